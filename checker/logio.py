@@ -1,0 +1,301 @@
+"""The chained JSONL run log: a streaming reader and `RunLogWriter` for harness authors.
+
+Line k (0-based) carries `seq` = k and `prev` = hex SHA-256 of line k-1's exact bytes
+(without the terminating LF); line 0 carries `prev` = SHA-256 of the UTF-8 run id. Any edit,
+deletion, insertion or reordering of lines therefore breaks the chain.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import jiter
+from pydantic import ValidationError
+
+from checker import FORMAT_VERSION
+from checker.errors import LogFormatError, UnsupportedVersionError
+from checker.schema.common import RunEnd, RunStart
+from checker.schema.events import EVENT_ADAPTER, Event
+
+MAX_LINE_BYTES = 1 << 20
+"""Longest accepted line, in bytes (1 MiB); longer lines are reported and skipped."""
+MAX_DEPTH = 200
+"""Deepest accepted JSON nesting (the parser's recursion limit)."""
+MAX_FILE_BYTES = 4 << 30
+"""Largest accepted run log (4 GiB)."""
+READ_CHUNK = 1 << 16
+
+
+def sha256_hex(data: bytes) -> str:
+    """Hex SHA-256 of `data`."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def genesis(run_id: str) -> str:
+    """The `prev` of line 0: SHA-256 of the UTF-8 run id."""
+    return sha256_hex(run_id.encode("utf-8"))
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file, read in chunks."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@dataclass(slots=True)
+class RawLine:
+    """One physical line of a run log, before decoding."""
+
+    lineno: int
+    """1-based line number."""
+    data: bytes
+    """The line without its LF (empty when `oversize`)."""
+    digest: str
+    """SHA-256 of the line's exact bytes (computed even for oversize lines)."""
+    has_newline: bool
+    oversize: bool = False
+    length: int = 0
+
+
+def iter_raw_lines(fh: IO[bytes]) -> Iterator[RawLine]:
+    """Yield the lines of a binary stream; memory stays bounded by MAX_LINE_BYTES."""
+    lineno = 0
+    while True:
+        data = fh.readline(MAX_LINE_BYTES + 1)
+        if not data:
+            return
+        lineno += 1
+        if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
+            # oversize: hash the rest of the line without keeping it
+            h = hashlib.sha256(data)
+            length = len(data)
+            has_newline = False
+            while True:
+                chunk = fh.readline(READ_CHUNK)
+                if not chunk:
+                    break
+                if chunk.endswith(b"\n"):
+                    h.update(chunk[:-1])
+                    length += len(chunk) - 1
+                    has_newline = True
+                    break
+                h.update(chunk)
+                length += len(chunk)
+            yield RawLine(lineno, b"", h.hexdigest(), has_newline, oversize=True, length=length)
+            continue
+        has_newline = data.endswith(b"\n")
+        if has_newline:
+            data = data[:-1]
+        yield RawLine(lineno, data, hashlib.sha256(data).hexdigest(), has_newline, length=len(data))
+
+
+def decode_json(data: bytes) -> Any:
+    """Parse one line strictly: no duplicate keys, no NaN/Infinity, UTF-8 only.
+
+    Raises:
+        ValueError: with a message fit for `path:line: message`.
+    """
+    try:
+        return jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
+    except ValueError as exc:
+        raise ValueError(describe_json_error(data, str(exc))) from None
+
+
+def describe_json_error(data: bytes, message: str) -> str:
+    """Turn a parser message into a precise, user-facing one."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1}"
+    if message.startswith("Detected duplicate key"):
+        key = message.split('"')[1] if '"' in message else "?"
+        return f"invalid JSON: duplicate key {key!r}"
+    if message.startswith("recursion limit exceeded"):
+        return f"invalid JSON: nesting deeper than {MAX_DEPTH} levels"
+    for token in (b"NaN", b"Infinity"):
+        if token in data:
+            probe = data.replace(token, b"0")
+            try:
+                jiter.from_json(probe)
+            except ValueError:
+                continue
+            return f"invalid JSON: {token.decode()} is not a JSON number"
+    return f"invalid JSON: {message}"
+
+
+def check_version(version: str) -> None:
+    """Refuse a newer major format version with a plain message."""
+    major = int(version.split(".", 1)[0])
+    ours = int(FORMAT_VERSION.split(".", 1)[0])
+    if major > ours:
+        raise UnsupportedVersionError(
+            f"format version {version} is newer than this checker reads ({ours}.x); upgrade driftboard"
+        )
+
+
+def format_validation_error(exc: ValidationError) -> list[str]:
+    """One message per pydantic error, naming the field the way the log spells it."""
+    messages = []
+    for err in exc.errors(include_url=False):
+        loc = [str(p) for p in err["loc"]]
+        if err["type"] == "union_tag_invalid":
+            tag = err.get("ctx", {}).get("tag", "?")
+            messages.append(f"unknown event type {tag!r}")
+            continue
+        if err["type"] == "union_tag_not_found":
+            messages.append("missing field 'type'")
+            continue
+        if loc and loc[0] in _TAGS:
+            loc = loc[1:]
+        field = ".".join(loc)
+        if err["type"] == "missing":
+            messages.append(f"missing field {field!r}")
+        elif err["type"] == "extra_forbidden":
+            messages.append(f"unexpected field {field!r}")
+        else:
+            msg = err["msg"]
+            msg = msg[0].lower() + msg[1:] if msg else msg
+            messages.append(f"field {field!r}: {msg}" if field else msg)
+    return messages
+
+
+_TAGS = frozenset()  # filled below, after the event union is known
+
+
+def _collect_tags() -> frozenset[str]:
+    from checker.schema.events import EVENT_TYPES
+
+    return EVENT_TYPES
+
+
+_TAGS = _collect_tags()
+
+
+def read_events(path: Path) -> Iterator[tuple[int, Event]]:
+    """Yield (line number, event) for a log that is already known to be valid.
+
+    The pipeline calls this after `validate`; it stops at the first problem.
+
+    Raises:
+        LogFormatError: at the first line that is not a valid event.
+    """
+    with path.open("rb") as fh:
+        for raw in iter_raw_lines(fh):
+            if raw.oversize:
+                raise LogFormatError(str(path), raw.lineno, "line longer than the limit")
+            try:
+                obj = decode_json(raw.data)
+                event = EVENT_ADAPTER.validate_python(obj)
+            except ValueError as exc:
+                messages = (
+                    format_validation_error(exc) if isinstance(exc, ValidationError) else [str(exc)]
+                )
+                raise LogFormatError(str(path), raw.lineno, "; ".join(messages)) from None
+            yield raw.lineno, event
+
+
+def dump_event(payload: dict[str, Any]) -> bytes:
+    """Serialise one event deterministically (compact, UTF-8, no NaN)."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+class RunLogWriter:
+    """Append events to a chained run log; flushes every line.
+
+    Example:
+        with RunLogWriter(path, run_start_fields) as log:
+            log.write({"type": "beat", "turn": 1, "action": "ACTION1"})
+            log.end("COMPLETED", "horizon reached")
+
+    Leaving the block without `end()` writes `run_end` with status ABORTED (exception) or
+    COMPLETED. Opening an existing log appends to its chain.
+    """
+
+    def __init__(self, path: Path | str, run_start: dict[str, Any] | None = None, *, fsync: bool = False):
+        self.path = Path(path)
+        self.fsync = fsync
+        self._ended = False
+        if self.path.exists() and self.path.stat().st_size > 0:
+            self._seq, self._prev = _tail_state(self.path)
+            self._fh: IO[bytes] = self.path.open("ab")
+        else:
+            if run_start is None:
+                raise ValueError("a new run log needs its run_start fields")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = self.path.open("wb")
+            self._seq = 0
+            self._prev = genesis(str(run_start["run_id"]))
+            fields = {"format_version": FORMAT_VERSION, **run_start, "type": "run_start"}
+            self.write(fields)
+
+    def write(self, event: dict[str, Any]) -> str:
+        """Validate, chain and append one event; returns the line's SHA-256."""
+        if self._ended:
+            raise ValueError("run log already ended")
+        payload = {"seq": self._seq, "prev": self._prev, **{k: v for k, v in event.items() if v is not None}}
+        payload["seq"], payload["prev"] = self._seq, self._prev
+        model = EVENT_ADAPTER.validate_python(payload)
+        line = dump_event(model.model_dump(mode="json", exclude_none=True, by_alias=True))
+        self._fh.write(line + b"\n")
+        self._fh.flush()
+        if self.fsync:
+            os.fsync(self._fh.fileno())
+        self._prev = sha256_hex(line)
+        self._seq += 1
+        if isinstance(model, RunEnd):
+            self._ended = True
+        return self._prev
+
+    def end(self, status: str = "COMPLETED", reason: str | None = None) -> None:
+        """Write the closing `run_end` event."""
+        self.write({"type": "run_end", "status": status, "reason": reason})
+
+    def close(self) -> None:
+        """Close the file without ending the run (the log stays INCOMPLETE)."""
+        self._fh.close()
+
+    def __enter__(self) -> RunLogWriter:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if not self._ended:
+            if exc_type is None:
+                self.end("COMPLETED")
+            else:
+                self.end("ABORTED", f"{exc_type.__name__}: {exc}")
+        self.close()
+
+
+def _tail_state(path: Path) -> tuple[int, str]:
+    """(next seq, prev digest) from the last line of an existing log."""
+    with path.open("rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        block = min(size, MAX_LINE_BYTES + 2)
+        fh.seek(size - block)
+        tail = fh.read(block)
+    if not tail.endswith(b"\n"):
+        raise LogFormatError(str(path), None, "cannot append: last line is truncated")
+    last = tail[:-1].rsplit(b"\n", 1)[-1]
+    obj = decode_json(last)
+    if obj.get("type") == "run_end":
+        raise LogFormatError(str(path), None, "cannot append: the run already ended")
+    return int(obj["seq"]) + 1, sha256_hex(last)
+
+
+__all__ = [
+    "MAX_DEPTH", "MAX_LINE_BYTES", "RawLine", "RunLogWriter", "RunStart", "check_version", "decode_json",
+    "file_sha256", "format_validation_error", "genesis", "iter_raw_lines", "read_events", "sha256_hex",
+]

@@ -1,0 +1,79 @@
+"""Events shared by both tracks: the run header and the run trailer."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from checker.schema.base import EventBase, Model, Sha256Hex
+
+Track = Literal["agent", "constraint"]
+
+
+class ProblemSetRef(Model):
+    """The constraint problem set a run used, named by digest (the checker is given sets by path)."""
+
+    name: str
+    """Human name, e.g. `drift-bench-test` or `driftboard-suite-v1`."""
+    digest: Sha256Hex
+    """SHA-256 over the canonical problem set (see the format reference)."""
+
+
+class SourceRef(Model):
+    """Provenance of an imported run: the native files it came from."""
+
+    importer: str
+    """Importer name and version, e.g. `arg@1` or `drift-bench-transcript@1`."""
+    files: dict[str, Sha256Hex] = Field(default_factory=dict)
+    """Native file name -> SHA-256 of its bytes (e.g. the ARG `state.db` and `probe.db`)."""
+    native_run_id: str | None = None
+    """The run's id in the native store, when it differs from `run_id`."""
+
+
+class RunStart(EventBase):
+    """First event of every run log."""
+
+    type: Literal["run_start"]
+    format_version: str = Field(pattern=r"^\d+\.\d+$")
+    """Log format version `MAJOR.MINOR`; a reader refuses a newer major version."""
+    run_id: str = Field(min_length=1, max_length=200)
+    """Identifier unique across the whole leaderboard."""
+    submission_id: str = Field(min_length=1, max_length=100)
+    """The submission folder name this run belongs to."""
+    track: Track
+    """`agent` or `constraint`."""
+    cell: str = Field(min_length=1, max_length=100)
+    """Pre-registered cell name (agent: FULL, J0, A0, J0A0, BARE; constraint: `<model>/<method>`)."""
+    seed: str = Field(min_length=1, max_length=100)
+    """Replicate label (ARG has no RNG seed; a seed is a label such as `seed3`)."""
+    flags: dict[str, str] = Field(default_factory=dict)
+    """Switches in force for the whole run, e.g. `{"ARG_JOIN": "0"}`."""
+    backbone: str
+    """Model behind the agent, e.g. `anthropic/claude-sonnet-5`."""
+    prereg_sha256: Sha256Hex
+    """SHA-256 of the submission's `prereg.yaml` bytes when the run started."""
+    started_at: str
+    """ISO 8601 start time as recorded by the harness (never used in results)."""
+    comparator: bool = False
+    """True for a BARE/RAW comparator run (not gated, used for compute parity)."""
+    horizon: int | None = Field(default=None, ge=0)
+    """Action cap of the run (agent track)."""
+    game_id: str | None = None
+    """Environment/game identifier (agent track)."""
+    method: str | None = None
+    """Constraint track: the method (direct, cot, ledger_only, mus_repair, or a baseline name)."""
+    problem_set: ProblemSetRef | None = None
+    """Constraint track: the problem set used."""
+    source: SourceRef | None = None
+    """Provenance when the run was imported from a native format."""
+
+
+class RunEnd(EventBase):
+    """Last event of every run log; a run without it is INCOMPLETE."""
+
+    type: Literal["run_end"]
+    status: Literal["COMPLETED", "ABORTED", "FAILED"]
+    """How the run ended (COMPLETED = reached its horizon or won; ABORTED/FAILED otherwise)."""
+    reason: str | None = None
+    """Free-text reason, e.g. `horizon reached`, `connection error`."""

@@ -1,0 +1,40 @@
+"""The event union: one discriminated union on `type` over both tracks."""
+
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+from pydantic import Field, TypeAdapter
+
+from checker.schema.agent import AGENT_EVENTS
+from checker.schema.agent import (
+    Beat, CanaryEcho, CanarySalt, Commitment, DeficitStamp, Evidence, Goal, GoalBinding, GoalEdge,
+    LevelEvent, LlmCall, MilestoneClaim, PlanStep, Receipt, Referent, RelevanceEdge, RenderCapture,
+    Rule, StartupProbe, StatusTransition, Substitution, WriteReject,
+)
+from checker.schema.common import RunEnd, RunStart
+from checker.schema.constraint import CONSTRAINT_EVENTS, ProblemStart, Turn
+
+Event = Annotated[
+    Union[  # noqa: UP007 - a Union literal keeps the discriminator readable
+        RunStart, RunEnd,
+        Beat, Referent, Commitment, PlanStep, StatusTransition, Rule, Goal, GoalBinding, GoalEdge,
+        DeficitStamp, RelevanceEdge, Receipt, LlmCall, WriteReject, CanarySalt, CanaryEcho,
+        RenderCapture, StartupProbe, LevelEvent, Substitution, MilestoneClaim, Evidence,
+        ProblemStart, Turn,
+    ],
+    Field(discriminator="type"),
+]
+"""Any run-log event."""
+
+EVENT_MODELS = (RunStart, RunEnd, *AGENT_EVENTS, *CONSTRAINT_EVENTS)
+"""Every event model, in documentation order."""
+
+EVENT_TYPES = frozenset(m.model_fields["type"].annotation.__args__[0] for m in EVENT_MODELS)  # type: ignore[union-attr]
+"""The `type` values the checker knows."""
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+"""Validates one decoded JSON object into an event model."""
+
+if len(EVENT_MODELS) != len(EVENT_TYPES):  # pragma: no cover - guards the two lists above
+    raise RuntimeError("EVENT_MODELS and the Event union disagree")

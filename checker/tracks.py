@@ -1,0 +1,65 @@
+"""The interface each track's scorer implements, and the run record the pipeline hands it.
+
+The verify pipeline (load -> validate -> replay -> gate -> score -> aggregate) is the same
+for both tracks; what differs is behind `TrackScorer`:
+
+* `checker.score.agent` (ARG-style agent runs: replay, gate, GDS, grounding, milestones)
+* `checker.score.constraints` (DRIFT-Bench-style constraint dialogues, recomputed with Z3)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from checker.schema.common import RunEnd, RunStart
+from checker.schema.events import Event
+from checker.schema.manifest import Prereg
+
+PROFILES = ("driftboard", "arg-v1.0", "drift-bench-v1")
+"""`driftboard` (leaderboard default), `arg-v1.0` (reproduces ARG's probes exactly),
+`drift-bench-v1` (reproduces DRIFT-Bench's checker; the constraint track's only semantics)."""
+
+
+@dataclass
+class RunRecord:
+    """A run log that passed validation, read into memory in file order."""
+
+    path: str
+    """Display path (`submissions/<id>/runs/<file>.jsonl`)."""
+    sha256: str
+    """SHA-256 of the log file's bytes."""
+    start: RunStart
+    end: RunEnd | None
+    """None when the run is INCOMPLETE."""
+    events: list[Event] = field(default_factory=list)
+    """Every event between run_start and run_end, in order."""
+    lines: list[int] = field(default_factory=list)
+    """Line number of each event in `events` (for `path:line` findings)."""
+
+
+@dataclass
+class VerifyContext:
+    """What a scorer may read besides the run: thresholds, profile, problem sets."""
+
+    profile: str
+    prereg: Prereg | None
+    problem_sets: dict[str, Any] = field(default_factory=dict)
+    """Problem-set digest -> loaded problem set (constraint track)."""
+
+
+class TrackScorer(Protocol):
+    """What `checker.score.agent` and `checker.score.constraints` provide."""
+
+    def score_run(self, run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
+        """Replay, gate and score one run. Returns a JSON-able dict with at least:
+
+        `run_id`, `cell`, `seed`, `verdict` (VALID / INVALID / INCOMPLETE), `reasons` (list of str),
+        `metrics` (name -> number or None), `mismatches` (list of {line, field, recorded, recomputed, reason}).
+        Undefined metrics are None, never 0.
+        """
+        ...
+
+    def render_text(self, run_results: list[dict[str, Any]]) -> str:
+        """Human-readable tables for `driftboard verify` (gate table, decomposition, ...)."""
+        ...

@@ -1,0 +1,264 @@
+"""Validate stage: structure, manifest, pre-registration, schema, seq and hash chain.
+
+Every problem is collected (nothing stops at the first bad line); the run log is streamed,
+so memory does not grow with file size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from checker.errors import Finding, UnsupportedVersionError
+from checker.load import Target, discover, load_submission
+from checker.logio import (
+    MAX_FILE_BYTES,
+    MAX_LINE_BYTES,
+    check_version,
+    decode_json,
+    format_validation_error,
+    genesis,
+    iter_raw_lines,
+)
+from checker.schema.events import EVENT_ADAPTER
+
+MAX_FINDINGS_PER_FILE = 1000
+"""After this many problems in one file the rest are counted, not listed."""
+BOM = b"\xef\xbb\xbf"
+
+
+@dataclass
+class RunInfo:
+    """What validation learned about one run log (used to detect duplicate run ids)."""
+
+    path: str
+    run_id: str | None = None
+    submission_id: str | None = None
+    track: str | None = None
+    cell: str | None = None
+    seed: str | None = None
+    lines: int = 0
+    ended: bool = False
+
+
+@dataclass
+class ValidationReport:
+    """Everything `validate` found."""
+
+    findings: list[Finding] = field(default_factory=list)
+    unreadable: list[Finding] = field(default_factory=list)
+    submissions: int = 0
+    runs: int = 0
+    lines: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no error-severity finding."""
+        return not self.unreadable and not any(f.severity == "error" for f in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        """0 valid, 1 problems found, 2 unreadable input."""
+        if self.unreadable:
+            return 2
+        return 0 if self.ok else 1
+
+
+def validate_paths(paths: Iterable[Path]) -> ValidationReport:
+    """Validate submission folders and run files; see `checker.load.discover` for what counts.
+
+    Raises:
+        UsageError: a path does not exist.
+    """
+    report = ValidationReport()
+    seen_runs: dict[str, RunInfo] = {}
+    for target in discover(paths):
+        if target.kind == "submission":
+            validate_submission(target, report, seen_runs)
+        else:
+            report.runs += 1
+            info = validate_run_file(target.path, str(target.path), report)
+            _note_run(info, seen_runs, report)
+    return report
+
+
+def validate_submission(target: Target, report: ValidationReport, seen_runs: dict[str, RunInfo]) -> None:
+    """Validate one submission folder and every run log its manifest lists."""
+    report.submissions += 1
+    display = target.path.as_posix()
+    loaded = load_submission(target.path, display)
+    report.findings.extend(loaded.findings)
+    manifest = loaded.manifest
+    for run_path in loaded.run_paths:
+        report.runs += 1
+        shown = f"{display}/{run_path.relative_to(target.path).as_posix()}"
+        info = validate_run_file(run_path, shown, report)
+        if manifest is not None and info.run_id is not None:
+            if info.submission_id is not None and info.submission_id != manifest.id:
+                report.findings.append(Finding(shown, 1, f"submission_id {info.submission_id!r} does not match the submission {manifest.id!r}"))
+            if info.track is not None and info.track != manifest.track:
+                report.findings.append(Finding(shown, 1, f"track {info.track!r} differs from the manifest's {manifest.track!r}"))
+        _note_run(info, seen_runs, report)
+
+
+def _note_run(info: RunInfo, seen: dict[str, RunInfo], report: ValidationReport) -> None:
+    if info.run_id is None:
+        return
+    first = seen.get(info.run_id)
+    if first is not None:
+        report.findings.append(Finding(info.path, 1, f"duplicate run id {info.run_id!r} (also in {first.path}:1)"))
+    else:
+        seen[info.run_id] = info
+
+
+def validate_run_file(path: Path, display: str, report: ValidationReport) -> RunInfo:
+    """Stream one run log and report every format problem in it."""
+    info = RunInfo(display)
+    findings: list[Finding] = []
+    try:
+        size = path.stat().st_size
+        fh = path.open("rb")
+    except OSError as exc:
+        report.unreadable.append(Finding(display, None, f"cannot read: {exc.strerror}"))
+        return info
+    if size > MAX_FILE_BYTES:
+        fh.close()
+        report.findings.append(Finding(display, None, f"file is {size} bytes, larger than the {MAX_FILE_BYTES}-byte limit"))
+        return info
+    if size == 0:
+        fh.close()
+        report.findings.append(Finding(display, None, "empty run log (no events)"))
+        return info
+
+    def problem(line: int | None, message: str) -> None:
+        findings.append(Finding(display, line, message))
+
+    prev_digest: str | None = None
+    prev_lineno = 0
+    last_seq = -1
+    crlf_first: int | None = None
+    crlf_count = 0
+    ended_at: int | None = None
+    reported_after_end = False
+    validate = EVENT_ADAPTER.validate_python
+    with fh:
+        for raw in iter_raw_lines(fh):
+            lineno = raw.lineno
+            data = raw.data
+            expected_prev = prev_digest
+            prev_digest, prev_lineno_before = raw.digest, prev_lineno
+            prev_lineno = lineno
+            if raw.oversize:
+                problem(lineno, f"line is {raw.length} bytes, longer than the {MAX_LINE_BYTES}-byte limit")
+                last_seq += 1
+                continue
+            if not raw.has_newline:
+                problem(lineno, "truncated last line (no newline at end of file)")
+                continue
+            if lineno == 1 and data.startswith(BOM):
+                problem(1, "UTF-8 byte order mark at start of file is not allowed")
+                data = data[len(BOM):]
+            if data.endswith(b"\r"):
+                crlf_count += 1
+                if crlf_first is None:
+                    crlf_first = lineno
+                data = data[:-1]
+            if not data.strip():
+                problem(lineno, "blank line")
+                continue
+            try:
+                obj = decode_json(data)
+            except ValueError as exc:
+                problem(lineno, str(exc))
+                last_seq += 1
+                continue
+            if not isinstance(obj, dict):
+                problem(lineno, f"event must be a JSON object, not {_json_kind(obj)}")
+                last_seq += 1
+                continue
+            # seq and chain first: they do not depend on the event's type
+            seq = obj.get("seq")
+            if isinstance(seq, int) and not isinstance(seq, bool):
+                if seq != last_seq + 1:
+                    problem(lineno, _seq_message(seq, last_seq))
+                if seq > last_seq:
+                    last_seq = seq
+            prev = obj.get("prev")
+            etype = obj.get("type")
+            if lineno == 1:
+                if etype == "run_start" and isinstance(obj.get("run_id"), str):
+                    expected_prev = genesis(obj["run_id"])
+                    info.run_id = obj["run_id"]
+                else:
+                    expected_prev = None
+            if isinstance(prev, str) and expected_prev is not None and prev != expected_prev:
+                if lineno == 1:
+                    problem(lineno, "chain broken: prev of the first line is not the SHA-256 of the run id")
+                else:
+                    problem(lineno, f"chain broken: prev is not the SHA-256 of line {prev_lineno_before}")
+            if ended_at is not None and not reported_after_end:
+                problem(lineno, f"event after run_end (line {ended_at})")
+                reported_after_end = True
+            if etype == "run_start":
+                if lineno != 1:
+                    problem(lineno, "run_start may only be the first event")
+                else:
+                    version = obj.get("format_version")
+                    if isinstance(version, str) and version[:1].isdigit():
+                        try:
+                            check_version(version)
+                        except (UnsupportedVersionError, ValueError) as exc:
+                            problem(lineno, str(exc))
+                            break
+            elif lineno == 1:
+                problem(1, f"first event must be run_start, not {etype!r}" if isinstance(etype, str)
+                        else "first event must be run_start")
+            try:
+                event = validate(obj)
+            except ValidationError as exc:
+                for message in format_validation_error(exc):
+                    problem(lineno, message)
+                continue
+            if lineno == 1 and event.type == "run_start":
+                info.submission_id = event.submission_id
+                info.track = event.track
+                info.cell = event.cell
+                info.seed = event.seed
+            if event.type == "run_end" and ended_at is None:
+                ended_at = lineno
+                info.ended = True
+    info.lines = prev_lineno
+    report.lines += prev_lineno
+    if crlf_first is not None:
+        problem(crlf_first, f"CRLF line endings on {crlf_count} line(s): lines must end with LF only")
+    if ended_at is None and prev_lineno > 0:
+        problem(None, "run has no run_end event: the run is INCOMPLETE")
+    findings.sort(key=lambda f: (f.line is None, f.line or 0))
+    if len(findings) > MAX_FINDINGS_PER_FILE:
+        extra = len(findings) - MAX_FINDINGS_PER_FILE
+        findings = findings[:MAX_FINDINGS_PER_FILE]
+        findings.append(Finding(display, None, f"{extra} more problems in this file not listed"))
+    report.findings.extend(findings)
+    return info
+
+
+def _seq_message(seq: int, last: int) -> str:
+    expected = last + 1
+    if seq == last:
+        return f"duplicated seq {seq}"
+    if seq < last:
+        return f"seq {seq} out of order (after seq {last})"
+    if seq == expected + 1:
+        return f"seq {seq}, expected {expected}: seq {expected} is missing"
+    if seq > expected:
+        return f"seq {seq}, expected {expected}: seqs {expected}..{seq - 1} are missing"
+    return f"seq {seq} out of order (expected {expected})"
+
+
+def _json_kind(obj: object) -> str:
+    return {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
+        type(obj), "null"
+    )
