@@ -53,11 +53,14 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
     findings = report.unreadable + report.findings
     errors = sum(1 for f in findings if f.severity == "error")
     if fmt == "json":
-        subs = [
-            {"path": s.path, "submission_id": s.manifest.id if s.manifest else None, "profile": s.profile,
-             "runs": s.runs}
-            for s in report.submissions
-        ]
+        subs = []
+        for s in report.submissions:
+            cells: dict[str, object] = {}
+            for track in sorted({r.start.track for r in s.records}):
+                scored = [r for r in s.runs if r.get("verdict") != "MALFORMED" and r.get("track", track) == track]
+                cells.update(scorer_for(track).cell_tables(scored))
+            subs.append({"path": s.path, "submission_id": s.manifest.id if s.manifest else None,
+                         "profile": s.profile, "runs": s.runs, "cells": cells})
         click.echo(findings_json("verify", findings, report.exit_code, submissions=subs), nl=False)
         return report.exit_code
     for sub in report.submissions:

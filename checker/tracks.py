@@ -60,6 +60,10 @@ class TrackScorer(Protocol):
         """
         ...
 
+    def cell_tables(self, run_results: list[dict[str, Any]]) -> dict[str, Any]:
+        """Track-specific per-cell tables (JSON-able), keyed by cell name."""
+        ...
+
     def render_text(self, run_results: list[dict[str, Any]]) -> str:
         """Human-readable tables for `driftboard verify` (gate table, decomposition, ...)."""
         ...
