@@ -76,27 +76,31 @@ def iter_raw_lines(fh: IO[bytes]) -> Iterator[RawLine]:
             return
         lineno += 1
         if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
-            # oversize: hash the rest of the line without keeping it
-            h = hashlib.sha256(data)
-            length = len(data)
-            has_newline = False
-            while True:
-                chunk = fh.readline(READ_CHUNK)
-                if not chunk:
-                    break
-                if chunk.endswith(b"\n"):
-                    h.update(chunk[:-1])
-                    length += len(chunk) - 1
-                    has_newline = True
-                    break
-                h.update(chunk)
-                length += len(chunk)
-            yield RawLine(lineno, b"", h.hexdigest(), has_newline, oversize=True, length=length)
+            yield skip_oversize(fh, data, lineno)
             continue
         has_newline = data.endswith(b"\n")
         if has_newline:
             data = data[:-1]
         yield RawLine(lineno, data, hashlib.sha256(data).hexdigest(), has_newline, length=len(data))
+
+
+def skip_oversize(fh: IO[bytes], head: bytes, lineno: int) -> RawLine:
+    """Consume the rest of an oversize line, hashing it without keeping it."""
+    h = hashlib.sha256(head)
+    length = len(head)
+    has_newline = False
+    while True:
+        chunk = fh.readline(READ_CHUNK)
+        if not chunk:
+            break
+        if chunk.endswith(b"\n"):
+            h.update(chunk[:-1])
+            length += len(chunk) - 1
+            has_newline = True
+            break
+        h.update(chunk)
+        length += len(chunk)
+    return RawLine(lineno, b"", h.hexdigest(), has_newline, oversize=True, length=length)
 
 
 def decode_json(data: bytes) -> Any:

@@ -6,10 +6,12 @@ so memory does not grow with file size.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import jiter
 from pydantic import ValidationError
 
 from checker.errors import Finding, UnsupportedVersionError
@@ -18,10 +20,10 @@ from checker.logio import (
     MAX_FILE_BYTES,
     MAX_LINE_BYTES,
     check_version,
-    decode_json,
+    describe_json_error,
     format_validation_error,
     genesis,
-    iter_raw_lines,
+    skip_oversize,
 )
 from checker.schema.events import EVENT_ADAPTER
 
@@ -143,19 +145,34 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
     crlf_count = 0
     ended_at: int | None = None
     reported_after_end = False
-    validate = EVENT_ADAPTER.validate_python
+    refused = False
+    validate = EVENT_ADAPTER.validator.validate_python
+    from_json = jiter.from_json
+    sha256 = hashlib.sha256
+    limit = MAX_LINE_BYTES + 1
+    lineno = 0
     with fh:
-        for raw in iter_raw_lines(fh):
-            lineno = raw.lineno
-            data = raw.data
+        readline = fh.readline
+        # the loop is inlined (no per-line helper objects): it is the validator's hot path
+        while True:
+            chunk = readline(limit)
+            if not chunk:
+                break
+            lineno += 1
             expected_prev = prev_digest
-            prev_digest, prev_lineno_before = raw.digest, prev_lineno
+            prev_lineno_before = prev_lineno
             prev_lineno = lineno
-            if raw.oversize:
+            if chunk[-1:] == b"\n":
+                data = chunk[:-1]
+                prev_digest = sha256(data).hexdigest()
+            elif len(chunk) > MAX_LINE_BYTES:
+                raw = skip_oversize(fh, chunk, lineno)
+                prev_digest = raw.digest
                 problem(lineno, f"line is {raw.length} bytes, longer than the {MAX_LINE_BYTES}-byte limit")
                 last_seq += 1
                 continue
-            if not raw.has_newline:
+            else:
+                prev_digest = sha256(chunk).hexdigest()
                 problem(lineno, "truncated last line (no newline at end of file)")
                 continue
             if lineno == 1 and data.startswith(BOM):
@@ -166,13 +183,13 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
                 if crlf_first is None:
                     crlf_first = lineno
                 data = data[:-1]
-            if not data.strip():
+            if not data or data.isspace():
                 problem(lineno, "blank line")
                 continue
             try:
-                obj = decode_json(data)
+                obj = from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
             except ValueError as exc:
-                problem(lineno, str(exc))
+                problem(lineno, describe_json_error(data, str(exc)))
                 last_seq += 1
                 continue
             if not isinstance(obj, dict):
@@ -212,6 +229,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
                             check_version(version)
                         except (UnsupportedVersionError, ValueError) as exc:
                             problem(lineno, str(exc))
+                            refused = True
                             break
             elif lineno == 1:
                 problem(1, f"first event must be run_start, not {etype!r}" if isinstance(etype, str)
@@ -234,7 +252,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
     report.lines += prev_lineno
     if crlf_first is not None:
         problem(crlf_first, f"CRLF line endings on {crlf_count} line(s): lines must end with LF only")
-    if ended_at is None and prev_lineno > 0:
+    if ended_at is None and prev_lineno > 0 and not refused:
         problem(None, "run has no run_end event: the run is INCOMPLETE")
     findings.sort(key=lambda f: (f.line is None, f.line or 0))
     if len(findings) > MAX_FINDINGS_PER_FILE:

@@ -53,6 +53,10 @@ class Beat(EventBase):
     """Digest of the frame before the action."""
     post_frame_sha256: Sha256Hex | None = None
     """Digest of the frame after the action."""
+    pre_frame_hash: str | None = None
+    """The harness's own frame hash before the action, in its native format (ARG: 16 hex)."""
+    post_frame_hash: str | None = None
+    """The harness's own frame hash after the action, in its native format (ARG: 16 hex)."""
 
 
 class Referent(EventBase):

@@ -1,0 +1,33 @@
+# The two set-up commands of the README's Quickstart. Each creates .venv if needed.
+PY ?= python3
+VENV ?= .venv
+BIN = $(VENV)/bin
+
+.PHONY: site test lint bench clean
+
+$(BIN)/driftboard: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $@
+
+## Main job: verify every shipped submission, then build the static site into build/site.
+site: $(BIN)/driftboard
+	$(BIN)/driftboard verify submissions/
+	$(BIN)/driftboard build --out build/site
+
+## Tests, lint and type checks (what CI runs).
+test: $(BIN)/driftboard
+	$(BIN)/ruff check checker tests
+	$(BIN)/mypy
+	$(BIN)/python -m pytest
+
+lint: $(BIN)/driftboard
+	$(BIN)/ruff check checker tests
+	$(BIN)/mypy
+
+bench: $(BIN)/driftboard
+	$(BIN)/driftboard bench validate
+
+clean:
+	rm -rf build .driftboard-cache

@@ -1,0 +1,177 @@
+"""The solver layer: one incremental Z3 solver per problem, with an assumption literal per key.
+
+* `sat(keys)` decides SAT(base axioms ∧ keys). In order: a `FALSE` key -> UNSAT; a cached
+  result for the same key set; when the value-fixing keys pin every variable, direct
+  evaluation of that single candidate; a known witness (an earlier model or complete
+  answer) that satisfies every key; otherwise `check(assumptions)` on the problem's solver.
+  Every shortcut is exact: a witness is a model, and a fully pinned set has one candidate.
+* `mus(entries)` is the reference's deletion-based MUS (ledger order, base axioms kept),
+  so it returns exactly the subset the reference would.
+* `naive_sat` is the reference's approach (a fresh solver per check), kept for the benchmark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import z3
+
+from checker.domains.base import FALSE, Assignment, Domain, Key
+
+TIMEOUT_MS = 30_000
+"""Per-check timeout, as in the reference (`unknown` is a solver error, never SAT or UNSAT)."""
+MAX_WITNESSES = 8
+MAX_CACHE = 200_000
+
+
+class SolverError(RuntimeError):
+    """Z3 answered `unknown` (timeout or resource limit): the reference's `z3_error`."""
+
+
+@dataclass
+class SolverStats:
+    """How each `sat` call was decided."""
+
+    calls: int = 0
+    cached: int = 0
+    pinned: int = 0
+    witness: int = 0
+    z3: int = 0
+    trivially_false: int = 0
+
+    def add(self, other: SolverStats) -> None:
+        """Accumulate another instance's counts."""
+        for name in ("calls", "cached", "pinned", "witness", "z3", "trivially_false"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class ProblemSolver:
+    """The incremental solver and caches for one problem's domain."""
+
+    domain: Domain
+    use_shortcuts: bool = True
+    """False: every uncached check goes to Z3 (used by tests and the benchmark's z3-only figure)."""
+    timeout_ms: int = TIMEOUT_MS
+    stats: SolverStats = field(default_factory=SolverStats)
+    _solver: z3.Solver | None = None
+    _vars: list[z3.ArithRef] = field(default_factory=list)
+    _lits: dict[Key, z3.BoolRef] = field(default_factory=dict)
+    _cache: dict[frozenset[Key], bool] = field(default_factory=dict)
+    _witnesses: list[Assignment] = field(default_factory=list)
+
+    def _ensure(self) -> z3.Solver:
+        if self._solver is None:
+            solver = z3.Solver()
+            solver.set("timeout", self.timeout_ms)
+            self._vars = self.domain.variables()
+            solver.add(*self.domain.axioms(self._vars))
+            self._solver = solver
+        return self._solver
+
+    def _lit(self, key: Key) -> z3.BoolRef:
+        lit = self._lits.get(key)
+        if lit is None:
+            solver = self._ensure()
+            lit = z3.Bool(f"k{len(self._lits)}")
+            solver.add(z3.Implies(lit, self.domain.encode(key, self._vars)))
+            self._lits[key] = lit
+        return lit
+
+    def sat(self, keys: Sequence[Key]) -> bool:
+        """SAT(base axioms ∧ keys).
+
+        Raises:
+            SolverError: Z3 returned `unknown`.
+        """
+        st = self.stats
+        st.calls += 1
+        if FALSE in keys:
+            st.trivially_false += 1
+            return False
+        fk = frozenset(keys)
+        hit = self._cache.get(fk)
+        if hit is not None:
+            st.cached += 1
+            return hit
+        result: bool | None = None
+        if self.use_shortcuts:
+            dom = self.domain
+            pinned = dom.complete_assignment(keys)
+            if pinned is not None:
+                st.pinned += 1
+                result = dom.satisfied_by(keys, pinned)
+                if result:
+                    self._remember(pinned)
+            else:
+                for w in self._witnesses:
+                    if dom.satisfied_by(keys, w):
+                        st.witness += 1
+                        result = True
+                        break
+        if result is None:
+            result = self._z3(keys)
+        if len(self._cache) >= MAX_CACHE:
+            self._cache.clear()
+        self._cache[fk] = result
+        return result
+
+    def _z3(self, keys: Sequence[Key]) -> bool:
+        solver = self._ensure()
+        lits = [self._lit(k) for k in dict.fromkeys(keys)]
+        self.stats.z3 += 1
+        r = solver.check(*lits)
+        if r == z3.sat:
+            if self.use_shortcuts:
+                self._remember(self.domain.assignment_from_model(solver.model(), self._vars))
+            return True
+        if r == z3.unsat:
+            return False
+        raise SolverError(f"z3 returned unknown ({solver.reason_unknown()})")
+
+    def _remember(self, a: Assignment) -> None:
+        if a in self._witnesses:
+            return
+        self._witnesses.insert(0, a)
+        del self._witnesses[MAX_WITNESSES:]
+
+    def mus(self, entries: Sequence[tuple[str, Key]]) -> list[str]:
+        """The reference's deletion-based MUS of ledger entries `(id, key)`, in ledger order.
+
+        Returns [] when the list is empty or satisfiable.
+
+        Raises:
+            SolverError: Z3 returned `unknown` on one of the checks.
+        """
+        if not entries or self.sat([k for _, k in entries]):
+            return []
+        current = list(entries)
+        i = 0
+        while i < len(current):
+            rest = current[:i] + current[i + 1:]
+            if rest and not self.sat([k for _, k in rest]):
+                current = rest
+            else:
+                i += 1
+        return [cid for cid, _ in current]
+
+
+def naive_sat(domain: Domain, keys: Sequence[Key], timeout_ms: int = TIMEOUT_MS) -> bool:
+    """SAT(base axioms ∧ keys) with a fresh solver, the way the reference checks every time.
+
+    Raises:
+        SolverError: Z3 returned `unknown`.
+    """
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    v = domain.variables()
+    solver.add(*domain.axioms(v))
+    for k in keys:
+        solver.add(domain.encode(k, v))
+    r = solver.check()
+    if r == z3.unsat:
+        return False
+    if r == z3.sat:
+        return True
+    raise SolverError(f"z3 returned unknown ({solver.reason_unknown()})")

@@ -1,0 +1,62 @@
+"""`driftboard schema` writes JSON Schemas that an independent validator accepts the shipped logs with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from conftest import CASES, REPO
+
+
+def _shipped_submissions() -> list[Path]:
+    roots = [p for p in (CASES / "valid").iterdir() if p.is_dir()]
+    subs = REPO / "submissions"
+    if subs.exists():
+        roots += [p for p in subs.iterdir() if (p / "submission.yaml").exists()]
+    return sorted(roots)
+
+
+@pytest.fixture(scope="module")
+def schemas(tmp_path_factory):
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+
+    out = tmp_path_factory.mktemp("schema")
+    result = CliRunner().invoke(cli, ["schema", "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return {p.name: json.loads(p.read_text()) for p in out.glob("*.json")}
+
+
+def test_schema_files_are_written(schemas):
+    assert {"event.schema.json", "submission.schema.json", "prereg.schema.json"} <= set(schemas)
+    for schema in schemas.values():
+        jsonschema.Draft202012Validator.check_schema(schema)
+
+
+@pytest.mark.parametrize("root", _shipped_submissions(), ids=lambda p: p.name)
+def test_shipped_logs_validate_against_the_schema(root, schemas):
+    event = jsonschema.Draft202012Validator(schemas["event.schema.json"])
+    manifest = yaml.safe_load((root / "submission.yaml").read_text())
+    jsonschema.Draft202012Validator(schemas["submission.schema.json"]).validate(manifest)
+    jsonschema.Draft202012Validator(schemas["prereg.schema.json"]).validate(
+        yaml.safe_load((root / "prereg.yaml").read_text())
+    )
+    n = 0
+    for name in manifest["files"]:
+        for line in (root / name).read_text(encoding="utf-8").splitlines():
+            event.validate(json.loads(line))
+            n += 1
+    assert n > 0
+
+
+def test_schema_rejects_what_the_checker_rejects(schemas):
+    """The exported schema is not vacuous: an unknown event type and a missing field fail it."""
+    event = jsonschema.Draft202012Validator(schemas["event.schema.json"])
+    assert not event.is_valid({"seq": 0, "prev": "0" * 64, "type": "teleport"})
+    assert not event.is_valid({"seq": 0, "prev": "0" * 64, "type": "beat", "turn": 1})
+    assert event.is_valid({"seq": 0, "prev": "0" * 64, "type": "beat", "turn": 1, "action": "RESET"})
