@@ -1,0 +1,263 @@
+"""Replay: fold an agent run's events into state, in one pass, in log order.
+
+State is computed from events only, never taken from a submitter's summary: a status is the
+latest transition seen, a referent is its latest version, and the landing of every aimed
+action is recomputed from geometry at the moment of the beat (arg-spec.md §e):
+
+    landing(x, y) = the current, non-dormant referent with the fewest anchor cells among those
+                    whose anchor cells contain (x, y); ties go to the referent whose current
+                    version appears first in the log; none -> None (background)
+
+"Current" means: the latest version seen *before* the beat in the log, and a referent is
+dormant when its latest REFERENT_LIFE transition seen before the beat is DORMANT. Untargeted
+actions (no integer `x` and `y` parameters) land nowhere (None).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.schema.agent import (
+    Beat,
+    CanaryEcho,
+    CanarySalt,
+    Commitment,
+    DeficitStamp,
+    Evidence,
+    Goal,
+    GoalBinding,
+    GoalEdge,
+    LevelEvent,
+    LlmCall,
+    MilestoneClaim,
+    PlanStep,
+    Receipt,
+    Referent,
+    RelevanceEdge,
+    RenderCapture,
+    Rule,
+    StartupProbe,
+    StatusTransition,
+    Substitution,
+    WriteReject,
+)
+from checker.tracks import RunRecord
+
+
+@dataclass(slots=True)
+class Landing:
+    """The recomputed landing of one beat."""
+
+    aimed: bool
+    """True when the beat carries integer `x` and `y` parameters."""
+    ref: str | None
+    """Recomputed landing (None = background, or an untargeted action)."""
+
+
+@dataclass
+class AgentState:
+    """Everything the gate and the metrics read, folded from a run's events."""
+
+    beats: list[Beat] = field(default_factory=list)
+    beat_lines: list[int] = field(default_factory=list)
+    landings: list[Landing] = field(default_factory=list)
+    """Recomputed landing per beat (same index as `beats`)."""
+    referent_ids: dict[str, int] = field(default_factory=dict)
+    """Every referent id ever seen -> line of its first version."""
+    referents: dict[str, Referent] = field(default_factory=dict)
+    """Current (latest) version of each referent."""
+    statuses: dict[tuple[str, str], StatusTransition] = field(default_factory=dict)
+    """(entity_kind, entity_id) -> latest transition (file order)."""
+    transitions: list[StatusTransition] = field(default_factory=list)
+    plan_steps: dict[str, PlanStep] = field(default_factory=dict)
+    """step_id -> first plan_step row with that id (ARG looks steps up by id only)."""
+    plan_step_rows: list[PlanStep] = field(default_factory=list)
+    step_first_beat: dict[str, int] = field(default_factory=dict)
+    """step_id -> turn of the first beat that executed it (the step's start)."""
+    commitments: dict[tuple[str, int], Commitment] = field(default_factory=dict)
+    goals: dict[str, list[Goal]] = field(default_factory=dict)
+    """goal_id -> its versions in log order."""
+    bindings: list[GoalBinding] = field(default_factory=list)
+    goal_edges: list[GoalEdge] = field(default_factory=list)
+    deficit_stamps: list[DeficitStamp] = field(default_factory=list)
+    relevance_edges: list[RelevanceEdge] = field(default_factory=list)
+    rules: dict[str, Rule] = field(default_factory=dict)
+    """rule_id -> latest version."""
+    rule_versions: list[Rule] = field(default_factory=list)
+    receipts: list[Receipt] = field(default_factory=list)
+    receipt_lines: list[int] = field(default_factory=list)
+    llm_calls: list[LlmCall] = field(default_factory=list)
+    llm_lines: list[int] = field(default_factory=list)
+    write_rejects: list[WriteReject] = field(default_factory=list)
+    salts: list[CanarySalt] = field(default_factory=list)
+    echoes: list[CanaryEcho] = field(default_factory=list)
+    echo_lines: list[int] = field(default_factory=list)
+    captures: list[RenderCapture] = field(default_factory=list)
+    capture_lines: list[int] = field(default_factory=list)
+    startup: StartupProbe | None = None
+    level_events: list[LevelEvent] = field(default_factory=list)
+    level_lines: list[int] = field(default_factory=list)
+    substitutions: list[Substitution] = field(default_factory=list)
+    claims: list[MilestoneClaim] = field(default_factory=list)
+    claim_lines: list[int] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    evidence_lines: list[int] = field(default_factory=list)
+
+    def latest(self, kind: str, entity_id: str) -> str | None:
+        """`to_status` of the latest transition of (kind, id), or None if it has none."""
+        row = self.statuses.get((kind, entity_id))
+        return row.to_status if row is not None else None
+
+
+class _Geometry:
+    """Cell -> containing current referents, kept up to date as versions arrive."""
+
+    __slots__ = ("by_cell", "cells", "order")
+
+    def __init__(self) -> None:
+        self.by_cell: dict[tuple[int, int], set[str]] = {}
+        self.cells: dict[str, frozenset[tuple[int, int]]] = {}
+        self.order: dict[str, int] = {}
+
+    def update(self, ref: Referent, position: int) -> None:
+        old = self.cells.get(ref.ref_id)
+        if old is not None:
+            for c in old:
+                holders = self.by_cell.get(c)
+                if holders is not None:
+                    holders.discard(ref.ref_id)
+        new = frozenset((int(c[0]), int(c[1])) for c in ref.anchor_cells)
+        self.cells[ref.ref_id] = new
+        self.order[ref.ref_id] = position
+        for c in new:
+            self.by_cell.setdefault(c, set()).add(ref.ref_id)
+
+    def land(self, x: int, y: int, dormant: set[str]) -> str | None:
+        holders = self.by_cell.get((x, y))
+        if not holders:
+            return None
+        best: tuple[int, int, str] | None = None
+        for ref_id in holders:
+            if ref_id in dormant:
+                continue
+            key = (len(self.cells[ref_id]), self.order[ref_id], ref_id)
+            if best is None or key < best:
+                best = key
+        return best[2] if best is not None else None
+
+
+def aim_of(params: dict[str, Any] | None) -> tuple[int, int] | None:
+    """(x, y) when the parameters aim at a cell (integer `x` and `y`), else None."""
+    if not params:
+        return None
+    x, y = params.get("x"), params.get("y")
+    if isinstance(x, int) and isinstance(y, int) and not isinstance(x, bool) and not isinstance(y, bool):
+        return x, y
+    return None
+
+
+def replay(run: RunRecord) -> AgentState:
+    """Fold a run's events into an `AgentState` (one pass; cost linear in the number of events)."""
+    st = AgentState()
+    geo = _Geometry()
+    dormant: set[str] = set()
+    for position, (event, line) in enumerate(zip(run.events, run.lines, strict=True)):
+        kind = event.type
+        if kind == "beat":
+            assert isinstance(event, Beat)
+            st.beats.append(event)
+            st.beat_lines.append(line)
+            aim = aim_of(event.params)
+            st.landings.append(Landing(aim is not None, geo.land(aim[0], aim[1], dormant) if aim else None))
+            if event.step_id and event.step_id not in st.step_first_beat:
+                st.step_first_beat[event.step_id] = event.turn
+        elif kind == "status":
+            assert isinstance(event, StatusTransition)
+            st.transitions.append(event)
+            st.statuses[(event.entity_kind, event.entity_id)] = event
+            if event.entity_kind == "REFERENT_LIFE":
+                if event.to_status == "DORMANT":
+                    dormant.add(event.entity_id)
+                else:
+                    dormant.discard(event.entity_id)
+        elif kind == "referent":
+            assert isinstance(event, Referent)
+            st.referent_ids.setdefault(event.ref_id, line)
+            cur = st.referents.get(event.ref_id)
+            if cur is None or event.version >= cur.version:
+                st.referents[event.ref_id] = event
+                geo.update(event, position)
+        elif kind == "receipt":
+            assert isinstance(event, Receipt)
+            st.receipts.append(event)
+            st.receipt_lines.append(line)
+        elif kind == "llm_call":
+            assert isinstance(event, LlmCall)
+            st.llm_calls.append(event)
+            st.llm_lines.append(line)
+        elif kind == "render_capture":
+            assert isinstance(event, RenderCapture)
+            st.captures.append(event)
+            st.capture_lines.append(line)
+        elif kind == "canary_echo":
+            assert isinstance(event, CanaryEcho)
+            st.echoes.append(event)
+            st.echo_lines.append(line)
+        elif kind == "canary_salt":
+            assert isinstance(event, CanarySalt)
+            st.salts.append(event)
+        elif kind == "write_reject":
+            assert isinstance(event, WriteReject)
+            st.write_rejects.append(event)
+        elif kind == "plan_step":
+            assert isinstance(event, PlanStep)
+            st.plan_step_rows.append(event)
+            st.plan_steps.setdefault(event.step_id, event)
+        elif kind == "commitment":
+            assert isinstance(event, Commitment)
+            st.commitments.setdefault((event.commit_id, event.version), event)
+        elif kind == "goal":
+            assert isinstance(event, Goal)
+            st.goals.setdefault(event.goal_id, []).append(event)
+        elif kind == "goal_binding":
+            assert isinstance(event, GoalBinding)
+            st.bindings.append(event)
+        elif kind == "goal_edge":
+            assert isinstance(event, GoalEdge)
+            st.goal_edges.append(event)
+        elif kind == "deficit_stamp":
+            assert isinstance(event, DeficitStamp)
+            st.deficit_stamps.append(event)
+        elif kind == "relevance_edge":
+            assert isinstance(event, RelevanceEdge)
+            st.relevance_edges.append(event)
+        elif kind == "rule":
+            assert isinstance(event, Rule)
+            st.rule_versions.append(event)
+            cur_rule = st.rules.get(event.rule_id)
+            if cur_rule is None or event.version >= cur_rule.version:
+                st.rules[event.rule_id] = event
+        elif kind == "startup_probe":
+            assert isinstance(event, StartupProbe)
+            if st.startup is None:
+                st.startup = event
+        elif kind == "level":
+            assert isinstance(event, LevelEvent)
+            st.level_events.append(event)
+            st.level_lines.append(line)
+        elif kind == "substitution":
+            assert isinstance(event, Substitution)
+            st.substitutions.append(event)
+        elif kind == "milestone_claim":
+            assert isinstance(event, MilestoneClaim)
+            st.claims.append(event)
+            st.claim_lines.append(line)
+        elif kind == "evidence":
+            assert isinstance(event, Evidence)
+            st.evidence.append(event)
+            st.evidence_lines.append(line)
+    return st
+
+
+__all__ = ["AgentState", "Landing", "aim_of", "replay"]
