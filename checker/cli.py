@@ -101,6 +101,112 @@ def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, .
     run_stage(lambda: verify_command(list(paths), profile, list(problems), fmt))
 
 
+@cli.command()
+@click.option("--submissions", "submissions", type=click.Path(path_type=Path), default=Path("submissions"),
+              show_default=True, help="Folder of submissions to verify when results are missing or stale.")
+@click.option("--results", "results", type=click.Path(path_type=Path), default=Path("build/results"),
+              show_default=True, help="Verified results folder (written by `driftboard verify`).")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("build/site"), show_default=True,
+              help="Where to write the static site.")
+def build(submissions: Path, results: Path, out: Path) -> None:
+    """Render verified results into pages and build the static site (mkdocs build --strict).
+
+    \b
+    Example:
+        driftboard build --out build/site
+    """
+    from checker.commands import build_command
+
+    run_stage(lambda: build_command(submissions, results, out))
+
+
+@cli.command()
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("build/site"), show_default=True,
+              help="The built site to serve.")
+@click.option("--port", default=8000, show_default=True, help="Port on 127.0.0.1.")
+def serve(out: Path, port: int) -> None:
+    """Preview the built site on http://127.0.0.1:PORT/ (build it first with `driftboard build`)."""
+    from checker.render.serve import serve_site
+
+    run_stage(lambda: serve_site(out, port))
+
+
+@cli.command()
+@click.argument("ref")
+@click.option("--results", "results", type=click.Path(path_type=Path), default=Path("build/results"),
+              show_default=True, help="Verified results folder.")
+def cite(ref: str, results: Path) -> None:
+    """Print a BibTeX entry and a plain-text citation for SUBMISSION-ID[/CELL].
+
+    \b
+    Example:
+        driftboard cite arg-ls20-factorial/A0
+    """
+    from checker.cite import cite_command
+
+    run_stage(lambda: cite_command(ref, results))
+
+
+@cli.command()
+@click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="Merged results folder.")
+def merge(shards: tuple[Path, ...], out: Path) -> None:
+    """Combine shard results folders into exactly the bytes a single verify run writes.
+
+    \b
+    Example:
+        driftboard merge shard-1/ shard-2/ --out build/results
+    """
+    from checker.results import merge_command
+
+    run_stage(lambda: merge_command(list(shards), out))
+
+
+@cli.command()
+@click.option("--base", "base", required=True, help="Git ref the pull request targets (e.g. origin/main).")
+@click.option("--head", "head", default="HEAD", show_default=True, help="Git ref of the pull request.")
+@click.option("--summary", "summary", type=click.Path(path_type=Path), default=None,
+              help="Also write the Markdown job summary here (e.g. $GITHUB_STEP_SUMMARY).")
+@click.option("--problems", "problems", multiple=True, type=click.Path(path_type=Path),
+              help="Constraint problem set folder (repeatable).")
+def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...]) -> None:
+    """Run locally what the pull-request check runs: detect changed submissions, validate, verify, summarise.
+
+    \b
+    Example:
+        driftboard ci --base origin/main
+    """
+    from checker.ci import ci_command
+
+    run_stage(lambda: ci_command(base, head, summary, list(problems)))
+
+
+@cli.command("ci-summary")
+@click.argument("verify_json", type=click.Path(path_type=Path))
+@click.option("--annotations/--no-annotations", default=True, show_default=True,
+              help="Also print GitHub `::error file=...,line=...::` annotations.")
+def ci_summary(verify_json: Path, annotations: bool) -> None:
+    """Turn `driftboard verify --format json` output into a Markdown job summary (+ annotations)."""
+    from checker.ci import ci_summary_command
+
+    run_stage(lambda: ci_summary_command(verify_json, annotations))
+
+
+@cli.command()
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("submissions"), show_default=True,
+              help="Folder to write the baseline submissions into.")
+def baselines(out: Path) -> None:
+    """Regenerate Driftboard's synthetic reference baselines, byte-identically.
+
+    \b
+    Example:
+        driftboard baselines --out submissions/
+    """
+    from checker.baselines import baselines_command
+
+    run_stage(lambda: baselines_command(out))
+
+
 @cli.group("import")
 def import_() -> None:
     """Convert native outputs (ARG stores, DRIFT-Bench transcripts/databases) to canonical submissions."""
@@ -171,6 +277,15 @@ def bench_constraint(problems: Path, jobs: int, naive_sample: int) -> None:
 def bench_agent(workdir: Path | None) -> None:
     """Replay + gate + metrics on synthetic runs of 400 and 10,000 beats, against a bare parse."""
     from checker.bench.agent_bench import run
+
+    run_stage(lambda: run(workdir))
+
+
+@bench.command("site")
+@click.option("--workdir", type=click.Path(path_type=Path), default=None, help="Where to build.")
+def bench_site(workdir: Path | None) -> None:
+    """Build the site for 10 and for 200 synthetic submissions and time both."""
+    from checker.bench.site_bench import run
 
     run_stage(lambda: run(workdir))
 

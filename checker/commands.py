@@ -77,3 +77,12 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
     summary = f"{plural(errors, 'problem')} found" if errors else "ok: verified"
     click.echo(findings_text(findings, f"{summary} ({plural(len(report.submissions), 'submission')}, {plural(total_runs, 'run')})"), nl=False)
     return report.exit_code
+
+
+def build_command(submissions: Path, results: Path, out: Path) -> int:
+    """`driftboard build`: make sure results exist (verify if needed), then render the site."""
+    from checker.render.site import build_site
+    from checker.results import ensure_results
+
+    ensure_results(submissions, results)
+    return build_site(results, out)
