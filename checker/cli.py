@@ -86,19 +86,32 @@ def schema(out: Path) -> None:
 @click.option("--profile", type=click.Choice(["driftboard", "arg-v1.0", "drift-bench-v1"]), default=None,
               help="Scoring profile (default: the one the pre-registration names, else driftboard).")
 @click.option("--problems", "problems", multiple=True, type=click.Path(path_type=Path),
-              help="Constraint problem set folder (repeatable); runs name the set they used by digest.")
+              help="Constraint problem set folder (repeatable; default: the repository's problems/).")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("build/results"), show_default=True,
+              help="Folder for the results files (one per submission, plus index.json).")
+@click.option("--no-results", is_flag=True, help="Do not write results files.")
+@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
+@click.option("--shard", default=None, metavar="K/N", help="Verify only shard K of N (sorted submissions).")
+@click.option("--cache/--no-cache", default=True, show_default=True,
+              help="Reuse results of unchanged submissions (.driftboard-cache/).")
 @format_option
-def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, ...], fmt: str) -> None:
+def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, ...], out: Path, no_results: bool,
+           jobs: int, shard: str | None, cache: bool, fmt: str) -> None:
     """Replay, gate and score submissions; recompute every number from the logs.
+
+    Writes one results file per submission into --out (and index.json). Exit 0 when every
+    log is well-formed and every claimed figure matches; INVALID runs are results, not failures.
 
     \b
     Example:
         driftboard verify submissions/
-        driftboard verify submissions/drift-bench-seating --problems ../shared/data/drift-bench/problems
+        driftboard verify submissions/ --jobs 2 --shard 1/4 --out build/shard-1
+        driftboard verify submissions/db-seating --problems ../shared/data/drift-bench/problems
     """
     from checker.commands import verify_command
 
-    run_stage(lambda: verify_command(list(paths), profile, list(problems), fmt))
+    run_stage(lambda: verify_command(list(paths), profile, list(problems), fmt, None if no_results else out,
+                                     jobs, shard, cache))
 
 
 @cli.command()

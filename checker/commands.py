@@ -45,29 +45,34 @@ def schema_command(out: Path) -> int:
     return 0
 
 
-def verify_command(paths: list[Path], profile: str | None, problems: list[Path], fmt: str) -> int:
+def verify_command(paths: list[Path], profile: str | None, problems: list[Path], fmt: str,
+                   out: Path | None = None, jobs: int = 1, shard: str | None = None, cache: bool = False) -> int:
     """`driftboard verify`: score every run, print tables (text) or the full records (JSON)."""
-    from checker.verify import scorer_for, verify_paths
+    from checker.results import parse_shard
+    from checker.verify import CACHE, default_problem_dirs, report_json, scorer_for, verify_paths
 
-    report = verify_paths(paths, profile, problems)
+    report = verify_paths(paths, profile, problems or default_problem_dirs(), jobs=jobs, shard=parse_shard(shard),
+                          cache_dir=CACHE if cache else None, results_dir=out)
     findings = report.unreadable + report.findings
     errors = sum(1 for f in findings if f.severity == "error")
     if fmt == "json":
-        subs = []
-        for s in report.submissions:
-            cells: dict[str, object] = {}
-            for track in sorted({r.start.track for r in s.records}):
-                scored = [r for r in s.runs if r.get("verdict") != "MALFORMED" and r.get("track", track) == track]
-                cells.update(scorer_for(track).cell_tables(scored))
-            subs.append({"path": s.path, "submission_id": s.manifest.id if s.manifest else None,
-                         "profile": s.profile, "runs": s.runs, "cells": cells})
-        click.echo(findings_json("verify", findings, report.exit_code, submissions=subs), nl=False)
+        click.echo(findings_json("verify", findings, report.exit_code, **report_json(report)), nl=False)
         return report.exit_code
     for sub in report.submissions:
-        click.echo(f"== {sub.path} (profile {sub.profile})")
+        cached = " (cached)" if sub.cached else ""
+        click.echo(f"== {sub.path} (profile {sub.profile}){cached}")
+        if sub.results is not None:
+            click.echo(f"   {sub.results.null_results.headline}")
+            for d in sub.results.defeaters:
+                state = {True: "TRIGGERED", False: "not triggered", None: "undefined"}[d.triggered]
+                click.echo(f"   defeater {d.id}: {state} ({d.metric} = {d.value})")
+            for m in sub.results.prereg_check.missing:
+                click.echo(f"   {m['cell']} / {m['seed']}: missing (not reported)")
         by_track: dict[str, list[dict[str, object]]] = {}
-        for rec, res in zip(sub.records, [r for r in sub.runs if r.get("verdict") != "MALFORMED"], strict=False):
-            by_track.setdefault(rec.start.track, []).append(res)
+        for res in sub.runs:
+            if res.get("verdict") != "MALFORMED":
+                track = str(res.get("track") or (sub.manifest.track if sub.manifest else "agent"))
+                by_track.setdefault(track, []).append(res)
         for track, results in sorted(by_track.items()):
             click.echo(scorer_for(track).render_text(results), nl=False)
         for res in sub.runs:
@@ -75,7 +80,10 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
                 click.echo(f"MALFORMED {res['path']} (not scored)")
     total_runs = sum(len(s.runs) for s in report.submissions)
     summary = f"{plural(errors, 'problem')} found" if errors else "ok: verified"
-    click.echo(findings_text(findings, f"{summary} ({plural(len(report.submissions), 'submission')}, {plural(total_runs, 'run')})"), nl=False)
+    tail = f"{plural(len(report.submissions), 'submission')}, {plural(total_runs, 'run')}"
+    if cache:
+        tail += f"; cache {report.cache_hits} hit(s), {report.cache_misses} miss(es)"
+    click.echo(findings_text(findings, f"{summary} ({tail})"), nl=False)
     return report.exit_code
 
 

@@ -211,9 +211,11 @@ def _check_manifest(out: SubmissionFiles, entries: set[str], display_root: str) 
     if out.prereg is not None:
         ppath = f"{display_root}/{PREREG}"
         if out.prereg.submission_id != manifest.id:
-            out.findings.append(Finding(ppath, None, f"submission_id {out.prereg.submission_id!r} does not match the manifest id {manifest.id!r}"))
+            out.findings.append(Finding(
+                ppath, None, f"submission_id {out.prereg.submission_id!r} does not match the manifest id {manifest.id!r}"))
         if out.prereg.track != manifest.track:
-            out.findings.append(Finding(ppath, None, f"track {out.prereg.track!r} differs from the manifest's {manifest.track!r}"))
+            out.findings.append(Finding(
+                ppath, None, f"track {out.prereg.track!r} differs from the manifest's {manifest.track!r}"))
     if len(manifest.files) > MAX_FILES:
         out.findings.append(Finding(mpath, None, f"lists {len(manifest.files)} files, more than the limit of {MAX_FILES}"))
         return

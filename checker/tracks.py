@@ -52,7 +52,9 @@ class TrackScorer(Protocol):
     """What `checker.score.agent` and `checker.score.constraints` provide."""
 
     def score_run(self, run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
-        """Replay, gate and score one run. Returns a JSON-able dict with at least:
+        """Replay, gate and score one run; returns a JSON-able dict.
+
+        The dict has at least:
 
         `run_id`, `cell`, `seed`, `verdict` (VALID / INVALID / INCOMPLETE), `reasons` (list of str),
         `metrics` (name -> number or None), `mismatches` (list of {line, field, recorded, recomputed, reason}).

@@ -100,7 +100,8 @@ def validate_submission(target: Target, report: ValidationReport, seen_runs: dic
         info = validate_run_file(run_path, shown, report)
         if manifest is not None and info.run_id is not None:
             if info.submission_id is not None and info.submission_id != manifest.id:
-                report.findings.append(Finding(shown, 1, f"submission_id {info.submission_id!r} does not match the submission {manifest.id!r}"))
+                message = f"submission_id {info.submission_id!r} does not match the submission {manifest.id!r}"
+                report.findings.append(Finding(shown, 1, message))
             if info.track is not None and info.track != manifest.track:
                 report.findings.append(Finding(shown, 1, f"track {info.track!r} differs from the manifest's {manifest.track!r}"))
         _note_run(info, seen_runs, report)

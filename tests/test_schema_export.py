@@ -8,7 +8,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-
 from conftest import CASES, REPO
 
 

@@ -6,11 +6,30 @@ from typing import Annotated, Union
 
 from pydantic import Field, TypeAdapter
 
-from checker.schema.agent import AGENT_EVENTS
 from checker.schema.agent import (
-    Beat, CanaryEcho, CanarySalt, Commitment, DeficitStamp, Evidence, Goal, GoalBinding, GoalEdge,
-    LevelEvent, LlmCall, MilestoneClaim, PlanStep, Receipt, Referent, RelevanceEdge, RenderCapture,
-    Rule, StartupProbe, StatusTransition, Substitution, WriteReject,
+    AGENT_EVENTS,
+    Beat,
+    CanaryEcho,
+    CanarySalt,
+    Commitment,
+    DeficitStamp,
+    Evidence,
+    Goal,
+    GoalBinding,
+    GoalEdge,
+    LevelEvent,
+    LlmCall,
+    MilestoneClaim,
+    PlanStep,
+    Receipt,
+    Referent,
+    RelevanceEdge,
+    RenderCapture,
+    Rule,
+    StartupProbe,
+    StatusTransition,
+    Substitution,
+    WriteReject,
 )
 from checker.schema.common import RunEnd, RunStart
 from checker.schema.constraint import CONSTRAINT_EVENTS, ProblemStart, Turn

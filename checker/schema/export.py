@@ -38,7 +38,7 @@ def schemas() -> dict[str, dict[str, Any]]:
 def _extra_sources() -> dict[str, TypeAdapter[Any] | type[BaseModel]]:
     """Schemas of later stages' documents (results files), when those stages are installed."""
     try:
-        from checker.results_model import ResultsFile  # noqa: PLC0415
+        from checker.results_model import ResultsFile
     except ImportError:
         return {}
     return {"results.schema.json": ResultsFile}

@@ -477,7 +477,8 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
     def _(c: Case) -> None:
         c.add_run(RUN)
         c.files.append("/etc/passwd")
-        c.expected = [f"{c.name}/submission.yaml: files: '/etc/passwd' is absolute (paths must be relative to the submission folder)"]
+        c.expected = [f"{c.name}/submission.yaml: files: '/etc/passwd' is absolute"
+                      " (paths must be relative to the submission folder)"]
 
     @case("symlink")
     def _(c: Case) -> None:
@@ -495,7 +496,8 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
     @case("manifest-duplicate-key")
     def _(c: Case) -> None:
         c.add_run(RUN)
-        c.manifest_text = c.manifest().replace("contact: ada@example.org\n", "contact: ada@example.org\ncontact: bob@example.org\n")
+        c.manifest_text = c.manifest().replace(
+            "contact: ada@example.org\n", "contact: ada@example.org\ncontact: bob@example.org\n")
         c.expected = [f"{c.name}/submission.yaml:8: duplicate key 'contact'"]
 
     @case("prereg-missing")

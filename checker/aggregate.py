@@ -1,0 +1,123 @@
+"""Aggregate stage: per-cell figures over VALID runs (pandas), with undefined kept apart from 0.
+
+For every numeric metric a cell reports "n defined of N" VALID seeds, the per-seed values,
+mean, min/max and a seeded percentile-bootstrap 95% interval of the mean. Seeds where the
+metric is undefined (None) are left out, never counted as 0. For rates over beats or turns the
+pooled rate (sum of numerators / sum of denominators) is given beside the mean of per-seed
+rates, because the ARG record never says which one it used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from checker.results_model import MetricAggregate
+
+BOOTSTRAP_RESAMPLES = 2000
+COUNTED_VERDICTS = frozenset({"VALID", "COMPARATOR"})
+"""Runs that count toward a cell: VALID runs, and ungated comparator runs in comparator cells."""
+
+
+def seed_for(key: str) -> int:
+    """A stable 64-bit seed derived from a string (the result id), so intervals are reproducible."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+
+
+def bootstrap_ci(values: list[float], key: str, resamples: int = BOOTSTRAP_RESAMPLES) -> list[float] | None:
+    """Percentile bootstrap 95% interval of the mean; None with fewer than two values."""
+    if len(values) < 2:
+        return None
+    rng = np.random.default_rng(seed_for(key))
+    arr = np.asarray(values, dtype=float)
+    idx = rng.integers(0, len(arr), size=(resamples, len(arr)))
+    means = arr[idx].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return [_clean(float(lo)), _clean(float(hi))]
+
+
+def _clean(x: float) -> float:
+    """Round away binary noise so results files are stable across platforms."""
+    return float(round(x, 10))
+
+
+def is_number(v: Any) -> bool:
+    """True for ints and finite floats (bools are not metrics)."""
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def metric_frame(runs: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """Long table (cell, seed, metric, value) of every scalar metric of the counted runs."""
+    rows = []
+    for run in runs:
+        if run.get("verdict") not in COUNTED_VERDICTS:
+            continue
+        for name, value in (run.get("metrics") or {}).items():
+            if value is None or is_number(value):
+                rows.append({"cell": run.get("cell"), "seed": str(run.get("seed")), "metric": name,
+                             "value": None if value is None else float(value)})
+    return pd.DataFrame(rows, columns=["cell", "seed", "metric", "value"])
+
+
+def aggregate_metrics(
+    result_id: str, cell_runs: list[dict[str, Any]], rates: dict[str, dict[str, list[float]]] | None = None
+) -> dict[str, MetricAggregate]:
+    """Aggregate every scalar metric of one cell's counted runs.
+
+    Args:
+        result_id: the cell's stable id (seeds the bootstrap).
+        cell_runs: the cell's per-run records (any verdict; only counted ones are used).
+        rates: optional metric -> seed -> [numerator, denominator] for pooled rates.
+    """
+    frame = metric_frame(cell_runs)
+    n = sum(1 for r in cell_runs if r.get("verdict") in COUNTED_VERDICTS)
+    out: dict[str, MetricAggregate] = {}
+    if frame.empty:
+        return out
+    for metric, group in frame.groupby("metric", sort=True):
+        values = {str(s): (None if pd.isna(v) else _num(v)) for s, v in zip(group["seed"], group["value"], strict=True)}
+        defined = [float(v) for v in values.values() if v is not None]
+        pooled = num = den = None
+        if rates and metric in rates:
+            pairs = [rates[metric][s] for s in values if s in rates[metric] and rates[metric][s][1] > 0]
+            if pairs:
+                num = float(sum(p[0] for p in pairs))
+                den = float(sum(p[1] for p in pairs))
+                pooled = _clean(num / den)
+        out[str(metric)] = MetricAggregate(
+            n_defined=len(defined),
+            n=n,
+            values=dict(sorted(values.items())),
+            mean=_clean(sum(defined) / len(defined)) if defined else None,
+            min=_clean(min(defined)) if defined else None,
+            max=_clean(max(defined)) if defined else None,
+            ci95=bootstrap_ci(defined, f"{result_id}:{metric}"),
+            pooled=pooled,
+            pooled_num=num,
+            pooled_den=den,
+        )
+    return out
+
+
+def _num(v: float) -> float | int:
+    f = float(v)
+    return int(f) if f.is_integer() and abs(f) < 2**53 else _clean(f)
+
+
+def efficiency(run: dict[str, Any]) -> dict[str, float | None]:
+    """Actions and tokens per completed level; undefined (None) when no level was completed."""
+    metrics = run.get("metrics") or {}
+    completions = metrics.get("completions")
+    if not is_number(completions) or completions <= 0:
+        return {"actions_per_level": None, "tokens_per_level": None}
+    actions = metrics.get("actions")
+    tokens = metrics.get("llm_tokens")
+    return {
+        "actions_per_level": _clean(actions / completions) if is_number(actions) else None,
+        "tokens_per_level": _clean(tokens / completions) if is_number(tokens) else None,
+    }

@@ -1,0 +1,233 @@
+"""The validity gate: six conditions over a replayed agent run (arg-spec.md §b).
+
+Each condition reports PASS, FAIL (with the numbers that failed it) or NOT_APPLICABLE (vacuous:
+nothing to judge), never a silent pass. The verdict is INVALID when any condition fails, else
+VALID. Thresholds come from the pre-registration (`Prereg.thresholds`); without one, ARG's
+published defaults (the `Thresholds` defaults) apply. Nothing is read from the environment.
+
+Two profiles:
+
+* `arg-v1.0` reproduces `probe_arg_legibility` exactly: the canary condition fails only when
+  *every* zone's echo rate is below the floor; shadow byte-identity compares one (last-read)
+  capture per shadow flag in each (turn, zone) group; canary echoes are taken as recorded.
+* `driftboard` (leaderboard default) follows the paper's stated rules where they are stricter:
+  *any* zone below the floor invalidates; byte-identity compares every shadow/live capture pair
+  of the same (turn, zone, organ, call); an echo whose output text is logged is recomputed as
+  "nonce occurs in the output" and the recomputed value is used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.replay import AgentState
+from checker.schema.manifest import Thresholds
+
+PASS, FAIL, NOT_APPLICABLE = "PASS", "FAIL", "NOT_APPLICABLE"
+CONDITIONS = ("render_ceiling", "silent_degrade", "startup_probe", "shadow_identity", "canary_echo", "write_error_rate")
+"""The six conditions, in arg-spec.md §b order."""
+MAX_LINES = 20
+"""At most this many offending log lines are listed per condition."""
+
+
+@dataclass
+class GateResult:
+    """Outcome of the gate for one run."""
+
+    verdict: str
+    """VALID or INVALID."""
+    conditions: dict[str, dict[str, Any]]
+    """Condition name -> {status, ...numbers}."""
+    reasons: list[str] = field(default_factory=list)
+    """One line per failed condition."""
+    legibility: dict[str, Any] = field(default_factory=dict)
+    """The same outcome in the shape `probe_arg_legibility.verify` returns."""
+    echo_mismatches: list[dict[str, Any]] = field(default_factory=list)
+    """Canary echoes whose recorded `echoed` disagrees with the logged output text."""
+
+
+def _round3(x: float) -> float:
+    return round(x, 3)
+
+
+def render_ceiling(state: AgentState, b: int) -> dict[str, Any]:
+    """Condition 1: no beat and no LLM call renders more than B tokens (strict >)."""
+    beat_lines = [ln for beat, ln in zip(state.beats, state.beat_lines, strict=True) if beat.render_tokens > b]
+    call_lines = [ln for call, ln in zip(state.llm_calls, state.llm_lines, strict=True) if call.render_tokens > b]
+    peak = max([b_.render_tokens for b_ in state.beats] + [c.render_tokens for c in state.llm_calls], default=0)
+    breaches = len(beat_lines) + len(call_lines)
+    if not state.beats and not state.llm_calls:
+        status = NOT_APPLICABLE
+    else:
+        status = FAIL if breaches else PASS
+    return {"status": status, "B": b, "breaches": breaches, "beat_breaches": len(beat_lines),
+            "call_breaches": len(call_lines), "max_render_tokens": peak,
+            "lines": sorted(beat_lines + call_lines)[:MAX_LINES]}
+
+
+def silent_degrade(state: AgentState) -> dict[str, Any]:
+    """Condition 2: every non-RESET beat carries a reference stamp (drift_ref LIVE or SHADOW)."""
+    acted = [(b, ln) for b, ln in zip(state.beats, state.beat_lines, strict=True) if b.action != "RESET"]
+    lines = [ln for b, ln in acted if b.drift_ref is None]
+    status = NOT_APPLICABLE if not acted else FAIL if lines else PASS
+    return {"status": status, "count": len(lines), "acted_beats": len(acted), "lines": lines[:MAX_LINES]}
+
+
+def startup_probe(state: AgentState) -> dict[str, Any]:
+    """Condition 3: a startup probe row exists and did not fail (tri-state: null = no vision path)."""
+    probe = state.startup
+    if probe is None:
+        return {"status": FAIL, "present": False, "image_receipt_ok": None}
+    ok = probe.image_receipt_ok
+    status = NOT_APPLICABLE if ok is None else PASS if ok else FAIL
+    return {"status": status, "present": True, "image_receipt_ok": ok}
+
+
+def shadow_identity(state: AgentState, profile: str) -> dict[str, Any]:
+    """Condition 4: a zone rendered live and in shadow is byte-identical."""
+    pairs = 0
+    differing: list[dict[str, Any]] = []
+    if profile == "arg-v1.0":
+        last: dict[tuple[int, str], dict[bool, tuple[str, int]]] = {}
+        for cap, ln in zip(state.captures, state.capture_lines, strict=True):
+            last.setdefault((cap.turn, cap.zone), {})[cap.shadow] = (cap.view_sha256, ln)
+        for (turn, zone), by_flag in last.items():
+            if len(by_flag) == 2:
+                pairs += 1
+                if by_flag[True][0] != by_flag[False][0]:
+                    differing.append({"turn": turn, "zone": zone, "lines": [by_flag[False][1], by_flag[True][1]]})
+    else:
+        groups: dict[tuple[int, str, str | None, int], dict[bool, list[tuple[str, int]]]] = {}
+        for cap, ln in zip(state.captures, state.capture_lines, strict=True):
+            key = (cap.turn, cap.zone, cap.organ, cap.call_idx)
+            groups.setdefault(key, {}).setdefault(cap.shadow, []).append((cap.view_sha256, ln))
+        for (turn, zone, organ, call_idx), by_flag in groups.items():
+            if len(by_flag) == 2:
+                pairs += 1
+                live = {d for d, _ in by_flag[False]}
+                shadow = {d for d, _ in by_flag[True]}
+                if live != shadow or len(live) != 1:
+                    lines = sorted(ln for rows in by_flag.values() for _, ln in rows)
+                    differing.append({"turn": turn, "zone": zone, "organ": organ, "call_idx": call_idx,
+                                      "lines": lines[:MAX_LINES]})
+    status = NOT_APPLICABLE if pairs == 0 else FAIL if differing else PASS
+    return {"status": status, "paired_groups": pairs, "differing": len(differing),
+            "examples": differing[:MAX_LINES]}
+
+
+def canary_echo(
+    state: AgentState, floor: float, warmup: int, profile: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Condition 5: per-zone canary echo rate after warm-up is not below the floor.
+
+    Returns the condition and the list of recorded-vs-recomputed echo disagreements.
+    """
+    mismatches: list[dict[str, Any]] = []
+    rows: list[tuple[int, str, bool]] = []
+    for echo, ln in zip(state.echoes, state.echo_lines, strict=True):
+        echoed = echo.echoed
+        if echo.output_text is not None:
+            recomputed = echo.nonce in echo.output_text
+            if recomputed != echo.echoed:
+                mismatches.append({"line": ln, "field": "echoed", "recorded": echo.echoed, "recomputed": recomputed,
+                                   "reason": f"nonce {echo.nonce} {'occurs' if recomputed else 'does not occur'} "
+                                             "in the logged output text"})
+            if profile != "arg-v1.0":
+                echoed = recomputed
+        rows.append((echo.call_idx, echo.zone, echoed))
+    if not rows:
+        return {"status": NOT_APPLICABLE, "floor": floor, "warmup": warmup, "rows": 0, "rows_used": 0,
+                "fallback_all_rows": False, "rates": {}, "zones_below": []}, mismatches
+    used = [r for r in rows if r[0] > warmup]
+    fallback = not used
+    if fallback:
+        used = rows
+    sums: dict[str, list[int]] = {}
+    for _, zone, echoed in used:
+        acc = sums.setdefault(zone, [0, 0])
+        acc[0] += 1 if echoed else 0
+        acc[1] += 1
+    raw = {zone: s / n for zone, (s, n) in sums.items()}
+    below = sorted(z for z, rate in raw.items() if rate < floor)
+    fail = (len(below) == len(raw)) if profile == "arg-v1.0" else bool(below)
+    return {"status": FAIL if fail else PASS, "floor": floor, "warmup": warmup, "rows": len(rows),
+            "rows_used": len(used), "fallback_all_rows": fallback,
+            "rates": {z: _round3(r) for z, r in sorted(raw.items())}, "zones_below": below}, mismatches
+
+
+def write_error_rate(state: AgentState, floor: float, min_ops: int) -> dict[str, Any]:
+    """Condition 6: per organ with at least `min_ops` ops, rejects / ops is not above the floor."""
+    rej: dict[str, int] = {}
+    acc: dict[str, int] = {}
+    for wr in state.write_rejects:
+        rej[wr.organ] = rej.get(wr.organ, 0) + 1
+    for call in state.llm_calls:
+        acc[call.organ] = acc.get(call.organ, 0) + call.ops_accepted
+    organs: dict[str, dict[str, Any]] = {}
+    failed: list[str] = []
+    judged = 0
+    for organ in sorted(set(rej) | set(acc)):
+        r, a = rej.get(organ, 0), acc.get(organ, 0)
+        n = r + a
+        entry: dict[str, Any] = {"rejects": r, "accepted": a, "ops": n, "judged": n >= min_ops,
+                                 "wer": _round3(r / n) if n else None}
+        if n >= min_ops:
+            judged += 1
+            if r / n > floor:
+                failed.append(organ)
+        organs[organ] = entry
+    status = NOT_APPLICABLE if judged == 0 else FAIL if failed else PASS
+    return {"status": status, "floor": floor, "min_ops": min_ops, "organs": organs, "failed": failed}
+
+
+def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str) -> GateResult:
+    """Evaluate the six conditions and the verdict for one replayed run."""
+    th = thresholds or Thresholds()
+    conds: dict[str, dict[str, Any]] = {}
+    conds["render_ceiling"] = render_ceiling(state, th.render_ceiling_B)
+    conds["silent_degrade"] = silent_degrade(state)
+    conds["startup_probe"] = startup_probe(state)
+    conds["shadow_identity"] = shadow_identity(state, profile)
+    conds["canary_echo"], echo_mismatches = canary_echo(state, th.canary_floor, th.canary_warmup, profile)
+    conds["write_error_rate"] = write_error_rate(state, th.wer_floor, th.wer_min_ops)
+    reasons = [_reason(name, conds[name], profile) for name in CONDITIONS if conds[name]["status"] == FAIL]
+    verdict = "INVALID" if reasons else "VALID"
+    c1, c5, c6 = conds["render_ceiling"], conds["canary_echo"], conds["write_error_rate"]
+    legibility = {
+        "verdict": verdict,
+        "r9_breaches": c1["breaches"],
+        "silent_degrade": conds["silent_degrade"]["count"],
+        "startup_ok": conds["startup_probe"]["status"] != FAIL,
+        "shadow_ok": conds["shadow_identity"]["status"] != FAIL,
+        "beats": len(state.beats),
+        "zcr_rates": c5["rates"],
+        "zcr_uniform_fail": c5["status"] == FAIL,
+        "wer_by_organ": {o: e["wer"] for o, e in c6["organs"].items() if e["judged"]},
+        "wer_floor_ok": c6["status"] != FAIL,
+    }
+    return GateResult(verdict, conds, reasons, legibility, echo_mismatches)
+
+
+def _reason(name: str, c: dict[str, Any], profile: str) -> str:
+    if name == "render_ceiling":
+        return (f"render ceiling: {c['breaches']} render(s) above B={c['B']} tokens "
+                f"({c['beat_breaches']} beat(s), {c['call_breaches']} LLM call(s); max {c['max_render_tokens']})")
+    if name == "silent_degrade":
+        return f"silent degrade: {c['count']} acted beat(s) without a reference stamp (drift_ref null)"
+    if name == "startup_probe":
+        return ("startup probe: no startup_probe event" if not c["present"]
+                else "startup probe: image receipt failed (image_receipt_ok false)")
+    if name == "shadow_identity":
+        return f"shadow byte-identity: {c['differing']} of {c['paired_groups']} live/shadow zone pair(s) differ"
+    if name == "canary_echo":
+        rates = ", ".join(f"{z} {r}" for z, r in c["rates"].items())
+        rule = "every zone" if profile == "arg-v1.0" else "zone(s) " + ", ".join(c["zones_below"])
+        return f"canary echo: {rule} below the floor {c['floor']} after warm-up {c['warmup']} ({rates})"
+    organs = ", ".join(
+        f"{o} {c['organs'][o]['rejects']}/{c['organs'][o]['ops']} = {c['organs'][o]['wer']}" for o in c["failed"]
+    )
+    return f"write-error rate above {c['floor']} (min ops {c['min_ops']}): {organs}"
+
+
+__all__ = ["CONDITIONS", "FAIL", "NOT_APPLICABLE", "PASS", "GateResult", "run_gate"]

@@ -1,0 +1,166 @@
+"""Pre-registration enforcement.
+
+Declared runs present, no undeclared runs, header digests, commit order; defeaters and
+predictions evaluated; claimed figures compared with recomputed ones.
+"""
+
+from __future__ import annotations
+
+import operator
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from checker.aggregate import COUNTED_VERDICTS, is_number
+from checker.results_model import CellResult, ClaimCheck, DefeaterResult, PreregCheck
+from checker.schema.manifest import Prereg, Submission
+
+OPS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt, "<=": operator.le, "==": operator.eq, ">=": operator.ge, ">": operator.gt, "!=": operator.ne,
+}
+
+
+def check_declared(prereg: Prereg | None, runs: list[dict[str, Any]], prereg_sha256: str | None) -> PreregCheck:
+    """Missing (declared, not reported), undeclared, and prereg-digest mismatches."""
+    if prereg is None:
+        return PreregCheck()
+    reported = {(str(r.get("cell")), str(r.get("seed"))) for r in runs if r.get("cell") is not None}
+    missing = [
+        {"cell": cell, "seed": seed, "status": "missing (not reported)"}
+        for cell, spec in sorted(prereg.cells.items()) for seed in spec.seeds
+        if (cell, seed) not in reported
+    ]
+    declared = {(cell, seed) for cell, spec in prereg.cells.items() for seed in spec.seeds}
+    undeclared = [
+        {"run_id": str(r.get("run_id")), "cell": str(r.get("cell")), "seed": str(r.get("seed")),
+         "path": str(r.get("path"))}
+        for r in runs
+        if r.get("cell") is not None and (str(r.get("cell")), str(r.get("seed"))) not in declared
+    ]
+    mismatch = [
+        {"run_id": str(r.get("run_id")), "path": str(r.get("path")), "header": str(r.get("prereg_sha256")),
+         "prereg_yaml": str(prereg_sha256)}
+        for r in runs
+        if r.get("prereg_sha256") is not None and prereg_sha256 is not None and r["prereg_sha256"] != prereg_sha256
+    ]
+    return PreregCheck(missing=missing, undeclared=sorted(undeclared, key=lambda d: d["path"]),
+                       digest_mismatch=sorted(mismatch, key=lambda d: d["path"]))
+
+
+def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> dict[str, Any]:
+    """Was prereg.yaml committed no later than every run log? Uses git ancestry, not clocks.
+
+    Returns {"status": "ok" | "violated" | "unknown", "detail": ...}.
+    """
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+
+    def first_commit(path: Path) -> str | None:
+        out = git("log", "--diff-filter=A", "--format=%H", "--", str(path.resolve()))
+        if out.returncode != 0:
+            return None
+        lines = out.stdout.split()
+        return lines[-1] if lines else None
+
+    if git("rev-parse", "--git-dir").returncode != 0:
+        return {"status": "unknown", "detail": "no git history"}
+    prereg_commit = first_commit(prereg_path)
+    if prereg_commit is None:
+        return {"status": "unknown", "detail": "prereg.yaml is not committed"}
+    late = []
+    for run in sorted(run_paths):
+        commit = first_commit(run)
+        if commit is None:
+            continue
+        if git("merge-base", "--is-ancestor", prereg_commit, commit).returncode != 0:
+            late.append(run.name)
+    if late:
+        return {"status": "violated", "detail": f"prereg.yaml was committed after {len(late)} run log(s)",
+                "runs": late, "prereg_commit": prereg_commit}
+    return {"status": "ok", "detail": "prereg.yaml committed no later than the run logs", "prereg_commit": prereg_commit}
+
+
+def _pool(values: list[float], how: str) -> float | None:
+    if how == "count":
+        return float(len(values))
+    if not values:
+        return None
+    if how == "sum":
+        return float(sum(values))
+    if how == "mean":
+        return sum(values) / len(values)
+    return float(max(values) if how == "max" else min(values))
+
+
+def evaluate_defeaters(prereg: Prereg | None, runs: list[dict[str, Any]]) -> list[DefeaterResult]:
+    """Evaluate each declared defeater over the VALID runs of its scope."""
+    if prereg is None:
+        return []
+    out = []
+    for d in prereg.defeaters:
+        scoped = [r for r in runs if r.get("verdict") == "VALID" and (d.scope == "all" or r.get("cell") == d.scope)]
+        if d.metric == "valid_runs":
+            value: float | None = float(len(scoped))
+        else:
+            vals = [float(r["metrics"][d.metric]) for r in scoped
+                    if is_number((r.get("metrics") or {}).get(d.metric))]
+            value = _pool(vals, d.aggregate)
+        triggered = None if value is None else OPS[d.op](value, d.value)
+        out.append(DefeaterResult(id=d.id, text=d.text, metric=d.metric, op=d.op, threshold=d.value,
+                                  value=value, triggered=triggered))
+    return out
+
+
+def _cell_value(cells: dict[str, CellResult], cell: str | None, metric: str | None) -> float | None:
+    if cell is None or metric is None or cell not in cells:
+        return None
+    agg = cells[cell].metrics.get(metric)
+    return None if agg is None else agg.mean
+
+
+def evaluate_predictions(prereg: Prereg | None, cells: dict[str, CellResult]) -> list[dict[str, Any]]:
+    """Evaluate machine-checkable predictions (cell mean vs a constant or another cell's mean)."""
+    if prereg is None:
+        return []
+    out = []
+    for p in prereg.predictions:
+        value = _cell_value(cells, p.cell, p.metric)
+        other = _cell_value(cells, p.versus, p.metric) if p.versus else (p.value if p.value is not None else None)
+        holds = None
+        if p.op is not None and value is not None and other is not None:
+            holds = OPS[p.op](value, other)
+        out.append({"id": p.id, "text": p.text, "cell": p.cell, "metric": p.metric, "op": p.op,
+                    "value": value, "versus": p.versus, "compared_to": other, "holds": holds})
+    return out
+
+
+def _decimals(x: float) -> int:
+    text = repr(float(x))
+    if "e" in text or "E" in text:
+        return 6
+    return min(len(text.split(".")[1].rstrip("0")) if "." in text else 0, 6)
+
+
+def agrees(claimed: float | int | None, recomputed: float | int | None) -> bool:
+    """A claim agrees when it equals the recomputed value at the claim's own precision."""
+    if claimed is None or recomputed is None:
+        return claimed is None and recomputed is None
+    tolerance = 0.5 * 10 ** (-_decimals(float(claimed))) + 1e-12
+    return abs(float(claimed) - float(recomputed)) <= tolerance
+
+
+def check_claims(manifest: Submission | None, cells: dict[str, CellResult], runs: list[dict[str, Any]]) -> list[ClaimCheck]:
+    """Compare every claimed figure with the recomputed cell mean (a single-seed cell: that run's value)."""
+    if manifest is None:
+        return []
+    out = []
+    for claim in manifest.claims:
+        recomputed = _cell_value(cells, claim.cell, claim.metric)
+        if recomputed is None and claim.metric in ("valid_runs", "runs"):
+            counted = [r for r in runs if r.get("cell") == claim.cell]
+            recomputed = float(sum(1 for r in counted if r.get("verdict") in COUNTED_VERDICTS)
+                               if claim.metric == "valid_runs" else len(counted))
+        out.append(ClaimCheck(cell=claim.cell, metric=claim.metric, claimed=claim.value, recomputed=recomputed,
+                              agrees=agrees(claim.value, recomputed), source=claim.source))
+    return out

@@ -1,0 +1,1 @@
+"""The leaderboard site: verified results -> Jinja pages -> `mkdocs build --strict` (issue #7)."""

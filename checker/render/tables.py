@@ -1,0 +1,78 @@
+"""Tables: one object per table on the site, rendered as HTML and written as CSV and JSON downloads.
+
+A page never formats a table by hand: it builds a `Table`, the `_table.md.j2` partial renders it,
+and `write_downloads` writes the same rows as `<name>.csv` and `<name>.json`, so what a reader
+downloads is exactly what the page shows (raw values: undefined is empty in CSV and null in JSON).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+Value = str | int | float | bool | None
+
+
+@dataclass
+class Column:
+    """One column: key into each row, header text, and how the cell is shown."""
+
+    key: str
+    label: str
+    numeric: bool = False
+    link: str | None = None
+    """Row key holding a site-relative URL (from the site root) that this column's cell links to."""
+    help: str | None = None
+    """Tooltip text (the metric's definition)."""
+
+
+@dataclass
+class Table:
+    """Rows of raw values with their columns; `name` is unique within its page."""
+
+    name: str
+    caption: str
+    columns: list[Column]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    sortable: bool = True
+    empty: str = "No rows."
+    download: str = ""
+    """Site-relative path prefix of the downloads (set when the page is written)."""
+
+    def records(self) -> list[dict[str, Value]]:
+        """Rows restricted to the visible columns, in column order (what the downloads hold)."""
+        return [{c.key: _plain(row.get(c.key)) for c in self.columns} for row in self.rows]
+
+    def to_csv(self) -> str:
+        """CSV with a header row; undefined values are empty cells."""
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow([c.key for c in self.columns])
+        for rec in self.records():
+            writer.writerow(["" if v is None else v for v in rec.values()])
+        return buf.getvalue()
+
+    def to_json(self) -> str:
+        """`{"caption", "columns", "rows"}` as sorted, indented JSON (undefined is null)."""
+        doc = {"caption": self.caption, "columns": [{"key": c.key, "label": c.label} for c in self.columns],
+               "rows": self.records()}
+        return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _plain(value: Any) -> Value:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def write_downloads(table: Table, docs: Path, prefix: str) -> None:
+    """Write `<prefix>/<name>.csv` and `.json` under the docs folder and remember the prefix."""
+    table.download = f"{prefix}/{table.name}"
+    target = docs / prefix
+    target.mkdir(parents=True, exist_ok=True)
+    (target / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8")
+    (target / f"{table.name}.json").write_text(table.to_json(), encoding="utf-8")

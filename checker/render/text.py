@@ -1,0 +1,76 @@
+"""Escaping and number formatting shared by every template.
+
+Every submitted string (titles, author names, cell names, reasons, mismatch text) reaches a page
+through `md_escape`: it HTML-escapes the string *and* turns every character that Markdown gives a
+meaning to into a numeric character reference, so the text is inert in raw-HTML blocks, in
+Markdown paragraphs and in table cells alike. Undefined values (`None`, a missing key) render as
+an em dash, never as 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from typing import Any
+
+from markupsafe import Markup
+
+DASH = "—"
+"""What an undefined or missing value renders as."""
+
+_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|~<>&\"'=:$^@")
+_SLUG_BAD = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def md_escape(value: Any) -> Markup:
+    """Escape a submitted value for Markdown *and* HTML: every special character becomes `&#N;`."""
+    if value is None:
+        return Markup(DASH)
+    text = str(value)
+    out = []
+    for ch in text:
+        if ch in _MD_SPECIAL:
+            out.append(f"&#{ord(ch)};")
+        elif ch in "\r\n\t":
+            out.append(" ")
+        else:
+            out.append(ch)
+    return Markup("".join(out))
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A number for display: ints as is, floats rounded to `digits` places, undefined as an em dash."""
+    if value is None:
+        return DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return DASH
+        text = f"{value:.{digits}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    return str(value)
+
+
+def sort_key(value: Any) -> str:
+    """The `data-sort` attribute of a table cell: numbers as plain decimals, undefined as empty."""
+    if value is None or isinstance(value, bool):
+        return "" if value is None else str(int(value))
+    if isinstance(value, int | float):
+        return "" if isinstance(value, float) and (math.isnan(value) or math.isinf(value)) else repr(value)
+    return str(value)
+
+
+def slug(value: str) -> str:
+    """A file-name-safe, stable, collision-free slug.
+
+    Safe names are kept (`A0` -> `A0`); anything else is cleaned and suffixed with a short hash
+    of the original (`gpt 4/x` -> `gpt-4-x-1a2b3c`), so two different names never share a page.
+    """
+    cleaned = _SLUG_BAD.sub("-", value).strip("-.")
+    if cleaned == value and cleaned:
+        return cleaned
+    return f"{cleaned or 'x'}-{hashlib.sha256(value.encode('utf-8')).hexdigest()[:6]}"

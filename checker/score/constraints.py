@@ -1,0 +1,371 @@
+"""Constraint-track scorer (profile `drift-bench-v1`): recompute every turn with Z3.
+
+Per turn, from the raw response, the recorded ledger and the problem set named by digest:
+
+* `parse`: an answer was extracted (drift-spec §b.1); `complete`: reference `Complete()` (§b.2);
+* `correct`: SAT(base ∧ gold cumulative constraints ∧ Φ(answer)); false when unparsed or on a
+  solver error (§b.3, partial answers count when they extend to a solution);
+* `ledger_sat`: SAT(base ∧ ledger); `answer_satisfies_ledger`: SAT(base ∧ ledger ∧ Φ(answer));
+* `channel`: `other` on a solver error; none without a ledger; `contradiction` when the ledger is
+  UNSAT; `other` when the answer is unparseable; `consistent` when the answer satisfies the
+  ledger; else `drift`;
+* `mus`: the reference's deletion MUS (constraint ids) for every UNSAT ledger.
+
+Constraint runs have no validity gate: a run is VALID unless it is INCOMPLETE (no run_end) or
+cannot be scored against its problem set (INVALID, with the reason).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from checker.answers import extract_answer
+from checker.domains import Domain, DomainError, Key
+from checker.domains.solver import ProblemSolver, SolverError
+from checker.errors import UsageError
+from checker.problems import Problem, ProblemSet
+from checker.schema.constraint import ProblemStart, Turn
+from checker.tracks import RunRecord, VerifyContext
+
+CHANNELS = ("consistent", "drift", "contradiction", "other")
+MAX_DEPTH = 10
+DEPTH_BINS = (("1-3", 1, 3), ("4-6", 4, 6), ("7-10", 7, 10**9))
+"""The reference's `analyze.py` bins: anything past 6 falls in "7-10"."""
+TEXT_TURN_LIMIT = 400
+"""`render_text` lists per-turn records only up to this many turns (JSON always has them all)."""
+
+
+class _Checker:
+    """Domain, solver and compiled gold keys of one problem (shared by every run in a process)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.error: str | None = None
+        self.domain: Domain | None = None
+        self.solver: ProblemSolver | None = None
+        self.gold: list[list[Key]] = []
+        try:
+            self.domain = problem.make_domain()
+        except DomainError as exc:
+            self.error = str(exc)
+            return
+        self.solver = ProblemSolver(self.domain)
+        self.gold = [[self.domain.compile_constraint(c) for c in t.cumulative_constraints] for t in problem.turns]
+
+
+_CHECKERS: dict[tuple[str, str], _Checker] = {}
+
+
+def checker_for(digest: str, problem: Problem) -> _Checker:
+    """The cached checker of a problem (keyed by problem-set digest and problem id)."""
+    key = (digest, problem.problem_id)
+    found = _CHECKERS.get(key)
+    if found is None:
+        if len(_CHECKERS) > 5000:
+            _CHECKERS.clear()
+        found = _CHECKERS[key] = _Checker(problem)
+    return found
+
+
+def score_turn(chk: _Checker, turn: Turn, line: int) -> dict[str, Any]:
+    """Recompute one turn; returns its per-turn record."""
+    problem = chk.problem
+    rec: dict[str, Any] = {
+        "line": line, "problem_id": turn.problem_id, "domain": problem.domain, "turn_number": turn.turn_number,
+        "parse": False, "complete": False, "ledger_size": None if turn.ledger is None else len(turn.ledger),
+        "ledger_sat": None, "answer_satisfies_ledger": None, "correct": False, "channel": None, "mus": None,
+        "solver_error": None, "recorded_z3_sat": turn.z3_sat, "recorded_answer_correct": turn.answer_correct,
+    }
+    if chk.domain is None or chk.solver is None:
+        rec["solver_error"] = chk.error
+        rec["channel"] = "other"
+        return rec
+    dom, solver = chk.domain, chk.solver
+    answer = extract_answer(dom, turn.raw_response)
+    rec["parse"] = answer is not None
+    rec["complete"] = answer is not None and dom.is_complete(answer)
+    phi = dom.answer_keys(answer) if answer is not None else []
+    try:
+        if answer is not None:
+            rec["correct"] = solver.sat(chk.gold[turn.turn_number - 1] + phi)
+        if turn.ledger is not None:
+            keys = [dom.compile(e.type, e.args) for e in turn.ledger]
+            if answer is not None:
+                rec["answer_satisfies_ledger"] = solver.sat(keys + phi)
+            rec["ledger_sat"] = True if rec["answer_satisfies_ledger"] else solver.sat(keys)
+            if not rec["ledger_sat"]:
+                rec["mus"] = solver.mus([(e.id, k) for e, k in zip(turn.ledger, keys, strict=True)])
+    except SolverError as exc:
+        rec["solver_error"] = str(exc)
+        rec["correct"] = False
+    rec["channel"] = channel_of(rec)
+    return rec
+
+
+def channel_of(rec: dict[str, Any]) -> str | None:
+    """The turn's channel from its recomputed fields (None: the turn has no ledger)."""
+    if rec["solver_error"]:
+        return "other"
+    if rec["ledger_size"] is None:
+        return None
+    if rec["ledger_sat"] is False:
+        return "contradiction"
+    if not rec["parse"]:
+        return "other"
+    return "consistent" if rec["answer_satisfies_ledger"] else "drift"
+
+
+def mismatches_of(rec: dict[str, Any]) -> list[dict[str, Any]]:
+    """Recorded labels that disagree with the recomputation, with the reason."""
+    out: list[dict[str, Any]] = []
+    base = {"line": rec["line"], "problem_id": rec["problem_id"], "turn_number": rec["turn_number"]}
+    z3_sat = rec["recorded_z3_sat"]
+    recomputed_sat = None if rec["ledger_sat"] is None else int(rec["ledger_sat"])
+    if z3_sat is not None and z3_sat != recomputed_sat:
+        if rec["ledger_size"] is None:
+            reason = "z3_sat is recorded but the turn logs no ledger"
+        elif rec["solver_error"]:
+            reason = f"solver error while recomputing: {rec['solver_error']}"
+        else:
+            reason = f"SAT(base axioms ∧ recorded ledger) is {'true' if recomputed_sat else 'false'}"
+        out.append({**base, "field": "z3_sat", "recorded": z3_sat, "recomputed": recomputed_sat, "reason": reason})
+    correct = rec["recorded_answer_correct"]
+    if correct is not None and correct != int(rec["correct"]):
+        if rec["solver_error"]:
+            reason = f"solver error while recomputing: {rec['solver_error']}"
+        elif not rec["parse"]:
+            reason = ("no answer can be extracted from raw_response (the reference's LLM formatter retry, "
+                      "if it ran, is not in the log)")
+        else:
+            verdict = "extends to" if rec["correct"] else "does not extend to"
+            reason = f"the parsed answer {verdict} a solution of the gold cumulative constraints"
+        out.append({**base, "field": "answer_correct", "recorded": correct, "recomputed": int(rec["correct"]),
+                    "reason": reason})
+    return out
+
+
+def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
+    """Recompute every turn of one constraint run.
+
+    Raises:
+        UsageError: the run names a problem set that no `--problems` path provides.
+    """
+    start = run.start
+    result: dict[str, Any] = {
+        "run_id": start.run_id, "track": "constraint", "cell": start.cell, "seed": start.seed,
+        "method": start.method, "backbone": start.backbone, "verdict": "VALID", "reasons": [],
+        "metrics": {}, "turns": [], "mismatches": [],
+        "problem_set": start.problem_set.model_dump() if start.problem_set else None,
+    }
+    reasons: list[str] = result["reasons"]
+    if start.problem_set is None:
+        result["verdict"] = "INVALID"
+        reasons.append("run_start names no problem_set: the run cannot be recomputed")
+        result["metrics"] = aggregate([])
+        return result
+    digest = start.problem_set.digest
+    pset: ProblemSet | None = ctx.problem_sets.get(digest)
+    if pset is None:
+        known = ", ".join(f"{d[:12]}… ({p.name})" for d, p in sorted(ctx.problem_sets.items())) or "none given"
+        raise UsageError(
+            f"{run.path}: run {start.run_id!r} uses problem set {start.problem_set.name!r} "
+            f"(digest {digest}); no --problems path provides it (loaded: {known})"
+        )
+    if ctx.prereg is not None and ctx.prereg.problem_set is not None and ctx.prereg.problem_set != digest:
+        result["verdict"] = "INVALID"
+        reasons.append(f"run uses problem set {digest[:12]}…, the pre-registration names {ctx.prereg.problem_set[:12]}…")
+    turns: list[dict[str, Any]] = result["turns"]
+    current: str | None = None
+    for event, line in zip(run.events, run.lines, strict=True):
+        if isinstance(event, ProblemStart):
+            current = event.problem_id
+            problem = pset.problems.get(event.problem_id)
+            if problem is None:
+                result["verdict"] = "INVALID"
+                reasons.append(f"{run.path}:{line}: problem {event.problem_id!r} is not in the problem set")
+            elif problem.domain != event.domain:
+                result["verdict"] = "INVALID"
+                reasons.append(f"{run.path}:{line}: problem {event.problem_id!r} is {problem.domain}, not {event.domain}")
+            continue
+        if not isinstance(event, Turn):
+            continue
+        problem = pset.problems.get(event.problem_id)
+        if problem is None:
+            result["verdict"] = "INVALID"
+            reasons.append(f"{run.path}:{line}: turn of unknown problem {event.problem_id!r}")
+            continue
+        if event.problem_id != current:
+            reasons.append(f"{run.path}:{line}: turn of {event.problem_id!r} outside its problem_start")
+        if event.turn_number > len(problem.turns):
+            result["verdict"] = "INVALID"
+            reasons.append(f"{run.path}:{line}: {event.problem_id} has {len(problem.turns)} turns, not {event.turn_number}")
+            continue
+        rec = score_turn(checker_for(digest, problem), event, line)
+        turns.append(rec)
+        result["mismatches"].extend(mismatches_of(rec))
+    if run.end is None:
+        result["verdict"] = "INCOMPLETE"
+        reasons.append("run has no run_end event")
+    result["metrics"] = aggregate(turns)
+    result["metrics"]["mismatches"] = len(result["mismatches"])
+    return result
+
+
+def _rate(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def aggregate(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Flat metrics of a list of per-turn records (undefined = None, never 0)."""
+    n = len(turns)
+    correct = sum(1 for t in turns if t["correct"])
+    channels = Counter(t["channel"] for t in turns)
+    ledger_turns = sum(1 for t in turns if t["ledger_size"] is not None)
+    wrong = [t for t in turns if not t["correct"]]
+    r_drift = sum(1 for t in wrong if t["ledger_sat"] is True)
+    r_contra = sum(1 for t in wrong if t["ledger_sat"] is False)
+    r_other = len(wrong) - r_drift - r_contra
+    m: dict[str, Any] = {
+        "turns": n, "correct": correct, "turn_accuracy": _rate(correct, n),
+        "parse_rate": _rate(sum(1 for t in turns if t["parse"]), n),
+        "complete_rate": _rate(sum(1 for t in turns if t["complete"]), n),
+        "ledger_turns": ledger_turns,
+    }
+    for ch in CHANNELS:
+        m[ch] = channels.get(ch, 0)
+        m[f"{ch}_share"] = _rate(channels.get(ch, 0), ledger_turns)
+    m.update({
+        "total_residual": len(wrong), "residual_drift": r_drift, "residual_contradiction": r_contra,
+        "residual_other": r_other, "drift_rate": _rate(r_drift, len(wrong)),
+        "contradiction_rate": _rate(r_contra, len(wrong)), "other_rate": _rate(r_other, len(wrong)),
+        "unsat_upper_bound": sum(1 for t in turns if t["ledger_sat"] is False),
+        "solver_errors": sum(1 for t in turns if t["solver_error"]),
+    })
+    for d in range(1, MAX_DEPTH + 1):
+        at = [t for t in turns if t["turn_number"] == d]
+        m[f"accuracy_depth_{d}"] = _rate(sum(1 for t in at if t["correct"]), len(at))
+    return m
+
+
+def depth_table(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Accuracy by turn depth 1..10 and by the reference's bins, with counts."""
+    per_turn = []
+    for d in range(1, MAX_DEPTH + 1):
+        at = [t for t in turns if t["turn_number"] == d]
+        ok = sum(1 for t in at if t["correct"])
+        per_turn.append({"depth": d, "n_turns": len(at), "correct": ok, "accuracy": _rate(ok, len(at))})
+    bins = []
+    for label, lo, hi in DEPTH_BINS:
+        at = [t for t in turns if lo <= t["turn_number"] <= hi]
+        ok = sum(1 for t in at if t["correct"])
+        bins.append({"bin": label, "n_turns": len(at), "correct": ok, "accuracy": _rate(ok, len(at))})
+    return {"per_turn": per_turn, "bins": bins}
+
+
+def cell_tables(run_results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per cell (model/method): pooled metrics, per-domain metrics and the depth table.
+
+    Only VALID runs are pooled; the others are counted under `excluded_runs`.
+    """
+    cells: dict[str, list[dict[str, Any]]] = {}
+    for r in run_results:
+        if r.get("track", "constraint") == "constraint" and "cell" in r:
+            cells.setdefault(r["cell"], []).append(r)
+    out: dict[str, Any] = {}
+    for cell in sorted(cells):
+        runs = cells[cell]
+        valid = [r for r in runs if r["verdict"] == "VALID"]
+        turns = [t for r in valid for t in r["turns"]]
+        domains = sorted({t["domain"] for t in turns})
+        out[cell] = {
+            "track": "constraint",
+            "runs": len(runs), "valid_runs": len(valid), "excluded_runs": len(runs) - len(valid),
+            "seeds": sorted(r["seed"] for r in valid),
+            "overall": aggregate(turns),
+            "by_domain": {d: aggregate([t for t in turns if t["domain"] == d]) for d in domains},
+            "by_depth": depth_table(turns),
+            "mismatches": sum(len(r["mismatches"]) for r in valid),
+        }
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "n/a"
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def _table(headers: list[str], rows: Iterable[list[Any]]) -> list[str]:
+    body = [[_fmt(c) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in body]
+    return lines
+
+
+def render_text(run_results: list[dict[str, Any]]) -> str:
+    """Channel, residual, per-domain and depth tables per cell; per-turn records; mismatches."""
+    tables = cell_tables(run_results)
+    out = ["Constraint track (profile drift-bench-v1; no validity gate: runs are VALID unless INCOMPLETE/INVALID)"]
+    out.append("")
+    out.append("Runs")
+    out += _table(["run", "cell", "seed", "verdict", "turns", "accuracy", "mismatches"],
+                  [[r["run_id"], r["cell"], r["seed"], r["verdict"], r["metrics"].get("turns"),
+                    r["metrics"].get("turn_accuracy"), len(r["mismatches"])] for r in run_results])
+    for r in run_results:
+        out += [f"  {r['run_id']}: {reason}" for reason in r["reasons"]]
+    out += ["", "Channels per cell (share = channel / turns with a ledger)"]
+    out += _table(
+        ["cell", "turns", "accuracy", "ledger", "consistent", "drift", "contradiction", "other",
+         "consistent%", "drift%", "contradiction%", "other%"],
+        [[c, t["overall"]["turns"], t["overall"]["turn_accuracy"], t["overall"]["ledger_turns"],
+          *(t["overall"][ch] for ch in CHANNELS), *(t["overall"][f"{ch}_share"] for ch in CHANNELS)]
+         for c, t in tables.items()],
+    )
+    out += ["", "Residual decomposition per cell (wrong turns by ledger status; rate = count / wrong)"]
+    out += _table(
+        ["cell", "wrong", "drift", "contradiction", "other", "drift_rate", "contradiction_rate", "other_rate",
+         "unsat_upper_bound"],
+        [[c, o["total_residual"], o["residual_drift"], o["residual_contradiction"], o["residual_other"],
+          o["drift_rate"], o["contradiction_rate"], o["other_rate"], o["unsat_upper_bound"]]
+         for c, o in ((c, t["overall"]) for c, t in tables.items())],
+    )
+    out += ["", "Per domain"]
+    out += _table(
+        ["cell", "domain", "turns", "accuracy", "drift", "contradiction", "other", "wrong"],
+        [[c, d, o["turns"], o["turn_accuracy"], o["residual_drift"], o["residual_contradiction"],
+          o["residual_other"], o["total_residual"]]
+         for c, t in tables.items() for d, o in t["by_domain"].items()],
+    )
+    out += ["", "Accuracy by turn depth (n/a: no turn at that depth)"]
+    out += _table(
+        ["cell", *(str(d) for d in range(1, MAX_DEPTH + 1))],
+        [[c, *(row["accuracy"] for row in t["by_depth"]["per_turn"])] for c, t in tables.items()],
+    )
+    n_turns = sum(len(r["turns"]) for r in run_results)
+    out += [""]
+    if n_turns <= TEXT_TURN_LIMIT:
+        out.append("Per-turn records")
+        out += _table(
+            ["cell", "problem", "turn", "line", "parse", "complete", "ledger_sat", "ans|=ledger", "correct",
+             "channel", "mus", "rec_z3_sat", "rec_correct"],
+            [[r["cell"], t["problem_id"], t["turn_number"], t["line"], t["parse"], t["complete"], t["ledger_sat"],
+              t["answer_satisfies_ledger"], t["correct"], t["channel"] or "none",
+              ",".join(t["mus"]) if t["mus"] else "", t["recorded_z3_sat"], t["recorded_answer_correct"]]
+             for r in run_results for t in r["turns"]],
+        )
+    else:
+        out.append(f"Per-turn records: {n_turns} turns (listed with --format json)")
+    mism = [(r, m) for r in run_results for m in r["mismatches"]]
+    out += ["", f"Recorded labels that disagree with the recomputation: {len(mism)}"]
+    for r, m in mism:
+        out.append(f"  {r.get('path', r['run_id'])}:{m['line']}: {m['problem_id']} turn {m['turn_number']}: "
+                   f"{m['field']} recorded {_fmt(m['recorded'])}, recomputed {_fmt(m['recomputed'])} ({m['reason']})")
+    return "\n".join(out) + "\n"

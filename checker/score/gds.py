@@ -1,0 +1,117 @@
+"""GDS: goal-drift decomposition per run into bind / aligned / abandon (arg-spec.md §c.2).
+
+For each acted (non-RESET) beat the reference step is
+
+1. live: the plan step named by the beat's `step_id` (looked up by id only); a live beat whose
+   step is not in the log is not a reference beat;
+2. shadow: else the beat's `shadow_step_id` split on `|` into >= 3 fields (action = field 2,
+   target = field 3, `-` = none);
+3. otherwise the beat is not a reference beat.
+
+With `aimed` = the beat has parameters, `on_plan` = no reference action or the beat's action
+equals it, `tgt` = the reference target and `landing` = where the action landed:
+
+    bind     on_plan and tgt and aimed and landing != tgt
+    aligned  otherwise, if live (a live beat is never abandon)
+    abandon  otherwise: not on_plan, or (tgt and landing != tgt)
+    aligned  otherwise
+
+Rates are counts / reference beats, rounded to 3 places; all are None when there is no
+reference beat. `landing` is the recorded `target_ref` in profile `arg-v1.0` and the landing
+recomputed from geometry (see `checker.replay`) in profile `driftboard`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from checker.replay import AgentState
+
+
+@dataclass
+class Gds:
+    """Counts and rates of the decomposition."""
+
+    reference_beats: int = 0
+    live: int = 0
+    shadow: int = 0
+    bind: int = 0
+    aligned: int = 0
+    abandon: int = 0
+
+    def rates(self) -> dict[str, Any]:
+        """`gds_bind`, `gds_abandon`, `drift_total`, `gds_aligned` (None with no reference beat)."""
+        n = self.reference_beats
+        if n == 0:
+            return {"gds_bind": None, "gds_abandon": None, "drift_total": None, "gds_aligned": None}
+        return {
+            "gds_bind": round(self.bind / n, 3),
+            "gds_abandon": round(self.abandon / n, 3),
+            "drift_total": round((self.bind + self.abandon) / n, 3),
+            "gds_aligned": round(self.aligned / n, 3),
+        }
+
+
+def landings(state: AgentState, recomputed: bool) -> list[str | None]:
+    """The landing of every beat: recorded (`target_ref`) or recomputed from geometry."""
+    if recomputed:
+        return [land.ref for land in state.landings]
+    return [b.target_ref for b in state.beats]
+
+
+def gds(state: AgentState, landing: list[str | None]) -> Gds:
+    """Classify every acted beat of a replayed run."""
+    out = Gds()
+    steps = state.plan_steps
+    for beat, landed in zip(state.beats, landing, strict=True):
+        if beat.action == "RESET":
+            continue
+        if beat.step_id:
+            step = steps.get(beat.step_id)
+            if step is None:
+                continue
+            ref_action, tgt, live = step.action, step.target_ref, True
+        elif beat.shadow_step_id:
+            fields = beat.shadow_step_id.split("|")
+            if len(fields) < 3:
+                continue
+            ref_action, live = fields[1], False
+            tgt = None if fields[2] == "-" else fields[2]
+        else:
+            continue
+        out.reference_beats += 1
+        if live:
+            out.live += 1
+        else:
+            out.shadow += 1
+        on_plan = not ref_action or beat.action == ref_action
+        if on_plan and tgt and beat.params is not None and landed != tgt:
+            out.bind += 1
+        elif live:
+            out.aligned += 1
+        elif not on_plan or (tgt and landed != tgt):
+            out.abandon += 1
+        else:
+            out.aligned += 1
+    return out
+
+
+def attribution_mismatches(state: AgentState) -> list[dict[str, Any]]:
+    """Beats whose recorded landing differs from the one recomputed from geometry."""
+    out = []
+    for beat, line, land in zip(state.beats, state.beat_lines, state.landings, strict=True):
+        if beat.action == "RESET" or beat.target_ref == land.ref:
+            continue
+        if not land.aimed:
+            reason = "untargeted action (no integer x/y): it lands on no referent"
+        elif land.ref is None:
+            reason = "no current, non-dormant referent's anchor cells contain the click: background"
+        else:
+            reason = "the smallest current, non-dormant referent containing the click differs"
+        out.append({"line": line, "field": "target_ref", "recorded": beat.target_ref, "recomputed": land.ref,
+                    "reason": reason})
+    return out
+
+
+__all__ = ["Gds", "attribution_mismatches", "gds", "landings"]

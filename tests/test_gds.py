@@ -1,0 +1,87 @@
+"""GDS bind / aligned / abandon (arg-spec.md §c.2) and attribution mismatches (§e)."""
+
+from __future__ import annotations
+
+from agent_helpers import beat, click, context, make_run, plan_step, referent, startup
+
+from checker.replay import replay
+from checker.score.agent import score_run
+from checker.score.gds import attribution_mismatches, gds, landings
+
+SHADOW = "G0001|ACTION6|R0001|RU0001"
+
+
+def fixture_events(with_geometry: bool = False):
+    """ARG's hermetic GDS fixture (tests/test_arg_chain3.py): 3 shadow beats + 2 live beats."""
+    events = [plan_step("C0001-S0", "R0001", "ACTION1"), plan_step("C0001-S1", "R0001", "ACTION6")]
+    if with_geometry:
+        events += [referent(0, "R0001", [[1, 1], [2, 2], [5, 5]]), referent(0, "R0002", [[9, 9]])]
+    events += [
+        beat(1, "ACTION1", shadow_step_id=SHADOW, drift_ref="SHADOW"),  # off plan -> abandon
+        click(2, 1, 1, target_ref="R0002", shadow_step_id=SHADOW, drift_ref="SHADOW"),  # landed elsewhere -> bind
+        click(3, 2, 2, target_ref="R0001", shadow_step_id=SHADOW, drift_ref="SHADOW"),  # -> aligned
+        beat(4, "ACTION1", step_id="C0001-S0"),  # live, not aimed -> aligned
+        click(5, 5, 5, target_ref="R0002", step_id="C0001-S1"),  # live, landed elsewhere -> bind
+    ]
+    return events
+
+
+def test_fixture_reproduces_bind_04_abandon_02(tmp_path):
+    st = replay(make_run(tmp_path, fixture_events()))
+    g = gds(st, landings(st, recomputed=False))
+    assert (g.reference_beats, g.live, g.shadow, g.bind, g.aligned, g.abandon) == (5, 2, 3, 2, 2, 1)
+    assert g.rates() == {"gds_bind": 0.4, "gds_abandon": 0.2, "drift_total": 0.6, "gds_aligned": 0.4}
+
+
+def test_arg_profile_uses_recorded_landing_driftboard_recomputes(tmp_path):
+    # no referents at all: every click recomputes to background
+    run = make_run(tmp_path, [startup(), *fixture_events()])
+    arg = score_run(run, context("arg-v1.0"))["metrics"]
+    assert (arg["gds_bind"], arg["gds_abandon"]) == (0.4, 0.2)
+    res = score_run(run, context("driftboard"))
+    assert (res["metrics"]["gds_bind"], res["metrics"]["gds_abandon"]) == (0.6, 0.2)
+    assert [(m["recorded"], m["recomputed"]) for m in res["mismatches"]] == [
+        ("R0002", None), ("R0001", None), ("R0002", None)]
+    assert res["metrics"]["attribution_mismatches"] == 3
+
+
+def test_containment_bug_class_is_caught(tmp_path):
+    # the harness attributes a click inside small R0089 to the enclosing board R0004
+    board = [[x, y] for x in range(10) for y in range(10)]
+    events = [startup(), referent(0, "R0004", board), referent(0, "R0089", [[3, 3], [3, 4]]),
+              plan_step("C1-S0", "R0089", "ACTION6"), click(1, 3, 3, target_ref="R0004", step_id="C1-S0")]
+    run = make_run(tmp_path, events)
+    arg = score_run(run, context("arg-v1.0"))
+    assert arg["metrics"]["gds_bind"] == 1.0  # recorded landing: a false bind
+    db = score_run(run, context("driftboard"))
+    assert db["metrics"]["gds_bind"] == 0.0
+    assert db["mismatches"] == [{"line": 6, "field": "target_ref", "recorded": "R0004", "recomputed": "R0089",
+                                 "reason": "the smallest current, non-dormant referent containing the click differs"}]
+
+
+def test_no_reference_beats_is_undefined_not_zero(tmp_path):
+    events = [startup(), beat(1), beat(2, step_id="C9-S0"), beat(3, shadow_step_id="G1|ACTION1")]
+    m = score_run(make_run(tmp_path, events), context())["metrics"]
+    assert m["drift_ref_beats"] == 0
+    assert (m["gds_bind"], m["gds_abandon"], m["drift_total"], m["gds_aligned"]) == (None, None, None, None)
+
+
+def test_reset_is_never_a_reference_beat_and_dash_means_no_target(tmp_path):
+    events = [beat(0, "RESET", shadow_step_id="G1|ACTION1|-|RU1"), beat(1, "ACTION1", shadow_step_id="G1|ACTION1|-|RU1"),
+              beat(2, "ACTION2", shadow_step_id="G1||-|RU1")]
+    st = replay(make_run(tmp_path, events))
+    g = gds(st, landings(st, recomputed=True))
+    assert (g.reference_beats, g.aligned, g.abandon, g.bind) == (2, 2, 0, 0)
+
+
+def test_live_beat_is_never_abandon(tmp_path):
+    events = [plan_step("C1-S0", "R1", "ACTION6"), beat(1, "ACTION2", step_id="C1-S0")]
+    st = replay(make_run(tmp_path, events))
+    g = gds(st, landings(st, recomputed=False))
+    assert (g.aligned, g.abandon) == (1, 0)
+
+
+def test_attribution_mismatch_on_untargeted_action(tmp_path):
+    st = replay(make_run(tmp_path, [beat(1, "ACTION6", target_ref="R1")]))
+    (m,) = attribution_mismatches(st)
+    assert m["recomputed"] is None and "untargeted" in m["reason"]
