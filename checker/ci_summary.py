@@ -365,9 +365,11 @@ def truncate(text: str) -> str:
 # --------------------------------------------------------------------------- annotations
 
 
-def annotations(doc: Mapping[str, Any], extra_problems: Sequence[Mapping[str, Any]] = ()) -> list[str]:
-    """GitHub annotations: errors on failing problems and disagreeing claims, warnings on label
-    mismatches, notices on the log lines behind failed gate conditions. At most MAX_ANNOTATIONS each.
+def annotation_lines(doc: Mapping[str, Any], extra_problems: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+    """GitHub annotations for a verify document, at most MAX_ANNOTATIONS of each kind.
+
+    Errors on failing problems and disagreeing claims, warnings on label mismatches, notices on
+    the log lines behind failed gate conditions.
     """
     errors: list[str] = []
     warnings: list[str] = []
@@ -427,7 +429,7 @@ def load_document(path: Path) -> dict[str, Any]:
     return doc
 
 
-def ci_summary_command(verify_json: Path, annotations_on: bool) -> int:
+def ci_summary_command(verify_json: Path, annotations: bool) -> int:
     """`driftboard ci-summary`: Markdown on stdout, annotations on stderr; 1 if the check fails.
 
     Annotations go to stderr so that `driftboard ci-summary v.json >> "$GITHUB_STEP_SUMMARY"`
@@ -435,7 +437,7 @@ def ci_summary_command(verify_json: Path, annotations_on: bool) -> int:
     """
     doc = load_document(verify_json)
     click.echo(render_summary(doc), nl=False)
-    if annotations_on:
-        for line in annotations(doc):
+    if annotations:
+        for line in annotation_lines(doc):
             click.echo(line, err=True)
     return 1 if outcome(doc).failed else 0

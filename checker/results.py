@@ -153,7 +153,8 @@ def build_results(sub: Any, findings: list[dict[str, Any]], root: Path | None) -
         "manifest": manifest.model_dump(mode="json"),
         "reproduce": f"driftboard verify {sub.path}",
     }
-    data = json.loads(canonical_json(data))  # normalise tuples, floats, key order
+    # normalise through the model (defaults filled in) and canonical JSON, then digest
+    data = json.loads(canonical_json(ResultsFile.model_validate(data).model_dump(mode="json")))
     data["digest"] = content_digest(data)
     return ResultsFile.model_validate(data)
 

@@ -7,7 +7,7 @@ model's extracted ledger. Recorded labels are claims the checker recomputes.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -21,8 +21,8 @@ class LedgerEntry(Model):
     """Constraint id, e.g. `C001`."""
     type: str
     """Constraint type (may be malformed: the checker fails closed on unknown types)."""
-    args: list[Scalar] | Scalar | JsonObject
-    """Arguments as extracted; anything that is not a list fails closed."""
+    args: list[Any] | Scalar | JsonObject
+    """Arguments as extracted (any JSON); anything that is not a list of known names/numbers fails closed."""
     nl: str | None = None
     source_turn: int | None = None
 

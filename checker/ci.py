@@ -1,0 +1,306 @@
+"""`driftboard ci`: what the pull-request check runs, runnable locally.
+
+1. Find the submissions the pull request touches: `git diff --name-only BASE...HEAD -- submissions/`
+   (merge-base semantics), each path mapped to its `submissions/<id>` folder. When HEAD is the
+   checked-out commit, uncommitted and untracked files under `submissions/` count too, so a
+   submitter can run the check before committing.
+2. `driftboard validate submissions/` over everything (fast; catches duplicate run ids across
+   submissions).
+3. `driftboard verify --format json` over the touched submissions only.
+4. One Markdown summary (stdout, and `--summary FILE`), plus GitHub annotations when running in
+   GitHub Actions.
+
+The checker runs as a child process (`python -m checker`), so its JSON is exactly what a
+submitter gets from the command line. Git is called with argument lists, never a shell.
+
+Exit codes: 0 every touched submission verified; 1 format problems, chain breaks, unreadable
+files or claimed figures that disagree; 2 usage (not a git repository, unknown ref).
+INVALID and INCOMPLETE runs are results, not failures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from checker.ci_summary import (
+    annotation_lines,
+    ci_summary_command,
+    code,
+    outcome,
+    render_summary,
+    table,
+    workflow_command,
+)
+from checker.errors import UsageError
+
+__all__ = ["Change", "ci_command", "ci_summary_command", "detect_changes"]
+
+SUBMISSIONS = "submissions"
+MAX_LISTED = 50
+"""Ignored paths listed in the summary (the rest are counted)."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """A submission folder the pull request touches."""
+
+    path: str
+    """`submissions/<id>` (POSIX, relative to the repository root)."""
+    status: str
+    """`added`, `modified` or `deleted`."""
+    uncommitted: bool = False
+    """Some of its changes are only in the working tree (local runs)."""
+
+
+@dataclass
+class Detection:
+    """What changed between the merge base and the head."""
+
+    changes: list[Change]
+    ignored: list[str]
+    """Changed paths directly under `submissions/` that belong to no submission folder."""
+
+
+# --------------------------------------------------------------------------- git
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
+
+
+def repo_root(cwd: Path | None = None) -> Path:
+    """The top of the git work tree containing `cwd`.
+
+    Raises:
+        UsageError: `cwd` is not inside a git work tree (or git is missing).
+    """
+    try:
+        out = _git(cwd or Path.cwd(), "rev-parse", "--show-toplevel")
+    except OSError as exc:
+        raise UsageError(f"cannot run git: {exc.strerror}") from None
+    if out.returncode != 0 or not out.stdout.strip():
+        raise UsageError("not a git repository (run `driftboard ci` inside a clone of the leaderboard)")
+    return Path(os.fsdecode(out.stdout.strip()))
+
+
+def resolve(root: Path, ref: str) -> str:
+    """The commit id a ref names.
+
+    Raises:
+        UsageError: the ref is empty, looks like an option, or names no commit.
+    """
+    if not ref or ref.startswith("-"):
+        raise UsageError(f"invalid git ref {ref!r}")
+    out = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+    if out.returncode != 0:
+        raise UsageError(f"unknown git ref {ref!r} (fetch it first, e.g. `git fetch origin main`)")
+    return out.stdout.decode().strip()
+
+
+def _names(out: subprocess.CompletedProcess[bytes], what: str) -> list[str]:
+    if out.returncode != 0:
+        raise UsageError(f"git {what} failed: {out.stderr.decode(errors='replace').strip()}")
+    return [os.fsdecode(p) for p in out.stdout.split(b"\0") if p]
+
+
+def detect_changes(root: Path, base: str, head: str, tree: Path, worktree: bool) -> Detection:
+    """Map the paths changed under `submissions/` to submission folders, with their status.
+
+    Args:
+        root: repository root (where git runs).
+        base: commit id of the base.
+        head: commit id of the head.
+        tree: directory holding the head's files (the work tree, or a checkout of `head`).
+        worktree: also count uncommitted and untracked changes in `tree` (HEAD is checked out).
+
+    Raises:
+        UsageError: base and head share no history.
+    """
+    mb = _git(root, "merge-base", base, head)
+    if mb.returncode != 0:
+        raise UsageError("the base and head refs have no common ancestor (fetch full history: fetch-depth 0)")
+    merge_base = mb.stdout.decode().strip()
+    diff = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff"]
+    committed = _names(_git(root, *diff, merge_base, head, "--", f"{SUBMISSIONS}/"), "diff")
+    local: list[str] = []
+    if worktree:
+        local = _names(_git(root, *diff, head, "--", f"{SUBMISSIONS}/"), "diff")
+        local += _names(_git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", f"{SUBMISSIONS}/"),
+                        "ls-files")
+    folders: dict[str, bool] = {}
+    ignored: list[str] = []
+    for name, uncommitted in [(n, False) for n in committed] + [(n, True) for n in local]:
+        parts = name.split("/")
+        folder = "/".join(parts[:2])
+        is_folder = len(parts) > 2 or (tree / folder).is_symlink() or (tree / folder).is_dir()
+        if len(parts) < 2 or not is_folder:
+            if name not in ignored:
+                ignored.append(name)
+            continue
+        folders[folder] = folders.get(folder, False) or uncommitted
+    changes = []
+    for folder, uncommitted in sorted(folders.items()):
+        if not (tree / folder).is_symlink() and not (tree / folder).exists():
+            status = "deleted"
+        elif _git(root, "cat-file", "-e", f"{merge_base}:{folder}").returncode == 0:
+            status = "modified"
+        else:
+            status = "added"
+        changes.append(Change(folder, status, uncommitted))
+    return Detection(changes, sorted(ignored))
+
+
+@contextmanager
+def head_tree(root: Path, head: str) -> Iterator[tuple[Path, bool]]:
+    """The files of `head`: the work tree when `head` is checked out, else a temporary checkout.
+
+    Yields (directory, whether it is the live work tree).
+    """
+    current = _git(root, "rev-parse", "--verify", "--quiet", "HEAD")
+    if current.returncode == 0 and current.stdout.decode().strip() == head:
+        yield root, True
+        return
+    with tempfile.TemporaryDirectory(prefix="driftboard-ci-") as tmp:
+        where = Path(tmp) / "tree"
+        out = _git(root, "worktree", "add", "--detach", "--quiet", str(where), head)
+        if out.returncode != 0:
+            raise UsageError(f"cannot check out {head}: {out.stderr.decode(errors='replace').strip()}")
+        try:
+            yield where, False
+        finally:
+            _git(root, "worktree", "remove", "--force", str(where))
+            _git(root, "worktree", "prune")
+
+
+# --------------------------------------------------------------------------- running the checker
+
+
+def run_checker(args: Sequence[str], cwd: Path) -> dict[str, Any]:
+    """Run `python -m checker ARGS --format json` in `cwd`; a crash becomes a failing problem."""
+    command = [sys.executable, "-m", "checker", *args, "--format", "json"]
+    out = subprocess.run(command, cwd=cwd, capture_output=True, check=False)
+    try:
+        doc = json.loads(out.stdout)
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict):
+        return doc
+    err = out.stderr.decode(errors="replace").strip().splitlines()
+    tail = err[-1] if err else f"exit code {out.returncode}, no output"
+    return {"command": args[0], "ok": False, "exit_code": 1, "submissions": [],
+            "problems": [{"path": "(checker)", "line": None, "severity": "error",
+                          "message": f"`driftboard {args[0]}` did not produce a report: {tail}"}]}
+
+
+def _verify_supports_out(cwd: Path) -> bool:
+    out = subprocess.run([sys.executable, "-m", "checker", "verify", "--help"], cwd=cwd, capture_output=True,
+                         check=False)
+    return b"--out" in out.stdout
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def changes_section(detection: Detection, base: str, head: str) -> list[str]:
+    """What the pull request touches, for the top of the summary."""
+    out = [f"Compared `{base[:12]}...{head[:12]}` (merge base to head).", ""]
+    if not detection.changes:
+        out += ["This pull request changes no submission under `submissions/`.", ""]
+    else:
+        rows = ([code(c.path), c.status + (" (uncommitted)" if c.uncommitted else ""),
+                 "reported only: not verified" if c.status == "deleted" else "verified"]
+                for c in detection.changes)
+        out += ["### Submissions touched", "", *table(["submission", "change", "check"], rows,
+                                                        len(detection.changes))]
+    if detection.ignored:
+        shown = ", ".join(code(p) for p in detection.ignored[:MAX_LISTED])
+        more = f" and {len(detection.ignored) - MAX_LISTED} more" if len(detection.ignored) > MAX_LISTED else ""
+        out += [f"- Ignored (not inside a submission folder): {shown}{more}", ""]
+    return out
+
+
+def _merge(verify: dict[str, Any], validate: dict[str, Any], extra: list[dict[str, Any]]) -> dict[str, Any]:
+    """One document: verify's submissions, and every problem from verify, validate and ci itself, once."""
+    problems: list[dict[str, Any]] = []
+    seen: set[tuple[Any, ...]] = set()
+    for p in [*extra, *verify.get("problems", []), *validate.get("problems", [])]:
+        if not isinstance(p, dict):
+            continue
+        key = (p.get("path"), p.get("line"), p.get("message"))
+        if key not in seen:
+            seen.add(key)
+            problems.append(p)
+    exit_code = 2 if 2 in (verify.get("exit_code"), validate.get("exit_code")) else None
+    return {**verify, "problems": problems, "exit_code": exit_code}
+
+
+def ci_command(base: str, head: str, summary: Path | None, problems: list[Path]) -> int:
+    """`driftboard ci`: detect touched submissions, validate all, verify the touched ones, summarise.
+
+    Raises:
+        UsageError: not a git repository, an unknown ref, or a problem-set path that does not exist.
+    """
+    root = repo_root()
+    base_sha, head_sha = resolve(root, base), resolve(root, head)
+    problem_dirs = []
+    for p in problems:
+        if not p.exists():
+            raise UsageError(f"{p}: no such file or directory")
+        problem_dirs.append(str(p.resolve()))
+    extra: list[dict[str, Any]] = []
+    with head_tree(root, head_sha) as (tree, live):
+        detection = detect_changes(root, base_sha, head_sha, tree, worktree=live)
+        validate: dict[str, Any] = {}
+        if (tree / SUBMISSIONS).is_dir():
+            validate = run_checker(["validate", f"{SUBMISSIONS}/"], tree)
+        targets = []
+        for change in detection.changes:
+            if change.status == "deleted":
+                continue
+            if (tree / change.path).is_symlink() or not (tree / change.path).is_dir():
+                extra.append({"path": change.path, "line": None, "severity": "error",
+                              "message": "a submission must be a folder (symbolic links are refused)"})
+                continue
+            targets.append(change.path)
+        verify: dict[str, Any] = {"submissions": [], "problems": []}
+        if targets:
+            args = ["verify", *targets]
+            for d in problem_dirs:
+                args += ["--problems", d]
+            with tempfile.TemporaryDirectory(prefix="driftboard-results-") as results:
+                if _verify_supports_out(tree):
+                    args += ["--out", results]
+                verify = run_checker(args, tree)
+    doc = _merge(verify, validate, extra)
+    text = render_summary(doc, "Driftboard: pull-request check", changes_section(detection, base_sha, head_sha))
+    if summary is not None:
+        summary.parent.mkdir(parents=True, exist_ok=True)
+        summary.write_text(text, encoding="utf-8")
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    if in_actions:
+        # Submitted text is printed below: stop the runner from obeying any `::command::` in it.
+        token = secrets.token_hex(16)
+        click.echo(f"::stop-commands::{token}")
+        click.echo(text, nl=False)
+        click.echo(f"::{token}::")
+        for line in annotation_lines(doc):
+            click.echo(line)
+        for change in detection.changes:
+            if change.status == "deleted":
+                click.echo(workflow_command("warning", f"{change.path} is deleted by this pull request "
+                                            "(reported, not verified)"))
+    else:
+        click.echo(text, nl=False)
+    return 1 if outcome(doc).failed else 0

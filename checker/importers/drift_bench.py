@@ -1,0 +1,388 @@
+"""Import DRIFT-Bench outputs into a canonical constraint-track submission.
+
+Sources (detected from the bytes, not the name):
+
+* a transcript JSONL (`examples/transcripts` format: `problem_intro`, `turn_start`,
+  `model_trace`, `turn_summary` lines), or a folder of them;
+* the runner's SQLite results database (table `results`, drift-spec §c), opened read-only.
+
+One run is written per (model, method), cell `<model>/<method>`, seed label `seed42`
+(DRIFT-Bench's default `--seed`; neither native format records it). Transcripts do not name
+the method: a trace's `method` key is used when present, else `mus_repair` when it records
+`z3_sat` or repair events, `ledger_only` when it only has a ledger, `direct` otherwise.
+`started_at` is the earliest `timestamp` of the run's database rows, or `1970-01-01T00:00:00Z`
+for transcripts (they carry no time), so the output is byte-identical for the same input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from checker import FORMAT_VERSION
+from checker.errors import UsageError
+from checker.logio import RunLogWriter, file_sha256, format_validation_error, sha256_hex
+from checker.problems import Problem, load_problems, sets_of
+from checker.schema.manifest import SUBMISSION_ID_PATTERN
+
+SEED = "seed42"
+EPOCH = "1970-01-01T00:00:00Z"
+HARNESS = {"name": "drift-bench", "version": "1.0.0", "commit": "d24cda4",
+           "url": "https://github.com/kaons-research/drift-bench"}
+SQLITE_MAGIC = b"SQLite format 3\x00"
+RESULT_COLUMNS = ("model", "method", "domain", "problem_id", "turn_number", "raw_response")
+
+
+@dataclass
+class NativeRun:
+    """Rows of one (model, method), keyed by (problem_id, turn_number)."""
+
+    model: str
+    method: str
+    turns: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    timestamps: list[str] = field(default_factory=list)
+
+
+class _NoAliasDumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _yaml(data: dict[str, Any]) -> bytes:
+    return yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False, allow_unicode=True,
+                     default_flow_style=False).encode("utf-8")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
+
+
+def _flag(value: Any, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool | int) and int(value) in (0, 1):
+        return int(value)
+    raise UsageError(f"{what}: expected 0, 1 or null, got {value!r}")
+
+
+def _opt_int(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if value >= 0 else None
+
+
+def _ledger(raw: Any, what: str) -> list[dict[str, Any]] | None:
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raise UsageError(f"{what}: ledger is not valid JSON") from None
+        if raw is None:
+            return None
+    if isinstance(raw, dict) and "constraints" in raw:
+        raw = raw["constraints"]
+    if not isinstance(raw, list):
+        raise UsageError(f"{what}: ledger is not a list")
+    out = []
+    for i, entry in enumerate(raw):
+        e = entry if isinstance(entry, dict) else {"args": entry}
+        ctype = e.get("type")
+        st = e.get("source_turn")
+        out.append({
+            "id": str(e.get("id") or f"L{i + 1:03d}"),
+            "type": ctype if isinstance(ctype, str) else json.dumps(ctype),
+            "args": e.get("args"),
+            "nl": e.get("nl") if isinstance(e.get("nl"), str) else None,
+            "source_turn": st if isinstance(st, int) and not isinstance(st, bool) else None,
+        })
+    return out
+
+
+def _mus(raw: Any) -> list[str] | None:
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return None
+    if not isinstance(raw, list):
+        return None
+    ids = []
+    for item in raw:
+        if isinstance(item, dict) and item.get("id") is not None:
+            ids.append(str(item["id"]))
+        elif isinstance(item, str):
+            ids.append(item)
+    return ids
+
+
+def _attempts(raw: Any) -> list[dict[str, Any]]:
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return []
+    if not isinstance(raw, list):
+        return []
+    out = []
+    for i, ev in enumerate(raw):
+        if not isinstance(ev, dict):
+            continue
+        known = {"attempt", "codes", "candidate_ledger_size", "candidate_is_sat", "extracted_constraints_count",
+                 "mus_size", "attempt_budget_exhausted"}
+        sat = ev.get("candidate_is_sat")
+        exhausted = ev.get("attempt_budget_exhausted")
+        detail = {k: v for k, v in ev.items() if k not in known}
+        out.append({
+            "attempt": _opt_int(ev.get("attempt")) if _opt_int(ev.get("attempt")) is not None else i + 1,
+            "codes": [str(c) for c in ev.get("codes") or []],
+            "candidate_ledger_size": _opt_int(ev.get("candidate_ledger_size")),
+            "candidate_is_sat": None if sat is None else bool(sat),
+            "extracted_constraints_count": _opt_int(ev.get("extracted_constraints_count")),
+            "mus_size": _opt_int(ev.get("mus_size")),
+            "attempt_budget_exhausted": None if exhausted is None else bool(exhausted),
+            "detail": detail or None,
+        })
+    return out
+
+
+def _infer_method(trace: dict[str, Any], intro: dict[str, Any]) -> str:
+    method = trace.get("method") or intro.get("method")
+    if isinstance(method, str) and method:
+        return method
+    if trace.get("z3_sat") is not None or trace.get("repair_events"):
+        return "mus_repair"
+    return "ledger_only" if trace.get("ledger") is not None else "direct"
+
+
+def read_transcripts(files: Iterable[Path]) -> dict[tuple[str, str], NativeRun]:
+    """Native runs from transcript JSONL files.
+
+    Raises:
+        UsageError: a line is not JSON, or a trace comes before its `problem_intro`.
+    """
+    runs: dict[tuple[str, str], NativeRun] = {}
+    for path in files:
+        intro: dict[str, Any] = {}
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{path}: cannot read ({exc})") from None
+        for lineno, text in enumerate(lines, 1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except ValueError as exc:
+                raise UsageError(f"{path}:{lineno}: invalid JSON ({exc})") from None
+            if not isinstance(obj, dict):
+                raise UsageError(f"{path}:{lineno}: expected a JSON object")
+            kind = obj.get("type")
+            if kind == "problem_intro":
+                intro = obj
+            elif kind == "model_trace":
+                pid = intro.get("problem_id")
+                model, tn = obj.get("model"), obj.get("turn_number")
+                if not isinstance(pid, str):
+                    raise UsageError(f"{path}:{lineno}: model_trace before any problem_intro")
+                if not isinstance(model, str) or not isinstance(tn, int) or isinstance(tn, bool):
+                    raise UsageError(f"{path}:{lineno}: model_trace needs a string model and an integer turn_number")
+                method = _infer_method(obj, intro)
+                run = runs.setdefault((model, method), NativeRun(model, method))
+                what = f"{path}:{lineno}"
+                if (pid, tn) in run.turns:
+                    raise UsageError(f"{what}: second trace for {model}/{method} {pid} turn {tn}")
+                run.turns[(pid, tn)] = {
+                    "raw_response": obj.get("response_snippet") if isinstance(obj.get("response_snippet"), str) else None,
+                    "ledger": _ledger(obj.get("ledger"), what),
+                    "z3_sat": _flag(obj.get("z3_sat"), f"{what}: z3_sat"),
+                    "answer_correct": _flag(obj.get("answer_correct"), f"{what}: answer_correct"),
+                    "mus": _mus(obj.get("mus")),
+                    "repair_attempts": _attempts(obj.get("repair_events")),
+                    "finish_reason": obj.get("finish_reason") if isinstance(obj.get("finish_reason"), str) else None,
+                    "tokens_out": _opt_int(obj.get("tokens_out")),
+                }
+    return runs
+
+
+def read_sqlite(path: Path) -> dict[tuple[str, str], NativeRun]:
+    """Native runs from the runner's results database (opened read-only).
+
+    Raises:
+        UsageError: the file is not a readable database with a `results` table.
+    """
+    uri = f"file:{path.resolve().as_posix()}?mode=ro"
+    try:
+        con = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as exc:
+        raise UsageError(f"{path}: cannot open database ({exc})") from None
+    try:
+        con.row_factory = sqlite3.Row
+        cols = {r[1] for r in con.execute("PRAGMA table_info(results)")}
+        missing = [c for c in RESULT_COLUMNS if c not in cols]
+        if missing:
+            raise UsageError(f"{path}: table `results` is missing column(s) {', '.join(missing)}")
+        order = "model, method, problem_id, turn_number" + (", id" if "id" in cols else "")
+        rows = con.execute(f"SELECT * FROM results ORDER BY {order}").fetchall()  # noqa: S608 - fixed columns
+    except sqlite3.Error as exc:
+        raise UsageError(f"{path}: cannot read table `results` ({exc})") from None
+    finally:
+        con.close()
+    runs: dict[tuple[str, str], NativeRun] = {}
+    for row in rows:
+        r = dict(row)
+        what = f"{path}: results row id={r.get('id')}"
+        model, method, pid, tn = r["model"], r["method"], r["problem_id"], r["turn_number"]
+        if not all(isinstance(x, str) for x in (model, method, pid)) or not isinstance(tn, int):
+            raise UsageError(f"{what}: model, method, problem_id must be text and turn_number an integer")
+        run = runs.setdefault((model, method), NativeRun(model, method))
+        if (pid, tn) in run.turns:
+            raise UsageError(f"{what}: duplicate row for {model}/{method} {pid} turn {tn}")
+        if isinstance(r.get("timestamp"), str):
+            run.timestamps.append(r["timestamp"])
+        run.turns[(pid, tn)] = {
+            "raw_response": r.get("raw_response") if isinstance(r.get("raw_response"), str) else None,
+            "ledger": _ledger(r.get("ledger_json"), what),
+            "z3_sat": _flag(r.get("z3_sat"), f"{what}: z3_sat"),
+            "answer_correct": _flag(r.get("answer_correct"), f"{what}: answer_correct"),
+            "mus": _mus(r.get("mus_json")),
+            "extraction_null": _flag(r.get("extraction_null"), f"{what}: extraction_null"),
+            "z3_error": _flag(r.get("z3_error"), f"{what}: z3_error"),
+            "repair_attempts": _attempts(r.get("repair_reason_json")),
+            "finish_reason": r.get("finish_reason") if isinstance(r.get("finish_reason"), str) else None,
+            "tokens_in": _opt_int(r.get("tokens_in")),
+            "tokens_out": _opt_int(r.get("tokens_out")),
+        }
+    return runs
+
+
+def _iso(ts: str) -> str:
+    text = ts.strip().replace(" ", "T")
+    return text if text.endswith("Z") or "+" in text[10:] else text + "Z"
+
+
+def _sources(src: Path) -> tuple[str, list[Path]]:
+    if not src.exists():
+        raise UsageError(f"{src}: no such file or directory")
+    if src.is_dir():
+        files = sorted(p for p in src.rglob("*.jsonl") if p.is_file())
+        if not files:
+            raise UsageError(f"{src}: no transcript files (*.jsonl) in the folder")
+        return "transcript", files
+    try:
+        with src.open("rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise UsageError(f"{src}: cannot read ({exc.strerror})") from None
+    return ("sqlite" if head == SQLITE_MAGIC else "transcript"), [src]
+
+
+def import_submission(src: Path, problems: Path, out: Path) -> int:
+    """Write `out/` (prereg.yaml, runs/*.jsonl, submission.yaml) from a DRIFT-Bench source.
+
+    Raises:
+        UsageError: unreadable or inconsistent input, unknown problems, or a non-empty `out`.
+    """
+    submission_id = out.name
+    if not re.fullmatch(SUBMISSION_ID_PATTERN, submission_id):
+        raise UsageError(f"{out}: the folder name must be a submission id ({SUBMISSION_ID_PATTERN})")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out}: already exists and is not empty; choose a new folder")
+    kind, files = _sources(src)
+    native = read_sqlite(files[0]) if kind == "sqlite" else read_transcripts(files)
+    if not native:
+        raise UsageError(f"{src}: no model turns found")
+    loaded, errors = load_problems([problems])
+    if errors:
+        raise UsageError(f"{len(errors)} problem(s) in {problems}:\n" + "\n".join(errors))
+    by_id = {p.problem_id: p for p in loaded}
+    used = sorted({pid for run in native.values() for pid, _ in run.turns})
+    unknown = [pid for pid in used if pid not in by_id]
+    if unknown:
+        raise UsageError(f"{src}: problem(s) not found under {problems}: {', '.join(unknown)}")
+    bad_turns = sorted(
+        f"{m}/{meth} {pid} turn {tn}" for (m, meth), run in native.items() for pid, tn in run.turns
+        if not 1 <= tn <= len(by_id[pid].turns)
+    )
+    if bad_turns:
+        raise UsageError(f"{src}: turn numbers outside the problem: {'; '.join(bad_turns)}")
+    splits = sorted({by_id[pid].split for pid in used})
+    candidates = sets_of(loaded, "drift-bench")
+    pset = candidates[0]
+    if len(splits) == 1:
+        pset = next((s for s in candidates if s.name.endswith(f":{splits[0]}")), pset)
+    set_name = f"drift-bench-{splits[0]}" if len(splits) == 1 else "drift-bench"
+
+    keys = sorted(native)
+    cells = {f"{m}/{meth}": (m, meth) for m, meth in keys}
+    prereg = {
+        "format_version": FORMAT_VERSION, "submission_id": submission_id, "track": "constraint",
+        "profile": "drift-bench-v1",
+        "cells": {c: {"flags": {"model": m, "method": meth}, "seeds": [SEED]} for c, (m, meth) in cells.items()},
+        "problem_set": pset.digest,
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    prereg_bytes = _yaml(prereg)
+    (out / "prereg.yaml").write_bytes(prereg_bytes)
+    prereg_sha = sha256_hex(prereg_bytes)
+    source_files = {f.name if len(files) == 1 else f.relative_to(src).as_posix(): file_sha256(f) for f in files}
+    run_files: list[str] = []
+    claims: list[dict[str, Any]] = []
+    for model, method in keys:
+        run = native[(model, method)]
+        rel = f"runs/{_slug(model)}--{_slug(method)}--{SEED}.jsonl"
+        run_files.append(rel)
+        cell = f"{model}/{method}"
+        start = {
+            "run_id": f"{submission_id}--{_slug(model)}--{_slug(method)}--{SEED}"[:200],
+            "submission_id": submission_id, "track": "constraint", "cell": cell, "seed": SEED,
+            "backbone": model, "prereg_sha256": prereg_sha,
+            "started_at": _iso(min(run.timestamps)) if run.timestamps else EPOCH,
+            "method": method, "problem_set": {"name": set_name, "digest": pset.digest},
+            "source": {"importer": f"drift-bench-{kind}@1", "files": source_files,
+                       "native_run_id": f"{model}/{method}"},
+        }
+        _write_run(out / rel, start, run, by_id)
+        recorded = [t["answer_correct"] for t in run.turns.values() if t["answer_correct"] is not None]
+        if recorded:
+            claims.append({"cell": cell, "metric": "turn_accuracy", "value": sum(recorded) / len(recorded),
+                           "source": f"recorded answer_correct in {src.name}"})
+    models = sorted({m for m, _ in keys})
+    submission = {
+        "format_version": FORMAT_VERSION, "id": submission_id,
+        "title": f"DRIFT-Bench runs imported from {src.name}",
+        "authors": [{"name": "DRIFT-Bench authors", "affiliation": "Kaons"}],
+        "contact": HARNESS["url"], "track": "constraint", "system": "DRIFT-Bench",
+        "backbone": models[0] if len(models) == 1 else "multiple (see each run)",
+        "harness": HARNESS, "license": "MIT",
+        "description": f"Imported with `driftboard import drift-bench` ({kind}); recorded labels are claims.",
+        "files": run_files, "claims": claims,
+    }
+    (out / "submission.yaml").write_bytes(_yaml(submission))
+    return 0
+
+
+def _write_run(path: Path, start: dict[str, Any], run: NativeRun, by_id: dict[str, Problem]) -> None:
+    try:
+        with RunLogWriter(path, start) as log:
+            current = None
+            for pid, tn in sorted(run.turns):
+                problem = by_id[pid]
+                if pid != current:
+                    log.write({"type": "problem_start", "problem_id": pid, "domain": problem.domain,
+                               "n_turns": len(problem.turns)})
+                    current = pid
+                log.write({"type": "turn", "problem_id": pid, "turn_number": tn,
+                           "user_message": problem.turns[tn - 1].user_message, **run.turns[(pid, tn)]})
+            log.end("COMPLETED", "imported")
+    except ValidationError as exc:
+        raise UsageError(f"{path}: cannot write a valid event: {'; '.join(format_validation_error(exc))}") from None

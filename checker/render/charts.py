@@ -1,0 +1,99 @@
+"""Altair (Vega-Lite v6) chart specs with their data inlined as named `datasets`.
+
+Each chart kind is built once with Altair against named data sources and cached; a page's chart
+is that spec with its `datasets` filled in. This keeps Altair's schema validation out of the
+per-page loop (200 submissions build in seconds) while every spec stays an Altair product.
+The browser draws them with the vendored Vega, Vega-Lite and vega-embed (`charts.js`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from typing import Any
+
+import altair as alt
+
+COMPONENT_COLORS = {"bind": "#d62728", "abandon": "#ff7f0e", "aligned": "#2ca02c"}
+CHANNEL_COLORS = {"consistent": "#2ca02c", "drift": "#ff7f0e", "contradiction": "#d62728", "other": "#7f7f7f"}
+STATUS_COLORS = {"PASS": "#2ca02c", "FAIL": "#d62728", "N/A": "#9e9e9e"}
+
+
+def _scale(colors: dict[str, str]) -> alt.Scale:
+    return alt.Scale(domain=list(colors), range=list(colors.values()))
+
+
+@cache
+def _decomposition() -> str:
+    """Stacked mean bind / abandon / aligned share per cell; points: each seed's own stack boundaries."""
+    bars = alt.Chart(alt.Data(name="means")).mark_bar().encode(
+        x=alt.X("cell:N", title="cell", sort=None),
+        y=alt.Y("share:Q", title="share of reference beats (mean over valid seeds)", stack="zero",
+                scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("component:N", scale=_scale(COMPONENT_COLORS), title="component"),
+        order=alt.Order("order:Q"),
+        tooltip=["cell:N", "component:N", alt.Tooltip("share:Q", format=".3f"), "n_defined:Q", "n:Q"],
+    )
+    points = alt.Chart(alt.Data(name="points")).mark_point(filled=True, size=40, stroke="black",
+                                                           strokeWidth=0.5).encode(
+        x=alt.X("cell:N", sort=None),
+        y=alt.Y("y:Q"),
+        color=alt.Color("component:N", scale=_scale(COMPONENT_COLORS)),
+        tooltip=["cell:N", "seed:N", "component:N", alt.Tooltip("value:Q", format=".3f")],
+    )
+    chart = alt.layer(bars, points).properties(width="container", height=260)
+    return json.dumps(chart.to_dict())
+
+
+@cache
+def _channels() -> str:
+    """Share of turns per channel, per model x method (normalised stacked bars)."""
+    chart = alt.Chart(alt.Data(name="channels")).mark_bar().encode(
+        y=alt.Y("group:N", title="model × method", sort=None),
+        x=alt.X("share:Q", title="share of turns", stack="normalize"),
+        color=alt.Color("channel:N", scale=_scale(CHANNEL_COLORS), title="channel"),
+        order=alt.Order("order:Q"),
+        tooltip=["group:N", "channel:N", alt.Tooltip("share:Q", format=".3f"), "turns:Q"],
+    ).properties(width="container")
+    return json.dumps(chart.to_dict())
+
+
+@cache
+def _depth() -> str:
+    """Accuracy by turn number, one line per model x method."""
+    chart = alt.Chart(alt.Data(name="depth")).mark_line(point=True).encode(
+        x=alt.X("turn:O", title="turn"),
+        y=alt.Y("accuracy:Q", title="accuracy (correct / turns)", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("group:N", title="model × method"),
+        tooltip=["group:N", "turn:O", alt.Tooltip("accuracy:Q", format=".3f"), "turns:Q"],
+    ).properties(width="container", height=240)
+    return json.dumps(chart.to_dict())
+
+
+@cache
+def _gate() -> str:
+    """Gate outcomes: runs per condition and status."""
+    chart = alt.Chart(alt.Data(name="gate")).mark_bar().encode(
+        y=alt.Y("condition:N", title="gate condition", sort=None),
+        x=alt.X("runs:Q", title="runs", stack="zero"),
+        color=alt.Color("status:N", scale=_scale(STATUS_COLORS), title="status"),
+        order=alt.Order("order:Q"),
+        tooltip=["condition:N", "status:N", "runs:Q"],
+    ).properties(width="container")
+    return json.dumps(chart.to_dict())
+
+
+_KINDS = {"decomposition": _decomposition, "channels": _channels, "depth": _depth, "gate": _gate}
+
+
+def spec(kind: str, datasets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The cached Altair spec of `kind` with `datasets` inlined (a fresh dict each call)."""
+    out: dict[str, Any] = json.loads(_KINDS[kind]())
+    out["datasets"] = copy.deepcopy(datasets)
+    return out
+
+
+def dumps(chart: dict[str, Any]) -> str:
+    """Deterministic JSON for a spec file."""
+    return json.dumps(chart, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"

@@ -1,0 +1,99 @@
+"""Conformance: importing every ARG case and verifying it under `arg-v1.0` reproduces truth.json.
+
+Expectations come only from each case's `truth.json` (what ARG's own probes printed). A case made
+with changed probe thresholds (`probe_env`, e.g. ARG_B=40) is imported with those thresholds
+(`import_submission(..., thresholds=thresholds_from_arg(truth["probe_thresholds"]))`), and, when
+the case records it, imported again with the defaults to check `truth_under_default_env` too.
+Skipped with a stated reason when the shared data is absent (set DRIFTBOARD_SHARED_DATA).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import shared_data
+
+from checker.errors import UsageError
+from checker.importers.arg import import_submission, thresholds_from_arg
+from checker.verify import verify_paths
+
+CASES = shared_data() / "arg" / "cases"
+CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "truth.json").exists()) if CASES.is_dir() else []
+
+pytestmark = pytest.mark.shared_data
+
+
+def _truth(name: str) -> dict[str, Any]:
+    return json.loads((CASES / name / "truth.json").read_text())
+
+
+def _verify(name: str, out: Path, thresholds: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    src = CASES / name
+    sub = out / name.lower()
+    th = thresholds_from_arg(thresholds) if thresholds else None
+    assert import_submission(src / "state.db", src / "probe.db", sub, thresholds=th) == 0
+    report = verify_paths([sub], profile="arg-v1.0")
+    assert report.exit_code == 0, [f.render() for f in report.findings]
+    (submission,) = report.submissions
+    return {r["native_run_id"]: r for r in submission.runs}
+
+
+def _diff(expected: dict[str, Any], got: dict[str, Any], where: str) -> list[str]:
+    return [f"{where}.{k}: truth {v!r}, got {got.get(k, '<missing>')!r}" for k, v in expected.items()
+            if k not in got or got[k] != v or type(got[k]) is not type(v)]
+
+
+@pytest.mark.skipif(not CASE_NAMES, reason=f"ARG conformance cases not found under {CASES} "
+                    "(shared data absent; set DRIFTBOARD_SHARED_DATA)")
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_case_reproduces_truth(name, tmp_path):
+    truth = _truth(name)
+    if not truth["runs"]:
+        assert truth["default_selection"]["legibility_verdict"] == "NO_RUN"
+        with pytest.raises(UsageError, match="NO_RUN"):
+            import_submission(CASES / name / "state.db", CASES / name / "probe.db", tmp_path / "x")
+        return
+    runs = _verify(name, tmp_path / "probe-env", truth["probe_thresholds"])
+    assert sorted(runs) == sorted(truth["runs"])
+    problems: list[str] = []
+    for run_id, expected in truth["runs"].items():
+        res = runs[run_id]
+        problems += _diff(expected["metrics"], res["metrics"], f"{run_id}.metrics")
+        problems += _diff(expected["legibility"], res["legibility"], f"{run_id}.legibility")
+        assert res["gate_verdict"] == expected["legibility"]["verdict"]
+        if res["verdict"] != "INCOMPLETE":
+            assert res["verdict"] == expected["legibility"]["verdict"]
+        if expected.get("cell_from_config"):
+            assert res["cell"] == expected["cell_from_config"]
+    assert not problems, "\n".join(problems)
+    default = truth.get("truth_under_default_env")
+    if default:
+        runs = _verify(name, tmp_path / "default-env", default["probe_thresholds"])
+        for run_id, expected in default["runs"].items():
+            problems += _diff(expected["legibility"], runs[run_id]["legibility"], f"{run_id}.default.legibility")
+            problems += _diff(expected["metrics_subset"], runs[run_id]["metrics"], f"{run_id}.default.metrics")
+        assert not problems, "\n".join(problems)
+
+
+@pytest.mark.skipif(not CASE_NAMES, reason="ARG conformance cases absent")
+def test_repository_gds_fixture_is_among_the_cases(tmp_path):
+    assert "t_chain3_unit_gds" in CASE_NAMES
+    expected = _truth("t_chain3_unit_gds")["runs"]["gds"]["metrics"]
+    assert (expected["drift_ref_beats"], expected["gds_bind"], expected["gds_abandon"]) == (5, 0.4, 0.2)
+    got = _verify("t_chain3_unit_gds", tmp_path, None)["gds"]
+    assert got["gds"] == {"reference_beats": 5, "live": 2, "shadow": 3, "bind": 2, "aligned": 2, "abandon": 1}
+
+
+@pytest.mark.skipif(not CASE_NAMES, reason="ARG conformance cases absent")
+def test_verify_text_prints_gate_table_and_gds(tmp_path, run_line):
+    src = CASES / "t_chain3_unit_gds"
+    import_submission(src / "state.db", src / "probe.db", tmp_path / "gds")
+    result = run_line(["verify", str(tmp_path / "gds")])
+    assert result.exit_code == 0
+    out = result.output
+    assert "startup_probe     FAIL  no startup probe" in out
+    assert "canary_echo       N/A" in out
+    assert "GDS: 5 reference beat(s) (2 live, 3 shadow): bind 2 (0.4)  aligned 2 (0.4)  abandon 1 (0.2)" in out

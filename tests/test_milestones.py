@@ -1,0 +1,71 @@
+"""Claimed vs verified milestones: a claim is verified only by deterministic evidence in its window."""
+
+from __future__ import annotations
+
+from agent_helpers import beat, make_run
+
+from checker.replay import replay
+from checker.score.milestones import milestones
+
+
+def claim(turn, claim_id="M1", **kw):
+    ev = {"type": "milestone_claim", "turn": turn, "claim_id": claim_id}
+    ev.update(kw)
+    return ev
+
+
+def evidence(turn, kind, irreversible, **kw):
+    ev = {"type": "evidence", "turn": turn, "kind": kind, "irreversible": irreversible}
+    ev.update(kw)
+    return ev
+
+
+def run_ms(tmp_path, events, **kw):
+    return milestones(replay(make_run(tmp_path, events)), **kw)
+
+
+def test_level_event_in_window_verifies(tmp_path):
+    ms = run_ms(tmp_path, [beat(1, step_id="C1-S0"), {"type": "level", "turn": 2, "level_counter": 1},
+                           claim(3, step_id="C1-S0")])
+    assert (ms["milestone_claims"], ms["milestones_verified"], ms["milestones_declared_only"]) == (1, 1, 0)
+    assert ms["milestone_verified_ratio"] == 1.0
+    assert ms["details"][0]["window"] == [1, 3] and ms["details"][0]["evidence_kind"] == "level"
+
+
+def test_evidence_before_the_step_start_does_not_verify(tmp_path):
+    ms = run_ms(tmp_path, [{"type": "level", "turn": 1, "level_counter": 1}, beat(2, step_id="C1-S0"),
+                           claim(3, step_id="C1-S0")])
+    assert ms["milestones_declared_only"] == 1
+    assert ms["details"][0]["status"] == "DECLARED_ONLY"
+
+
+def test_evidence_after_the_claim_does_not_verify(tmp_path):
+    ms = run_ms(tmp_path, [claim(3, step_started_turn=0), evidence(3, "commit", True)])
+    assert ms["milestones_verified"] == 0
+
+
+def test_reversible_evidence_verifies_only_when_allowed(tmp_path):
+    events = [evidence(1, "read", False, subject="a.txt"), claim(2, step_started_turn=0)]
+    assert run_ms(tmp_path / "a", events)["milestones_verified"] == 0
+    assert run_ms(tmp_path / "b", events, include_reversible=True)["milestones_verified"] == 1
+
+
+def test_exit_code_and_file_digest_need_success_and_change(tmp_path):
+    events = [evidence(1, "exit_code", True, exit_code=1), evidence(1, "file_digest", True, before="a", after="a"),
+              claim(2, "M1", step_started_turn=0),
+              evidence(3, "exit_code", True, exit_code=0), claim(4, "M2", step_started_turn=3)]
+    ms = run_ms(tmp_path, events)
+    assert [d["status"] for d in ms["details"]] == ["DECLARED_ONLY", "VERIFIED"]
+    assert ms["milestone_verified_ratio"] == 0.5
+
+
+def test_matched_receipt_and_score_rise_are_evidence(tmp_path):
+    events = [beat(1, score=0), {"type": "receipt", "turn": 1, "match": 1, "predictor_kind": "STEP"},
+              claim(1, "M1", step_started_turn=1), beat(2, score=0), beat(3, score=5), claim(3, "M2", step_started_turn=2)]
+    ms = run_ms(tmp_path, events)
+    assert [d["evidence_kind"] for d in ms["details"]] == ["receipt", "score"]
+
+
+def test_no_claims_is_undefined(tmp_path):
+    ms = run_ms(tmp_path, [beat(1)])
+    assert ms["milestone_claims"] == 0 and ms["milestone_verified_ratio"] is None
