@@ -7,7 +7,6 @@ import json
 import subprocess
 
 import pytest
-
 from submission_factory import make_agent_submission
 
 

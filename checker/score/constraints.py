@@ -210,7 +210,19 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
         reasons.append("run has no run_end event")
     result["metrics"] = aggregate(turns)
     result["metrics"]["mismatches"] = len(result["mismatches"])
+    result["rates"] = rate_pairs(result["metrics"])
     return result
+
+
+def rate_pairs(m: dict[str, Any]) -> dict[str, list[int]]:
+    """Rate metric -> [numerator, denominator], so that cells can pool rates across seeds."""
+    pairs = {"turn_accuracy": [m["correct_turns"], m["turns"]],
+             "drift_rate": [m["residual_drift"], m["total_residual"]],
+             "contradiction_rate": [m["residual_contradiction"], m["total_residual"]],
+             "other_rate": [m["residual_other"], m["total_residual"]]}
+    for ch in CHANNELS:
+        pairs[f"{ch}_share"] = [m[ch], m["ledger_turns"]]
+    return pairs
 
 
 def _rate(num: int, den: int) -> float | None:
@@ -228,7 +240,7 @@ def aggregate(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
     r_contra = sum(1 for t in wrong if t["ledger_sat"] is False)
     r_other = len(wrong) - r_drift - r_contra
     m: dict[str, Any] = {
-        "turns": n, "correct": correct, "turn_accuracy": _rate(correct, n),
+        "turns": n, "correct_turns": correct, "turn_accuracy": _rate(correct, n),
         "parse_rate": _rate(sum(1 for t in turns if t["parse"]), n),
         "complete_rate": _rate(sum(1 for t in turns if t["complete"]), n),
         "ledger_turns": ledger_turns,

@@ -1,0 +1,434 @@
+"""A scripted ARG-style agent for the micro-world, with switchable binding join and agenda.
+
+It is deterministic (one seeded RNG for organ noise) and writes canonical agent events through
+an `emit` callback (the baseline generator passes `RunLogWriter.write`). It never writes a
+drift figure: reference steps, landings and receipts are written the way a harness would, and
+the checker derives the decomposition from them.
+
+Organs (scripted stand-ins for the LLM calls, each logged as an `llm_call`):
+
+* **Observer**: binds the frame's objects to referents. New objects are minted (`R####`), moved
+  ones get a new version, vanished ones go DORMANT. Salted with a canary (zone Z2) on every
+  8th call.
+* **Surveyor**: every `EPOCH` beats reads its view and proposes rules (effect hypotheses),
+  goals, milestone (DEFICIT) goals and relevance rankings. Salted in Z2, Z3, Z6 on every call.
+  It can only name a referent that appears in its view: the bound-referent rows (binding
+  join on) or the targets of compiled plan steps (agenda on). With both off it cannot name
+  the referent behind an effect, so it forms no targeted hypothesis.
+* **Actuator**: realises each aimed live step as a click; the harness checks the click is
+  inside the cited referent (R8) and re-prompts once if not.
+
+Switches:
+
+* `join` (ARG_JOIN): when on, a live step's target is re-joined to the referent's *current*
+  version before the click; when off, the Actuator aims at the cells the target had when the
+  plan was compiled (stale when the object moved since), and the Surveyor loses the
+  bound-referent rows.
+* `agenda` (ARG_AGENDA): when on, commitments are compiled and executed as live steps
+  (`drift_ref` LIVE); when off, every beat is a deterministic probe and the step the agenda
+  would have compiled is stamped as a shadow step (`drift_ref` SHADOW).
+
+Probe policy (deterministic): the least-tried action (ties: lowest number); for a click, the
+least-tried, then smallest, then lowest-id current referent, aimed at its minimum cell.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.baselines.microworld import ACTIONS, SIZE, MicroWorld, StepOutcome
+
+EPOCH = 8
+"""Beats between Surveyor calls."""
+OBSERVER_CANARY_EVERY = 8
+"""The Observer is salted when its call counter is a multiple of this."""
+LEASE = 20
+
+Emit = Callable[[dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """One run's configuration."""
+
+    cell: str
+    seed_label: str
+    world_seed: int
+    join: bool = True
+    agenda: bool = True
+    horizon: int = 150
+    observer_noise: float = 0.03
+    """Chance that one Observer bind op is rejected (then retried once)."""
+    surveyor_noise: float = 0.06
+    """Chance that one Surveyor proposal is rejected (then retried once)."""
+    actuator_noise: float = 0.05
+    """Chance that the Actuator's first click proposal falls outside the cited referent."""
+    records_believed_landing: bool = False
+    """Harness defect: record the step's cited target when the click was inside its (stale) cells."""
+
+
+@dataclass
+class RefRow:
+    """A referent as the agent's store holds it."""
+
+    ref_id: str
+    oid: str
+    kind: str
+    colour: int
+    cells: frozenset[tuple[int, int]]
+    version: int = 1
+    dormant: bool = False
+    rung: str = "ANCHORED"
+
+
+@dataclass
+class RuleRow:
+    """An effect hypothesis."""
+
+    rule_id: str
+    action: str
+    target: str | None
+    effect: dict[str, Any]
+    status: str = "PROPOSED"
+    matches: int = 0
+
+
+@dataclass
+class Step:
+    """A compiled plan step."""
+
+    step_id: str
+    commit_id: str
+    kind: str
+    target: str
+    cells_at_compile: frozenset[tuple[int, int]]
+    predicted: dict[str, Any]
+    goal_id: str
+    rule_id: str | None
+    last: bool = False
+    substitutions: int = 0
+    started: int | None = None
+
+
+@dataclass
+class Pending:
+    """An observation the Surveyor has not read yet."""
+
+    turn: int
+    action: str
+    ref: str | None
+    score_event: int
+    level_event: int
+
+
+@dataclass
+class ScriptedAgent:
+    """Runs one episode in a fresh micro-world and emits its events."""
+
+    cfg: AgentConfig
+    emit: Emit
+    world: MicroWorld = field(init=False)
+    rng: random.Random = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.world = MicroWorld(self.cfg.world_seed)
+        digest = hashlib.sha256(f"{self.cfg.cell}|{self.cfg.seed_label}".encode()).digest()
+        self.rng = random.Random(int.from_bytes(digest[:8], "big"))
+        self.counters: dict[str, int] = {}
+        self.refs: dict[str, RefRow] = {}
+        self.by_oid: dict[str, str] = {}
+        self.rules: dict[str, RuleRow] = {}
+        self.goals: dict[str, dict[str, Any]] = {}
+        self.queue: list[Step] = []
+        self.plan_targets: set[str] = set()
+        self.pending: list[Pending] = []
+        self.tried_action: dict[str, int] = {a: 0 for a in ACTIONS}
+        self.tried_ref: dict[str, int] = {}
+        self.calls: dict[str, int] = {"OBSERVER": 0, "SURVEYOR": 0, "ACTUATOR": 0}
+        self.score_goal: str | None = None
+        self.deficit_goal: str | None = None
+        self.level_rule_refs: set[str] = set()
+
+    # -- helpers ------------------------------------------------------------------------
+    def mint(self, prefix: str) -> str:
+        """Next id for a prefix, zero-padded to width 4 (ARG's minting)."""
+        n = self.counters.get(prefix, 0) + 1
+        self.counters[prefix] = n
+        return f"{prefix}{n:04d}"
+
+    def nonce(self) -> str:
+        """A canary nonce, `ZQ` + 8 hex."""
+        return "ZQ" + f"{self.rng.getrandbits(32):08x}"
+
+    def status(self, turn: int, kind: str, entity: str, old: str | None, new: str, reason: str | None = None) -> None:
+        """Emit a status transition."""
+        self.emit({"type": "status", "turn": turn, "entity_kind": kind, "entity_id": entity,
+                   "from_status": old, "to_status": new, "reason": reason})
+
+    def current_refs(self) -> list[RefRow]:
+        """Current, non-dormant referents in id order."""
+        return [r for r in self.refs.values() if not r.dormant]
+
+    def landing(self, x: int, y: int) -> str | None:
+        """The harness's landing: smallest current non-dormant referent containing (x, y)."""
+        best: RefRow | None = None
+        for r in self.refs.values():
+            if r.dormant or (x, y) not in r.cells:
+                continue
+            if best is None or len(r.cells) < len(best.cells):
+                best = r
+        return best.ref_id if best else None
+
+    # -- rendering ------------------------------------------------------------------------
+    def frame_text(self) -> str:
+        """Z2: the frame as 24 rows of hex digits."""
+        return "\n".join("".join(f"{v:x}" for v in row) for row in self.world.grid())
+
+    def roster(self, rows: list[RefRow]) -> str:
+        """Z6: referent rows."""
+        out = []
+        for r in rows:
+            xs = [c[0] for c in r.cells]
+            ys = [c[1] for c in r.cells]
+            out.append(f"{r.ref_id} v{r.version} {r.kind} colour={r.colour} n={len(r.cells)} "
+                       f"bbox=({min(xs)},{min(ys)})-({max(xs)},{max(ys)}) rung={r.rung}")
+        return "\n".join(out)
+
+    def surveyor_view(self, turn: int, salts: dict[str, str]) -> dict[str, str]:
+        """The Surveyor's zones Z1..Z6 (salts appended to their zones)."""
+        visible = self.visible_refs()
+        zones = {
+            "Z1": f"beat {turn}/{self.cfg.horizon}; level {self.world.level_counter}; score {self.world.score}",
+            "Z2": "goals:\n" + "\n".join(f"{g} {d['statement']} [{d['status']}]" for g, d in self.goals.items()),
+            "Z3": "recent:\n" + "\n".join(
+                f"t{p.turn} {p.action} -> {p.ref if p.ref in visible else '?'} score+{p.score_event} "
+                f"level+{p.level_event}" for p in self.pending[-12:]),
+            "Z4": "rules:\n" + "\n".join(
+                f"{r.rule_id} {r.action}@{r.target or '-'} => {r.effect} [{r.status}]" for r in self.rules.values()),
+            "Z5": "plan:\n" + "\n".join(f"{s.step_id} {s.kind} ACTION6@{s.target}" for s in self.queue),
+            "Z6": "referents:\n" + self.roster([self.refs[r] for r in sorted(visible)]),
+        }
+        for zone, salt in salts.items():
+            zones[zone] += f"\n[canary {salt}]"
+        return zones
+
+    def visible_refs(self) -> set[str]:
+        """Referents the Surveyor can name: bound rows (join) or plan-step targets (agenda)."""
+        visible: set[str] = set()
+        if self.cfg.join:
+            visible |= {r.ref_id for r in self.current_refs()}
+        if self.cfg.agenda:
+            visible |= {t for t in self.plan_targets if not self.refs[t].dormant}
+        return visible
+
+    def capture(self, turn: int, organ: str, call_idx: int, zones: dict[str, str], shadow: bool) -> int:
+        """Emit one render_capture per zone; returns the view's render tokens (ceil(chars / 4))."""
+        total = 0
+        for zone, text in zones.items():
+            data = text.encode()
+            tokens = math.ceil(len(text) / 4)
+            total += len(text)
+            self.emit({"type": "render_capture", "turn": turn, "organ": organ, "call_idx": call_idx, "zone": zone,
+                       "view_sha256": hashlib.sha256(data).hexdigest(), "view_bytes": len(data),
+                       "render_tokens": tokens, "shadow": shadow})
+        return math.ceil(total / 4)
+
+    # -- organs -----------------------------------------------------------------------------
+    def observe(self, turn: int) -> None:
+        """Observer: sync the store with the frame (mint, re-version, dormant)."""
+        ops: list[tuple[str, Any]] = []
+        live_oids = set(self.world.objects)
+        for oid, obj in self.world.objects.items():
+            rid = self.by_oid.get(oid)
+            if rid is None:
+                ops.append(("MINT", obj))
+            elif self.refs[rid].cells != obj.cells:
+                ops.append(("MOVE", obj))
+        for oid, rid in sorted(self.by_oid.items()):
+            if oid not in live_oids and not self.refs[rid].dormant:
+                ops.append(("DORMANT", rid))
+        if not ops:
+            return
+        self.calls["OBSERVER"] += 1
+        idx = self.calls["OBSERVER"]
+        salt = self.nonce() if idx % OBSERVER_CANARY_EVERY == 0 else None
+        zones = {"Z1": f"beat {turn}", "Z2": self.frame_text() + (f"\n[canary {salt}]" if salt else ""),
+                 "Z6": self.roster(self.current_refs())}
+        render = self.capture(turn, "OBSERVER", idx, zones, shadow=not self.cfg.agenda)
+        rejected = [op for op in ops if op[0] != "DORMANT" and self.rng.random() < self.cfg.observer_noise]
+        if salt:
+            self.emit({"type": "canary_salt", "turn": turn, "organ": "OBSERVER", "call_idx": idx, "zone": "Z2",
+                       "nonce": salt})
+        output = "{\"ops\": [" + ", ".join(f"\"{k}\"" for k, _ in ops) + "]" + (f", \"ack\": \"{salt}\"" if salt else "") + "}"
+        self.emit({"type": "llm_call", "turn": turn, "organ": "OBSERVER", "call_idx": idx,
+                   "prompt_tokens": render + 600, "completion_tokens": 20 + 30 * len(ops), "render_tokens": render,
+                   "ops_accepted": len(ops) - len(rejected), "ops_rejected": len(rejected)})
+        if salt:
+            self.emit({"type": "canary_echo", "turn": turn, "organ": "OBSERVER", "call_idx": idx, "zone": "Z2",
+                       "nonce": salt, "echoed": salt in output, "output_text": output})
+        if rejected:
+            for _ in rejected:
+                self.emit({"type": "write_reject", "turn": turn, "organ": "OBSERVER", "op_type": "BIND",
+                           "violation_class": "DANGLING_REF", "retry_count": 0})
+            self.emit({"type": "llm_call", "turn": turn, "organ": "OBSERVER", "call_idx": idx, "retry_count": 1,
+                       "prompt_tokens": render + 650, "completion_tokens": 20 + 30 * len(rejected),
+                       "render_tokens": render, "ops_accepted": len(rejected)})
+        for op, payload in ops:
+            if op == "DORMANT":
+                rid = payload
+                self.refs[rid].dormant = True
+                self.status(turn, "REFERENT_LIFE", rid, "LIVE", "DORMANT", "vanished from the frame")
+                continue
+            obj = payload
+            if op == "MINT":
+                rid = self.mint("R")
+                self.by_oid[obj.oid] = rid
+                self.refs[rid] = RefRow(rid, obj.oid, obj.kind, obj.colour, obj.cells)
+                self.tried_ref[rid] = 0
+                version = 1
+            else:
+                rid = self.by_oid[obj.oid]
+                row = self.refs[rid]
+                row.version += 1
+                row.cells = obj.cells
+                version = row.version
+            self.emit({"type": "referent", "turn": turn, "ref_id": rid, "version": version, "kind": obj.kind,
+                       "anchor_cells": [list(c) for c in sorted(obj.cells)],
+                       "signature": hashlib.sha1(f"{obj.colour}:{len(obj.cells)}".encode()).hexdigest()[:12],
+                       "provenance": "OBSERVER_BIND"})
+            if op == "MINT":
+                self.status(turn, "REFERENT_RUNG", rid, None, "ANCHORED", "minted")
+                self.status(turn, "REFERENT_LIFE", rid, None, "LIVE", "minted")
+
+    def propose_ops(self, turn: int, idx: int, ops: list[tuple[str, Callable[[], None]]]) -> tuple[int, list[str]]:
+        """Apply Surveyor proposals with noise: rejected ones are retried once. Returns (accepted, rejected types)."""
+        accepted = 0
+        rejected: list[str] = []
+        retry: list[tuple[str, Callable[[], None]]] = []
+        for op_type, apply in ops:
+            if self.rng.random() < self.cfg.surveyor_noise:
+                self.emit({"type": "write_reject", "turn": turn, "organ": "SURVEYOR", "op_type": op_type,
+                           "violation_class": self.rng.choice(["OUT_OF_SCHEMA", "DUPLICATE", "DANGLING_REF"]),
+                           "retry_count": 0})
+                retry.append((op_type, apply))
+                rejected.append(op_type)
+            else:
+                apply()
+                accepted += 1
+        if retry:
+            ok = 0
+            for op_type, apply in retry:
+                if self.rng.random() < self.cfg.surveyor_noise:
+                    self.emit({"type": "write_reject", "turn": turn, "organ": "SURVEYOR", "op_type": op_type,
+                               "violation_class": "OUT_OF_SCHEMA", "retry_count": 1})
+                else:
+                    apply()
+                    ok += 1
+            self.emit({"type": "llm_call", "turn": turn, "organ": "SURVEYOR", "call_idx": idx, "retry_count": 1,
+                       "prompt_tokens": 900 + 40 * len(retry), "completion_tokens": 60 * len(retry),
+                       "render_tokens": 200, "ops_accepted": ok})
+        return accepted, rejected
+
+    def survey(self, turn: int) -> None:
+        """Surveyor epoch: canaries, proposals, then (agenda on) compilation."""
+        self.calls["SURVEYOR"] += 1
+        idx = self.calls["SURVEYOR"]
+        salts = {z: self.nonce() for z in ("Z2", "Z3", "Z6")}
+        zones = self.surveyor_view(turn, salts)
+        render = self.capture(turn, "SURVEYOR", idx, zones, shadow=not self.cfg.agenda)
+        for zone, nonce in salts.items():
+            self.emit({"type": "canary_salt", "turn": turn, "organ": "SURVEYOR", "call_idx": idx, "zone": zone,
+                       "nonce": nonce})
+        visible = self.visible_refs()
+        ops: list[tuple[str, Callable[[], None]]] = []
+        for p in self.pending:
+            if p.ref is None or p.ref not in visible or self.refs[p.ref].dormant:
+                continue
+            if p.score_event and not self._has_rule(p.ref, "score_event"):
+                ops.append(("PROPOSE_RULE", self._rule_adder(turn, p.ref, {"score_event": 1, "cells_changed": "nonzero"})))
+            if p.level_event and not self._has_rule(p.ref, "level_event"):
+                ops.append(("PROPOSE_RULE", self._rule_adder(turn, p.ref, {"level_event": 1})))
+        self.pending = []
+        targeted = [r for r in self.rules.values() if r.target and not self.refs[r.target].dormant
+                    and r.effect.get("score_event") == 1 and r.status != "DEMOTED"]
+        if (targeted or any(op == "PROPOSE_RULE" for op, _ in ops)) and self.score_goal is None:
+            ops.append(("PROPOSE_GOAL", lambda: self._add_goal(turn, "raise the score", "SURVEYOR")))
+        if self.score_goal and self.deficit_goal is None and not self._level_rule():
+            ops.append(("PROPOSE_GOAL", lambda: self._add_deficit(turn)))
+        ranked = sorted(visible, key=lambda r: (self.tried_ref.get(r, 0), len(self.refs[r].cells), r))[:2]
+        for rid in ranked:
+            ops.append(("RANK_TIEBREAK", self._relevance_adder(turn, rid)))
+        deaf = {z for z in salts if self.rng.random() < self.cfg.surveyor_noise / 4}
+        output = "{\"proposals\": %d, \"acks\": [%s]}" % (
+            len(ops), ", ".join(f"\"{n}\"" for z, n in salts.items() if z not in deaf))
+        accepted_ops = ops
+        self.emit({"type": "llm_call", "turn": turn, "organ": "SURVEYOR", "call_idx": idx,
+                   "prompt_tokens": render + 1400, "completion_tokens": 80 + 60 * len(ops), "render_tokens": render,
+                   "ops_accepted": 0 if not ops else -1})  # placeholder replaced below
+        raise RuntimeError("unreachable")  # pragma: no cover - replaced by survey_impl
+
+    # Internal builders ------------------------------------------------------------------
+    def _has_rule(self, ref: str, effect: str) -> bool:
+        return any(r.target == ref and r.effect.get(effect) == 1 for r in self.rules.values())
+
+    def _level_rule(self) -> RuleRow | None:
+        for r in self.rules.values():
+            if r.target and not self.refs[r.target].dormant and r.effect.get("level_event") == 1 and r.status != "DEMOTED":
+                return r
+        return None
+
+    def _score_rule(self) -> RuleRow | None:
+        for r in self.rules.values():
+            if r.target and not self.refs[r.target].dormant and r.effect.get("score_event") == 1 and r.status != "DEMOTED":
+                return r
+        return None
+
+    def _rule_adder(self, turn: int, ref: str, effect: dict[str, Any]) -> Callable[[], None]:
+        def apply() -> None:
+            if self._has_rule(ref, next(k for k in effect if k != "cells_changed")):
+                return
+            rid = self.mint("RU")
+            self.rules[rid] = RuleRow(rid, "ACTION6", ref, effect)
+            self.emit({"type": "rule", "turn": turn, "rule_id": rid, "version": 1, "template": "CLICK_EFFECT",
+                       "ctx": {"action": "ACTION6", "target": ref, "when": None}, "effect": effect,
+                       "scope": "WITHIN_LIFE"})
+            self.status(turn, "RULE", rid, None, "PROPOSED", "surveyor proposal")
+        return apply
+
+    def _add_goal(self, turn: int, statement: str, provenance: str) -> None:
+        if self.score_goal is not None:
+            return
+        gid = self.mint("G")
+        self.goals[gid] = {"statement": statement, "status": "ACTIVE"}
+        self.score_goal = gid
+        self.emit({"type": "goal", "turn": turn, "goal_id": gid, "version": 1, "parent_goal": "G0001",
+                   "statement": statement, "provenance": provenance})
+        self.status(turn, "GOAL", gid, None, "PROPOSED", "surveyor proposal")
+        self.status(turn, "GOAL", gid, "PROPOSED", "ACTIVE", "admitted")
+
+    def _add_deficit(self, turn: int) -> None:
+        if self.deficit_goal is not None:
+            return
+        gid = self.mint("G")
+        self.goals[gid] = {"statement": "find the level trigger", "status": "ACTIVE"}
+        self.deficit_goal = gid
+        self.emit({"type": "goal", "turn": turn, "goal_id": gid, "version": 1, "parent_goal": "G0001",
+                   "statement": "find the level trigger", "provenance": "DEFICIT"})
+        self.status(turn, "GOAL", gid, None, "PROPOSED", "deficit milestone")
+        self.emit({"type": "deficit_stamp", "turn": turn, "goal_id": "G0001",
+                   "holes": [{"missing": "level trigger"}]})
+        self.emit({"type": "goal_edge", "turn": turn, "parent_goal": "G0001", "child_goal": gid, "verified": False})
+
+    def _relevance_adder(self, turn: int, rid: str) -> Callable[[], None]:
+        def apply() -> None:
+            self.emit({"type": "relevance_edge", "turn": turn, "goal_id": self.score_goal or "G0001",
+                       "target_kind": "REFERENT", "target_id": rid})
+        return apply
+
+
+__all__ = ["AgentConfig", "ScriptedAgent"]

@@ -1,0 +1,124 @@
+"""`driftboard bench agent`: replay + gate + metrics on synthetic runs of 400 and 10,000 beats.
+
+Each run log is written with `RunLogWriter` (an ARG-like mix per beat: the beat, a coverage and a
+rule receipt, status transitions, a referent version every 4 beats, an LLM call with render
+captures and canary echoes every 5 beats, some write rejects). Two timings, best of three, in
+this process on the same file:
+
+* parse: `read_run` (strict JSON decoding + event-model validation), which every consumer of
+  the log pays;
+* pipeline: parse + `score_run` (replay, the six gate conditions, GDS with recomputed landings,
+  the whole metric table, milestones).
+
+The last line is `events_per_s=<pipeline, largest run> ratio_vs_parse=<t_parse / t_pipeline>
+peak_rss_mb=<peak resident set of this process>`; linearity shows as equal per-event cost on the
+two sizes.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from checker.logio import RunLogWriter
+from checker.score.agent import score_run
+from checker.tracks import VerifyContext
+from checker.verify import read_run
+
+SIZES = (400, 10_000)
+REPEATS = 3
+
+
+def generate(path: Path, beats: int) -> int:
+    """Write a synthetic, valid agent run of `beats` beats; returns the number of events."""
+    start = {"run_id": f"bench-agent-{beats}", "submission_id": "bench", "track": "agent", "cell": "FULL",
+             "seed": "s1", "backbone": "synthetic", "prereg_sha256": "0" * 64, "started_at": "2026-11-01T00:00:00Z"}
+    n = 0
+    with RunLogWriter(path, start) as log:
+
+        def w(ev: dict[str, Any]) -> None:
+            nonlocal n
+            log.write(ev)
+            n += 1
+
+        w({"type": "startup_probe", "turn": 0})
+        for r in range(40):
+            x, y = (r * 7) % 60, (r * 3) % 60
+            w({"type": "referent", "turn": 0, "ref_id": f"R{r:04d}", "version": 1, "kind": "percept-cluster",
+               "anchor_cells": [[x, y], [x + 1, y], [x, y + 1], [x + 1, y + 1]]})
+        w({"type": "plan_step", "turn": 0, "commit_id": "C0001", "step_id": "C0001-S0", "step_ord": 0,
+           "kind": "INTERACT", "target_ref": "R0003", "action": "ACTION6", "premises": [["RULE", "RU0001"]]})
+        w({"type": "rule", "turn": 0, "rule_id": "RU0001", "ctx": {"action": "ACTION6", "target": "R0003"},
+           "effect": {"score_event": 1}})
+        w({"type": "goal_binding", "goal_id": "G0001", "ref_id": "R0003"})
+        w({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET"})
+        for t in range(1, beats + 1):
+            ref = f"R{t % 40:04d}"
+            r = t % 40
+            x, y = (r * 7) % 60, (r * 3) % 60
+            live = t % 3 == 0
+            w({"type": "beat", "turn": t, "action": "ACTION6", "params": {"x": x, "y": y}, "target_ref": ref,
+               "step_id": "C0001-S0" if live else None,
+               "shadow_step_id": None if live else f"G0001|ACTION6|R{(t + 1) % 40:04d}|RU0001",
+               "drift_ref": "LIVE" if live else "SHADOW", "source_stamp": "COMMITMENT_STEP" if live else "PROBE",
+               "render_tokens": 400 + t % 50, "match": t % 2, "level_counter": t // 1000, "score": t // 500})
+            w({"type": "receipt", "turn": t, "action": "ACTION6", "target_ref": ref, "context_class": "CC0001",
+               "observed": {"cells_changed": 4}})
+            w({"type": "receipt", "turn": t, "action": "ACTION6", "target_ref": ref, "context_class": "CC0001",
+               "predicted": {"cells_changed": "nonzero"}, "observed": {"cells_changed": 4}, "match": 1,
+               "predictor_id": "RU0001", "predictor_kind": "RULE"})
+            w({"type": "status", "turn": t, "entity_kind": "REFERENT_RUNG", "entity_id": ref, "to_status": "ENGAGED"})
+            if t % 4 == 0:
+                w({"type": "referent", "turn": t, "ref_id": ref, "version": 1 + t // 4, "kind": "percept-cluster",
+                   "anchor_cells": [[x, y], [x + 1, y], [x, y + 1], [x + 1, y + 1]]})
+            if t % 5 == 0:
+                w({"type": "llm_call", "turn": t, "organ": "SURVEYOR", "call_idx": t // 5, "prompt_tokens": 900 + t % 97,
+                   "completion_tokens": 120, "render_tokens": 800, "ops_accepted": 3})
+                for zone in ("Z2", "Z3", "Z6"):
+                    w({"type": "canary_echo", "turn": t, "organ": "SURVEYOR", "call_idx": t // 5, "zone": zone,
+                       "nonce": f"ZQ{t:08x}", "echoed": True})
+                    w({"type": "render_capture", "turn": t, "organ": "SURVEYOR", "call_idx": t // 5, "zone": zone,
+                       "view_sha256": f"{t:064x}", "view_bytes": 3000, "render_tokens": 700})
+            if t % 50 == 0:
+                w({"type": "write_reject", "turn": t, "organ": "SURVEYOR", "op_type": "PROPOSE_GOAL",
+                   "violation_class": "OUT_OF_SCHEMA"})
+                w({"type": "milestone_claim", "turn": t, "claim_id": f"M{t}", "step_id": "C0001-S0"})
+        log.end("COMPLETED", "horizon reached")
+    return n + 2
+
+
+def _best(fn: Any) -> float:
+    best = float("inf")
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def run(workdir: Path | None) -> int:
+    """Generate, measure, print; the last line carries the figures."""
+    ctx = VerifyContext(profile="driftboard", prereg=None)
+    last = ""
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        for beats in SIZES:
+            path = Path(tmp) / f"agent-{beats}.jsonl"
+            events = generate(path, beats)
+            t_parse = _best(lambda p=path: read_run(p, p.name))
+            t_pipe = _best(lambda p=path: score_run(read_run(p, p.name), ctx))
+            record = read_run(path, path.name)
+            t_score = _best(lambda r=record: score_run(r, ctx))
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+            click.echo(
+                f"{beats} beats, {events} events: parse {t_parse * 1000:.1f} ms, replay+gate+metrics "
+                f"{t_score * 1000:.1f} ms ({t_score / events * 1e6:.2f} us/event), pipeline {t_pipe * 1000:.1f} ms"
+            )
+            last = f"events_per_s={events / t_pipe:.0f} ratio_vs_parse={t_parse / t_pipe:.2f} peak_rss_mb={rss:.0f}"
+    click.echo(last)
+    return 0

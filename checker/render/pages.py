@@ -1,0 +1,634 @@
+"""Build the typed context of every page from the verified results files.
+
+Everything is gathered here first (style.md §9); templates only format. Keys the scorers may or
+may not emit are read defensively: a missing key or None becomes an undefined value, shown as
+"—" on the page and left empty/null in downloads, never 0.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from checker.render import charts
+from checker.render.context import (
+    CellContext,
+    ChartRef,
+    HomeContext,
+    Link,
+    SubmissionContext,
+    SubmissionsContext,
+    SummaryRow,
+    TrackContext,
+    page,
+)
+from checker.render.tables import Column, Table
+from checker.render.text import slug
+from checker.results_model import CellResult, MetricAggregate, ResultsFile
+
+TRACK_LABELS = {"agent": "Agent track: commitment vs binding drift",
+                "constraint": "Constraint track: satisfiable drift vs contradiction"}
+AGENT_COMPONENTS = ("bind", "abandon", "aligned")
+CONSTRAINT_CHANNELS = ("consistent", "drift", "contradiction", "other")
+STATUS_LABELS = {"PASS": "PASS", "FAIL": "FAIL", "NOT_APPLICABLE": "N/A"}
+GATE_CONDITIONS = ("render_ceiling", "silent_degrade", "startup_probe", "shadow_identity", "canary_echo",
+                   "write_error_rate")
+
+
+# ---------------------------------------------------------------- paths
+
+
+def submission_path(r: ResultsFile) -> str:
+    """Docs-relative Markdown path of a submission page."""
+    return f"submissions/{slug(r.submission_id)}.md"
+
+
+def cell_path(r: ResultsFile, cell: str) -> str:
+    """Docs-relative Markdown path of a cell permalink page (`results/<id>/<cell>.md`)."""
+    return f"results/{slug(r.submission_id)}/{slug(cell)}.md"
+
+
+def url_of(md_path: str) -> str:
+    """Site-relative URL of a Markdown page with directory URLs (`a/b.md` -> `a/b/`, `a/index.md` -> `a/`)."""
+    stem = md_path.removesuffix(".md")
+    if stem == "index":
+        return ""
+    if stem.endswith("/index"):
+        return stem.removesuffix("index")
+    return stem + "/"
+
+
+def root_of(md_path: str) -> str:
+    """Relative prefix from a page's URL back to the site root."""
+    return "../" * url_of(md_path).count("/")
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _get(d: Any, *keys: str) -> Any:
+    """Nested lookup that yields None for anything missing or of the wrong type."""
+    cur = d
+    for k in keys:
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(k)
+    return cur
+
+
+def _num(v: Any) -> float | int | None:
+    return v if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def _metric(cell: CellResult, name: str) -> MetricAggregate | None:
+    return cell.metrics.get(name)
+
+
+def _mean(cell: CellResult, name: str) -> float | None:
+    agg = _metric(cell, name)
+    if agg is not None:
+        return agg.mean
+    return _num(_get(cell.tables, name, "mean"))
+
+
+def _n_defined(cell: CellResult, name: str) -> str | None:
+    agg = _metric(cell, name)
+    if agg is not None:
+        return f"{agg.n_defined} of {agg.n}"
+    t = _get(cell.tables, name)
+    if isinstance(t, dict) and "n_defined" in t and "n" in t:
+        return f"{t['n_defined']} of {t['n']}"
+    return None
+
+
+def _mech_cells(r: ResultsFile) -> list[CellResult]:
+    return [c for c in r.cells if not c.comparator]
+
+
+def _gate_status(cond: Any) -> str | None:
+    status = _get(cond, "status")
+    return STATUS_LABELS.get(str(status), str(status)) if status is not None else None
+
+
+def _gate_numbers(cond: Any) -> str:
+    if not isinstance(cond, dict):
+        return ""
+    parts = []
+    for k, v in sorted(cond.items()):
+        if k in ("status", "lines"):
+            continue
+        if isinstance(v, bool) or v is None or isinstance(v, int | float | str):
+            parts.append(f"{k} {'—' if v is None else v}")
+        elif isinstance(v, dict) and all(isinstance(x, int | float | type(None)) for x in v.values()):
+            parts.append(f"{k} " + ", ".join(f"{a}={'—' if b is None else b}" for a, b in sorted(v.items())))
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------- summary (null results first)
+
+
+def summary_row(r: ResultsFile) -> SummaryRow:
+    """One submission's null-result line."""
+    nr = r.null_results
+    return {"submission_id": r.submission_id, "href": url_of(submission_path(r)), "title": r.title, "track": r.track,
+            "synthetic": r.synthetic, "headline": nr.headline, "valid_runs": nr.valid_runs, "runs": nr.runs,
+            "completions": nr.completions, "triggered_defeaters": len(nr.triggered_defeaters)}
+
+
+def null_table(results: Iterable[ResultsFile], name: str = "null-results") -> Table:
+    """Completions (or correct turns) and defeaters per submission: the first table of every index."""
+    rows = []
+    for r in results:
+        row: dict[str, Any] = dict(summary_row(r))
+        row["title_href"] = row["href"]
+        rows.append(row)
+    return Table(
+        name=name, caption="Null results first: completions, valid runs and triggered defeaters per submission",
+        columns=[Column("submission_id", "submission", link="href"), Column("title", "title"),
+                 Column("track", "track"), Column("headline", "headline"),
+                 Column("completions", "completions", numeric=True), Column("valid_runs", "valid runs", numeric=True),
+                 Column("runs", "runs", numeric=True),
+                 Column("triggered_defeaters", "defeaters triggered", numeric=True),
+                 Column("synthetic", "synthetic")],
+        rows=rows, empty="No verified submissions yet.")
+
+
+def agent_cell_rows(results: Iterable[ResultsFile]) -> list[dict[str, Any]]:
+    """One leaderboard row per agent cell: completions first, then the decomposition."""
+    rows = []
+    for r in results:
+        for c in r.cells:
+            completions = _metric(c, "completions")
+            rows.append({
+                "submission_id": r.submission_id, "href": url_of(submission_path(r)), "cell": c.cell,
+                "cell_href": url_of(cell_path(r, c.cell)), "comparator": c.comparator,
+                "valid_runs": c.valid_runs, "runs": c.runs,
+                "completions": (sum(v for v in completions.values.values() if v is not None)
+                                if completions is not None and completions.n_defined else None),
+                "gds_bind": _mean(c, "gds_bind"), "gds_aligned": _mean(c, "gds_aligned"),
+                "gds_abandon": _mean(c, "gds_abandon"), "drift_total": _mean(c, "drift_total"),
+                "n_defined": _n_defined(c, "gds_bind"), "drift_ref_beats": _mean(c, "drift_ref_beats"),
+            })
+    return rows
+
+
+def constraint_cell_rows(results: Iterable[ResultsFile]) -> list[dict[str, Any]]:
+    """One leaderboard row per constraint cell: accuracy first, then the channel shares."""
+    rows = []
+    for r in results:
+        for c in r.cells:
+            overall = _get(c.tables, "overall") or {}
+            row: dict[str, Any] = {
+                "submission_id": r.submission_id, "href": url_of(submission_path(r)), "cell": c.cell,
+                "cell_href": url_of(cell_path(r, c.cell)), "valid_runs": c.valid_runs, "runs": c.runs,
+                "turns": _num(overall.get("turns")), "correct": _num(overall.get("correct")),
+                "turn_accuracy": _num(overall.get("turn_accuracy")) if overall else _mean(c, "turn_accuracy"),
+            }
+            for ch in CONSTRAINT_CHANNELS:
+                key = f"{ch}_share"
+                row[key] = _num(overall.get(key)) if overall else _mean(c, key)
+            rows.append(row)
+    return rows
+
+
+AGENT_CELL_COLUMNS = [
+    Column("submission_id", "submission", link="href"), Column("cell", "cell", link="cell_href"),
+    Column("completions", "completions", numeric=True), Column("valid_runs", "valid runs", numeric=True),
+    Column("runs", "runs", numeric=True), Column("gds_bind", "bind", numeric=True),
+    Column("gds_aligned", "aligned", numeric=True), Column("gds_abandon", "abandon", numeric=True),
+    Column("drift_total", "drift total", numeric=True), Column("n_defined", "seeds defined"),
+    Column("drift_ref_beats", "reference beats (mean)", numeric=True)]
+CONSTRAINT_CELL_COLUMNS = [
+    Column("submission_id", "submission", link="href"), Column("cell", "cell", link="cell_href"),
+    Column("correct", "correct turns", numeric=True), Column("turns", "turns", numeric=True),
+    Column("turn_accuracy", "accuracy", numeric=True), Column("valid_runs", "valid runs", numeric=True),
+    Column("runs", "runs", numeric=True),
+    *[Column(f"{ch}_share", ch, numeric=True) for ch in CONSTRAINT_CHANNELS]]
+
+
+def cell_table(track: str, results: list[ResultsFile], name: str = "cells") -> Table:
+    """The per-cell leaderboard of a track."""
+    if track == "agent":
+        return Table(name, "Agent cells: completions, then bind / aligned / abandon (means over valid seeds)",
+                     AGENT_CELL_COLUMNS, agent_cell_rows(results), empty="No agent-track cells yet.")
+    return Table(name, "Constraint cells: accuracy, then consistent / drift / contradiction / other (share of "
+                 "turns with a ledger)", CONSTRAINT_CELL_COLUMNS, constraint_cell_rows(results),
+                 empty="No constraint-track cells yet.")
+
+
+# ---------------------------------------------------------------- charts
+
+
+def _chart(name: str, kind: str, datasets: dict[str, list[dict[str, Any]]], alt: str, table: Table,
+           out: dict[str, str], prefix: str) -> ChartRef:
+    path = f"{prefix}/{name}.vl.json"
+    out[path] = charts.dumps(charts.spec(kind, datasets))
+    return {"name": name, "spec": path, "alt": alt, "table": table}
+
+
+def decomposition_data(r: ResultsFile) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(means, points) for the stacked decomposition chart of an agent submission."""
+    means: list[dict[str, Any]] = []
+    points: list[dict[str, Any]] = []
+    for c in _mech_cells(r):
+        for order, comp in enumerate(AGENT_COMPONENTS):
+            agg = _metric(c, f"gds_{comp}")
+            if agg is None or agg.mean is None:
+                continue
+            means.append({"cell": c.cell, "component": comp, "share": agg.mean, "order": order,
+                          "n_defined": agg.n_defined, "n": agg.n})
+        bind, abandon = _metric(c, "gds_bind"), _metric(c, "gds_abandon")
+        for seed in sorted(bind.values if bind else {}):
+            b = bind.values.get(seed) if bind else None
+            a = abandon.values.get(seed) if abandon else None
+            if b is None:
+                continue
+            points.append({"cell": c.cell, "seed": seed, "component": "bind", "value": b, "y": b})
+            if a is not None:
+                points.append({"cell": c.cell, "seed": seed, "component": "abandon", "value": a, "y": b + a})
+    return means, points
+
+
+def gate_counts(runs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs per (gate condition, status), in condition order."""
+    counts: Counter[tuple[str, str]] = Counter()
+    names: list[str] = list(GATE_CONDITIONS)
+    for run in runs:
+        gate = run.get("gate")
+        if not isinstance(gate, dict):
+            continue
+        for cond, val in gate.items():
+            status = _gate_status(val)
+            if status is None:
+                continue
+            if cond not in names:
+                names.append(cond)
+            counts[(cond, status)] += 1
+    order = {"PASS": 0, "FAIL": 1, "N/A": 2}
+    return [{"condition": cond, "status": st, "runs": counts[(cond, st)], "order": order.get(st, 3)}
+            for cond in names for st in ("PASS", "FAIL", "N/A") if counts[(cond, st)]]
+
+
+def channel_data(results: Iterable[ResultsFile]) -> list[dict[str, Any]]:
+    """Channel counts and shares per model x method (= constraint cell)."""
+    rows = []
+    for r in results:
+        for c in r.cells:
+            overall = _get(c.tables, "overall")
+            if not isinstance(overall, dict):
+                continue
+            ledger = _num(overall.get("ledger_turns"))
+            for order, ch in enumerate(CONSTRAINT_CHANNELS):
+                n = _num(overall.get(ch))
+                if n is None:
+                    continue
+                rows.append({"group": c.cell, "submission": r.submission_id, "channel": ch, "turns": n,
+                             "share": _num(overall.get(f"{ch}_share")), "ledger_turns": ledger, "order": order})
+    return rows
+
+
+def depth_data(results: Iterable[ResultsFile]) -> list[dict[str, Any]]:
+    """Accuracy per turn depth per model x method."""
+    rows = []
+    for r in results:
+        for c in r.cells:
+            per_turn = _get(c.tables, "by_depth", "per_turn")
+            if not isinstance(per_turn, list):
+                continue
+            for row in per_turn:
+                acc = _num(_get(row, "accuracy"))
+                if acc is None:
+                    continue
+                rows.append({"group": c.cell, "submission": r.submission_id, "turn": _num(_get(row, "depth")),
+                             "accuracy": acc, "turns": _num(_get(row, "n_turns")),
+                             "correct": _num(_get(row, "correct"))})
+    return rows
+
+
+def track_charts(track: str, results: list[ResultsFile], files: dict[str, str], prefix: str) -> list[ChartRef]:
+    """Charts of a track leaderboard (aggregated over submissions)."""
+    out: list[ChartRef] = []
+    if track == "agent":
+        rows = gate_counts(run for r in results for run in r.runs)
+        table = Table("gate-outcomes", "Gate outcomes: runs per condition and status",
+                      [Column("condition", "condition"), Column("status", "status"),
+                       Column("runs", "runs", numeric=True)], rows, empty="No gated run.")
+        total = sum(x["runs"] for x in rows if x["status"] == "FAIL")
+        out.append(_chart("gate-outcomes", "gate", {"gate": rows},
+                          f"Bar chart of gate outcomes per condition over every agent run; {total} condition "
+                          "failures in total. The same numbers are in the table below.", table, files, prefix))
+    else:
+        ch = channel_data(results)
+        out.append(_chart("channels", "channels", {"channels": ch},
+                          "Normalised bars: share of ledger turns per channel for each model × method cell. "
+                          "The same numbers are in the table below.",
+                          Table("channels", "Channel shares per model × method",
+                                [Column("submission", "submission"), Column("group", "model × method"),
+                                 Column("channel", "channel"), Column("turns", "turns", numeric=True),
+                                 Column("share", "share", numeric=True)], ch), files, prefix))
+        dp = depth_data(results)
+        out.append(_chart("depth", "depth", {"depth": dp},
+                          "Line chart of accuracy by turn depth (1–10) per model × method cell. "
+                          "The same numbers are in the table below.",
+                          Table("depth", "Accuracy by turn depth",
+                                [Column("submission", "submission"), Column("group", "model × method"),
+                                 Column("turn", "turn", numeric=True), Column("correct", "correct", numeric=True),
+                                 Column("turns", "turns", numeric=True),
+                                 Column("accuracy", "accuracy", numeric=True)], dp), files, prefix))
+    return out
+
+
+# ---------------------------------------------------------------- pages
+
+
+def home_context(results: list[ResultsFile], tracks: list[str], files: dict[str, str]) -> HomeContext:
+    """The home page: what is measured, the tracks, null results first, then the mechanism tables."""
+    valid = sum(r.null_results.valid_runs for r in results)
+    agent = [r for r in results if r.track == "agent"]
+    completions = [r.null_results.completions for r in agent if r.null_results.completions is not None]
+    mech = [cell_table(t, [r for r in results if r.track == t], name=f"{t}-cells") for t in tracks]
+    return {
+        **page("", "Home"),  # type: ignore[typeddict-item]
+        "n_submissions": len(results), "n_runs": sum(r.null_results.runs for r in results), "n_valid": valid,
+        "completions": sum(completions) if completions else None,
+        "agent_valid_runs": sum(r.null_results.valid_runs for r in agent),
+        "constraint_valid_runs": sum(r.null_results.valid_runs for r in results if r.track == "constraint"),
+        "null_table": null_table(results), "mechanism_tables": mech, "charts": [],
+        "tracks": [{"text": TRACK_LABELS[t], "href": f"leaderboards/{t}.md"} for t in tracks],
+    }
+
+
+def track_context(track: str, results: list[ResultsFile], files: dict[str, str], has_definition: bool) -> TrackContext:
+    """`leaderboards/<track>.md`."""
+    md = f"leaderboards/{track}.md"
+    subset = [r for r in results if r.track == track]
+    return {
+        **page(root_of(md), f"{track.capitalize()} track leaderboard"),  # type: ignore[typeddict-item]
+        "track": track, "track_label": TRACK_LABELS[track], "n_submissions": len(subset),
+        "null_table": null_table(subset), "cell_table": cell_table(track, subset),
+        "charts": track_charts(track, subset, files, f"assets/charts/leaderboards/{track}"),
+        "definition": f"../tracks/{track}.md" if has_definition else "",
+    }
+
+
+def submissions_context(results: list[ResultsFile]) -> SubmissionsContext:
+    """`submissions/index.md`."""
+    return {**page(root_of("submissions/index.md"), "Submissions"),  # type: ignore[typeddict-item]
+            "table": null_table(results, name="submissions")}
+
+
+def bibtex(r: ResultsFile, cell: CellResult | None, site_url: str) -> str:
+    """A BibTeX entry for a submission or one of its cells (strings are sanitised, not trusted)."""
+    def clean(s: str) -> str:
+        return " ".join(s.replace("{", "(").replace("}", ")").replace("\\", "/").split())
+
+    key = slug(r.submission_id) + (f"-{slug(cell.cell)}" if cell else "")
+    path = cell_path(r, cell.cell) if cell else submission_path(r)
+    title = clean(r.title) + (f" (cell {clean(cell.cell)})" if cell else "")
+    digest = cell.digest if cell else r.digest
+    lines = [f"@misc{{driftboard:{key},",
+             f"  title = {{{title}}},",
+             f"  author = {{{' and '.join(clean(a) for a in r.authors) or 'unknown'}}},",
+             f"  howpublished = {{Driftboard verified result {clean(cell.result_id if cell else r.submission_id)}}},",
+             f"  url = {{{site_url}{url_of(path)}}},",
+             f"  note = {{checker {clean(r.checker_version)}, profile {clean(r.profile)}, digest {digest or 'n/a'}}}",
+             "}"]
+    return "\n".join(lines)
+
+
+def _runs_for_cell(r: ResultsFile, cell: str) -> list[dict[str, Any]]:
+    return [run for run in r.runs if run.get("cell") == cell]
+
+
+def gate_table(r: ResultsFile, runs: list[dict[str, Any]], name: str = "gate") -> Table:
+    """Per run: verdict and PASS / FAIL / N/A per gate condition with its numbers."""
+    conds: list[str] = []
+    for run in runs:
+        for cond in (run.get("gate") or {}):
+            if cond not in conds:
+                conds.append(cond)
+    conds = [c for c in GATE_CONDITIONS if c in conds] + [c for c in conds if c not in GATE_CONDITIONS]
+    rows = []
+    for run in runs:
+        row: dict[str, Any] = {"run_id": run.get("run_id"), "cell": run.get("cell"), "seed": run.get("seed"),
+                               "verdict": run.get("verdict"),
+                               "reasons": "; ".join(str(x) for x in run.get("reasons") or [])}
+        if r.track == "constraint":
+            row["turns"] = _num(_get(run, "metrics", "turns"))
+            row["turn_accuracy"] = _num(_get(run, "metrics", "turn_accuracy"))
+        gate = run.get("gate") if isinstance(run.get("gate"), dict) else {}
+        for cond in conds:
+            c = gate.get(cond) if gate else None
+            status = _gate_status(c)
+            nums = _gate_numbers(c)
+            row[cond] = None if status is None else (f"{status} ({nums})" if nums else status)
+        rows.append(row)
+    cols = [Column("run_id", "run"), Column("cell", "cell"), Column("seed", "seed"), Column("verdict", "verdict")]
+    if r.track == "constraint":
+        cols += [Column("turns", "turns", numeric=True), Column("turn_accuracy", "accuracy", numeric=True)]
+    cols += [Column(c, c) for c in conds] + [Column("reasons", "reasons")]
+    caption = ("Validity gate per run: PASS / FAIL / N/A per condition, with the numbers" if r.track == "agent"
+               else "Runs: constraint runs have no validity gate; VALID unless incomplete or unscorable")
+    return Table(name, caption, cols, rows, empty="No runs reported.")
+
+
+def decomposition_table(r: ResultsFile, cells: list[CellResult], name: str = "decomposition") -> Table:
+    """Per cell: bind / aligned / abandon (agent) or consistent / drift / contradiction / other (constraint)."""
+    if r.track == "agent":
+        rows = [row for row in agent_cell_rows([r]) if row["cell"] in {c.cell for c in cells}]
+        cols = [c for c in AGENT_CELL_COLUMNS if c.key != "submission_id"]
+        return Table(name, "Per-cell decomposition: bind / aligned / abandon, means over valid seeds", cols, rows,
+                     empty="No cells.")
+    rows = []
+    for c in cells:
+        overall = _get(c.tables, "overall") or {}
+        row: dict[str, Any] = {"cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)),
+                               "valid_runs": c.valid_runs, "runs": c.runs,
+                               "turns": _num(overall.get("turns")), "correct": _num(overall.get("correct")),
+                               "turn_accuracy": _num(overall.get("turn_accuracy")),
+                               "ledger_turns": _num(overall.get("ledger_turns"))}
+        for ch in CONSTRAINT_CHANNELS:
+            row[ch] = _num(overall.get(ch))
+            row[f"{ch}_share"] = _num(overall.get(f"{ch}_share"))
+        for k in ("drift_rate", "contradiction_rate", "other_rate"):
+            row[k] = _num(overall.get(k))
+        rows.append(row)
+    cols = [Column("cell", "cell", link="cell_href"), Column("correct", "correct turns", numeric=True),
+            Column("turns", "turns", numeric=True), Column("turn_accuracy", "accuracy", numeric=True),
+            Column("valid_runs", "valid runs", numeric=True), Column("runs", "runs", numeric=True),
+            Column("ledger_turns", "turns with ledger", numeric=True),
+            *[Column(ch, ch, numeric=True) for ch in CONSTRAINT_CHANNELS],
+            *[Column(f"{ch}_share", f"{ch} share", numeric=True) for ch in CONSTRAINT_CHANNELS],
+            Column("drift_rate", "residual drift rate", numeric=True),
+            Column("contradiction_rate", "residual contradiction rate", numeric=True),
+            Column("other_rate", "residual other rate", numeric=True)]
+    return Table(name, "Per-cell decomposition: consistent / drift / contradiction / other (counts and shares of "
+                 "turns with a ledger; residual rates = share of wrong turns)", cols, rows, empty="No cells.")
+
+
+def _missing_table(r: ResultsFile) -> Table:
+    rows: list[dict[str, Any]] = []
+    for kind, items in (("missing (not reported)", r.prereg_check.missing),
+                        ("undeclared", r.prereg_check.undeclared),
+                        ("prereg digest mismatch", r.prereg_check.digest_mismatch)):
+        for item in items:
+            rows.append({"kind": kind, "cell": item.get("cell"), "seed": item.get("seed"),
+                         "detail": item.get("path") or item.get("run_id") or item.get("reason")})
+    for run in r.runs:
+        if run.get("verdict") in ("INCOMPLETE", "MALFORMED"):
+            rows.append({"kind": str(run.get("verdict")).lower(), "cell": run.get("cell"), "seed": run.get("seed"),
+                         "detail": "; ".join(str(x) for x in run.get("reasons") or []) or run.get("path")})
+    return Table("missing", "Missing, undeclared, incomplete and malformed runs",
+                 [Column("kind", "kind"), Column("cell", "cell"), Column("seed", "seed"), Column("detail", "detail")],
+                 rows, empty="None: every declared run is reported and complete.")
+
+
+def _mismatch_table(r: ResultsFile) -> Table:
+    rows = []
+    for run in r.runs:
+        for m in run.get("mismatches") or []:
+            if not isinstance(m, dict):
+                continue
+            rows.append({"run_id": run.get("run_id"), "line": _num(m.get("line")), "field": m.get("field"),
+                         "recorded": m.get("recorded"), "recomputed": m.get("recomputed"), "reason": m.get("reason")})
+    return Table("log-mismatches", "Recorded vs recomputed values in the logs",
+                 [Column("run_id", "run"), Column("line", "line", numeric=True), Column("field", "field"),
+                  Column("recorded", "recorded"), Column("recomputed", "recomputed"), Column("reason", "reason")],
+                 rows, empty="None: every recorded value matches its recomputation.")
+
+
+def _claims_table(r: ResultsFile) -> Table:
+    rows = [{"cell": c.cell, "metric": c.metric, "claimed": c.claimed, "recomputed": c.recomputed,
+             "agrees": c.agrees, "source": c.source} for c in r.claims]
+    return Table("claims", "Claimed figures (submission.yaml) vs recomputed",
+                 [Column("cell", "cell"), Column("metric", "metric"), Column("claimed", "claimed", numeric=True),
+                  Column("recomputed", "recomputed", numeric=True), Column("agrees", "agrees"),
+                  Column("source", "source")], rows, empty="No figures claimed.")
+
+
+def _logs_table(r: ResultsFile, paths: set[str] | None = None) -> Table:
+    rows = [{"path": x.path, "run_id": x.run_id, "sha256": x.sha256} for x in r.logs
+            if paths is None or x.sha256 in paths]
+    return Table("logs", "Run logs behind these results (SHA-256 of the file bytes)",
+                 [Column("path", "path"), Column("run_id", "run"), Column("sha256", "sha256")], rows,
+                 empty="No logs.")
+
+
+def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> SubmissionContext:
+    """`submissions/<id>.md`."""
+    md = submission_path(r)
+    sid = slug(r.submission_id)
+    defeaters = Table("defeaters", "Pre-registered defeaters, evaluated",
+                      [Column("id", "id"), Column("text", "defeater"), Column("metric", "metric"), Column("op", "op"),
+                       Column("threshold", "threshold", numeric=True), Column("value", "value", numeric=True),
+                       Column("triggered", "triggered")],
+                      [d.model_dump() for d in r.defeaters], empty="No defeaters were pre-registered.")
+    prereg = Table("prereg", "Pre-registration",
+                   [Column("field", "field"), Column("value", "value")],
+                   [{"field": "prereg.yaml SHA-256", "value": r.prereg_sha256},
+                    {"field": "profile", "value": r.profile},
+                    {"field": "thresholds source", "value": r.thresholds_source},
+                    {"field": "problem sets", "value": ", ".join(r.problem_sets) or None}], sortable=False)
+    thresholds = Table("thresholds", "Gate thresholds used", [Column("name", "threshold"), Column("value", "value")],
+                       [{"name": k, "value": v} for k, v in sorted(r.thresholds.items())], empty="None.")
+    cells_declared = Table(
+        "cells", "Cells: declared vs reported seeds",
+        [Column("cell", "cell", link="cell_href"), Column("flags", "flags"), Column("comparator", "comparator"),
+         Column("seeds_declared", "seeds declared"), Column("seeds_reported", "seeds reported"),
+         Column("runs", "runs", numeric=True), Column("valid_runs", "valid runs", numeric=True),
+         Column("verdicts", "verdicts")],
+        [{"cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)),
+          "flags": " ".join(f"{k}={v}" for k, v in sorted(c.flags.items())) or None, "comparator": c.comparator,
+          "seeds_declared": ", ".join(c.seeds_declared) or None, "seeds_reported": ", ".join(c.seeds_reported) or None,
+          "runs": c.runs, "valid_runs": c.valid_runs,
+          "verdicts": ", ".join(f"{k} {v}" for k, v in sorted(c.verdicts.items())) or None} for c in r.cells],
+        empty="No cells.")
+    predictions = Table("predictions", "Pre-registered predictions",
+                        [Column("id", "id"), Column("text", "prediction"), Column("metric", "metric"),
+                         Column("cell", "cell"), Column("op", "op"), Column("value", "value", numeric=True),
+                         Column("observed", "observed", numeric=True), Column("holds", "holds")],
+                        [{**p, "observed": p.get("observed", p.get("recomputed")),
+                          "holds": p.get("holds", p.get("satisfied"))} for p in r.predictions],
+                        empty="No predictions were pre-registered.")
+    co = r.prereg_check.commit_order
+    commit_order = str(co.get("status") or co.get("result") or co.get("message") or "") if co else ""
+    findings = Table("findings", "Format problems found while verifying",
+                     [Column("path", "path"), Column("line", "line", numeric=True), Column("message", "message"),
+                      Column("severity", "severity")], [dict(f) for f in r.findings], empty="None.")
+    prefix = f"assets/charts/submissions/{sid}"
+    chart_refs: list[ChartRef] = []
+    mech = _mech_cells(r)
+    if r.track == "agent":
+        means, points = decomposition_data(r)
+        chart_refs.append(_chart(
+            "decomposition", "decomposition", {"means": means, "points": points},
+            "Stacked bars: mean share of reference beats that are bind, abandon and aligned in each cell; dots "
+            "mark each valid seed's own bind and bind + abandon boundaries. The same numbers are in the "
+            "decomposition table.",
+            Table("decomposition-points", "Per-seed values behind the chart",
+                  [Column("cell", "cell"), Column("seed", "seed"), Column("component", "component"),
+                   Column("value", "value", numeric=True)], points, empty="No defined per-seed values."),
+            files, prefix))
+        rows = gate_counts(r.runs)
+        chart_refs.append(_chart(
+            "gate-outcomes", "gate", {"gate": rows},
+            "Bar chart of gate outcomes per condition over this submission's runs. The same numbers are in the "
+            "table below.",
+            Table("gate-outcomes", "Gate outcomes per condition",
+                  [Column("condition", "condition"), Column("status", "status"),
+                   Column("runs", "runs", numeric=True)], rows, empty="No gated run."), files, prefix))
+    else:
+        chart_refs.extend(track_charts("constraint", [r], files, prefix))
+    return {
+        **page(root_of(md), f"Submission {sid}"),  # type: ignore[typeddict-item]
+        "sid": r.submission_id, "sid_slug": sid, "title": r.title, "authors": list(r.authors), "track": r.track,
+        "synthetic": r.synthetic, "profile": r.profile, "checker_version": r.checker_version,
+        "headline": r.null_results.headline, "completions": r.null_results.completions,
+        "valid_runs": r.null_results.valid_runs, "runs": r.null_results.runs,
+        "triggered": list(r.null_results.triggered_defeaters), "defeaters": defeaters, "prereg": prereg,
+        "thresholds": thresholds, "cells_declared": cells_declared, "predictions": predictions,
+        "commit_order": commit_order, "gate": gate_table(r, r.runs), "decomposition": decomposition_table(r, mech),
+        "charts": chart_refs, "missing": _missing_table(r), "run_mismatches": _mismatch_table(r),
+        "claims": _claims_table(r), "findings": findings, "logs": _logs_table(r),
+        "bibtex": bibtex(r, None, site_url), "digest": r.digest, "prereg_sha256": r.prereg_sha256,
+        "reproduce": r.reproduce,
+        "manifest_fields": [(k, v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False))
+                            for k, v in sorted(r.manifest.items()) if k not in ("claims", "files")],
+    }
+
+
+def cell_context(r: ResultsFile, c: CellResult, site_url: str) -> CellContext:
+    """`results/<id>/<cell>.md`: the permalink of one per-cell result."""
+    md = cell_path(r, c.cell)
+    rows = []
+    for name, agg in sorted(c.metrics.items()):
+        rows.append({"metric": name, "mean": agg.mean, "min": agg.min, "max": agg.max,
+                     "ci95_low": agg.ci95[0] if agg.ci95 else None, "ci95_high": agg.ci95[1] if agg.ci95 else None,
+                     "n_defined": agg.n_defined, "n": agg.n, "pooled": agg.pooled,
+                     "per_seed": ", ".join(f"{s}: {'—' if v is None else v}" for s, v in sorted(agg.values.items()))})
+    metrics = Table("metrics", "Every metric over the valid seeds (undefined seeds left out, shown as —)",
+                    [Column("metric", "metric"), Column("mean", "mean", numeric=True),
+                     Column("min", "min", numeric=True), Column("max", "max", numeric=True),
+                     Column("ci95_low", "95% CI low", numeric=True), Column("ci95_high", "95% CI high", numeric=True),
+                     Column("n_defined", "defined", numeric=True), Column("n", "valid seeds", numeric=True),
+                     Column("pooled", "pooled", numeric=True), Column("per_seed", "per seed")], rows,
+                    empty="No metric: the cell has no valid run.")
+    runs = _runs_for_cell(r, c.cell)
+    sid = slug(r.submission_id)
+    return {
+        **page(root_of(md), f"Result {sid}/{slug(c.cell)}"),  # type: ignore[typeddict-item]
+        "sid": r.submission_id, "sid_slug": sid, "submission_href": url_of(submission_path(r)), "title": r.title,
+        "cell": c.cell, "result_id": c.result_id, "track": r.track, "comparator": c.comparator,
+        "flags": sorted(c.flags.items()), "runs": c.runs, "valid_runs": c.valid_runs,
+        "verdicts": sorted(c.verdicts.items()), "seeds_declared": list(c.seeds_declared),
+        "seeds_reported": list(c.seeds_reported), "decomposition": decomposition_table(r, [c]),
+        "metrics": metrics, "run_table": gate_table(r, runs, name="runs"),
+        "logs": _logs_table(r, set(c.log_sha256)),
+        "track_tables": json.dumps(c.tables, indent=2, sort_keys=True, ensure_ascii=False),
+        "bibtex": bibtex(r, c, site_url), "digest": c.digest, "reproduce": r.reproduce,
+    }
+
+
+__all__ = ["Link", "cell_context", "home_context", "submission_context", "submissions_context", "track_context"]
