@@ -189,7 +189,8 @@ def head_tree(root: Path, head: str) -> Iterator[tuple[Path, bool]]:
 
 def run_checker(args: Sequence[str], cwd: Path) -> dict[str, Any]:
     """Run `python -m checker ARGS --format json` in `cwd`; a crash becomes a failing problem."""
-    command = [sys.executable, "-m", "checker", *args, "--format", "json"]
+    # -P: import the installed checker, never a `checker/` folder that happens to be in `cwd`.
+    command = [sys.executable, "-P", "-m", "checker", *args, "--format", "json"]
     out = subprocess.run(command, cwd=cwd, capture_output=True, check=False)
     try:
         doc = json.loads(out.stdout)
@@ -202,12 +203,6 @@ def run_checker(args: Sequence[str], cwd: Path) -> dict[str, Any]:
     return {"command": args[0], "ok": False, "exit_code": 1, "submissions": [],
             "problems": [{"path": "(checker)", "line": None, "severity": "error",
                           "message": f"`driftboard {args[0]}` did not produce a report: {tail}"}]}
-
-
-def _verify_supports_out(cwd: Path) -> bool:
-    out = subprocess.run([sys.executable, "-m", "checker", "verify", "--help"], cwd=cwd, capture_output=True,
-                         check=False)
-    return b"--out" in out.stdout
 
 
 # --------------------------------------------------------------------------- the command
@@ -279,10 +274,9 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path])
             args = ["verify", *targets]
             for d in problem_dirs:
                 args += ["--problems", d]
+            # --no-cache: a pull request could ship a forged .driftboard-cache/; recompute everything.
             with tempfile.TemporaryDirectory(prefix="driftboard-results-") as results:
-                if _verify_supports_out(tree):
-                    args += ["--out", results]
-                verify = run_checker(args, tree)
+                verify = run_checker([*args, "--no-cache", "--out", results], tree)
     doc = _merge(verify, validate, extra)
     text = render_summary(doc, "Driftboard: pull-request check", changes_section(detection, base_sha, head_sha))
     if summary is not None:

@@ -52,7 +52,7 @@ def md(value: Any) -> str:
     if len(text) > MAX_CELL_CHARS:
         text = text[: MAX_CELL_CHARS - 1] + "…"
     for raw, safe in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("\\", "\\\\"), ("|", "\\|"),
-                      ("`", "\\`"), ("[", "\\["), ("]", "\\]"), ("*", "\\*"), ("_", "\\_")):
+                      ("`", "\\`"), ("[", "\\["), ("]", "\\]"), ("*", "\\*")):
         text = text.replace(raw, safe)
     return text or DASH
 
@@ -254,26 +254,89 @@ def _figure(value: Any) -> str | None:
     return None
 
 
-def cells_section(cells: Mapping[str, Any]) -> list[str]:
-    """Per-cell figures: one row per figure, one column per cell (split every CELLS_PER_TABLE cells)."""
-    figures: dict[str, dict[str, str]] = {}
-    for cell, body in cells.items():
-        body = _dict(body)
-        items = list(body.items()) + [(k, v) for k, v in _dict(body.get("metrics")).items() if k not in body]
-        for name, value in items:
-            shown = _figure(value)
+def _cell_items(cells: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Cells as (name, body): verify gives a list of cell results; older output a name -> table dict."""
+    if isinstance(cells, dict):
+        return [(str(k), _dict(v)) for k, v in cells.items()]
+    return [(str(c.get("cell", DASH)), c) for c in _dicts(cells)]
+
+
+def cells_section(cells: Any) -> list[str]:
+    """Per-cell figures: rows are figures, columns are cells (split every CELLS_PER_TABLE cells).
+
+    The track's headline figures (the keys of the cell's `tables`, or its top-level figures)
+    come first; every other metric is listed in a collapsed block below.
+    """
+    items = _cell_items(cells)
+    counts: dict[str, dict[str, str]] = {}
+    headline: dict[str, dict[str, str]] = {}
+    rest: dict[str, dict[str, str]] = {}
+    for cell, body in items:
+        valid = body.get("valid_runs", body.get("valid"))
+        for name, value in (("runs", body.get("runs")), ("valid runs", valid)):
+            if isinstance(value, int) and not isinstance(value, bool):
+                counts.setdefault(name, {})[cell] = md(value)
+        if _dict(body.get("verdicts")):
+            counts.setdefault("verdicts", {})[cell] = verdict_counts(_dict(body.get("verdicts")))
+        metrics = _dict(body.get("metrics"))
+        chosen = _dict(body.get("tables")) or {k: v for k, v in body.items() if k not in ("runs", "valid")}
+        for name, value in chosen.items():
+            if name in ("runs", "valid", "valid_runs"):
+                continue
+            shown = _figure(metrics.get(name, value))
             if shown is not None:
-                figures.setdefault(str(name), {})[str(cell)] = shown
-    if not figures:
+                headline.setdefault(str(name), {})[cell] = shown
+        for name, value in metrics.items():
+            shown = _figure(value)
+            if shown is not None and str(name) not in headline:
+                rest.setdefault(str(name), {})[cell] = shown
+    if not (counts or headline or rest):
         return []
-    names = [str(c) for c in cells]
+    names = [cell for cell, _ in items]
     out = ["#### Per-cell figures", "",
-           "Means over the cell's VALID runs; `(n defined / n)` counts the seeds where a metric is defined.", ""]
+           "Means over the cell's VALID runs; (n defined / n) counts the seeds where a figure is defined; "
+           "— means undefined, never zero.", ""]
     for start in range(0, len(names), CELLS_PER_TABLE):
         chunk = names[start:start + CELLS_PER_TABLE]
-        rows = ([md(name), *(by_cell.get(c, DASH) for c in chunk)] for name, by_cell in figures.items())
-        out.extend(table(["figure", *(code(c) for c in chunk)], rows, len(figures)))
+        main = {**counts, **headline}
+        rows = ([md(name), *(by_cell.get(c, DASH) for c in chunk)] for name, by_cell in main.items())
+        out.extend(table(["figure", *(code(c) for c in chunk)], rows, len(main)))
+        if rest:
+            out += [f"<details><summary>All other metrics ({len(rest)})</summary>", ""]
+            rows = ([md(name), *(by_cell.get(c, DASH) for c in chunk)] for name, by_cell in rest.items())
+            out.extend(table(["metric", *(code(c) for c in chunk)], rows, len(rest)))
+            out += ["</details>", ""]
     return out
+
+
+def null_results_section(sub: Mapping[str, Any]) -> list[str]:
+    """Null results first: the headline, triggered defeaters."""
+    null = _dict(sub.get("null_results"))
+    out = []
+    if null.get("headline"):
+        out.append(f"- null results: **{md(null.get('headline'))}**")
+    for d in _dicts(sub.get("defeaters")):
+        state = {True: "**TRIGGERED**", False: "not triggered", None: "undefined"}.get(d.get("triggered"), DASH)
+        out.append(f"- defeater {code(d.get('id'))}: {state} ({md(d.get('metric'))} = {md(d.get('value'))}, "
+                   f"declared {md(d.get('op'))} {md(d.get('threshold'))})")
+    return [*out, ""] if out else []
+
+
+def prereg_section(sub: Mapping[str, Any]) -> list[str]:
+    """Pre-registration: missing and undeclared runs, digest mismatches, commit order."""
+    check = _dict(sub.get("prereg_check"))
+    out = []
+    for m in _dicts(check.get("missing")):
+        out.append(f"- declared {code(m.get('cell'))} / {code(m.get('seed'))}: {md(m.get('status') or 'missing')}")
+    for u in _dicts(check.get("undeclared")):
+        out.append(f"- undeclared run {code(u.get('run_id'))} ({code(u.get('cell'))} / {code(u.get('seed'))})")
+    for m in _dicts(check.get("digest_mismatch")):
+        out.append(f"- {code(m.get('path'))}: header names pre-registration {code(m.get('header'))}, "
+                   f"prereg.yaml is {code(m.get('prereg_yaml'))}")
+    order = _dict(check.get("commit_order"))
+    if order.get("status") not in (None, "ok"):
+        out.append(f"- commit order: {md(order.get('status'))} ({md(order.get('detail'))})")
+    return ["#### Pre-registration", "", *out, ""] if out else []
 
 
 def claims_section(claims: list[dict[str, Any]]) -> list[str]:
@@ -311,11 +374,12 @@ def submission_section(sub: Mapping[str, Any]) -> list[str]:
     for run in runs:
         counts[str(run.get("verdict"))] = counts.get(str(run.get("verdict")), 0) + 1
     title = code(sub.get("path") or sub.get("submission_id"))
-    out = [f"### {title}", "",
-           f"- profile: {md(sub.get('profile'))}; {len(runs)} run(s): {verdict_counts(counts)}", ""]
+    out = [f"### {title}", "", f"- profile: {md(sub.get('profile'))}; {len(runs)} run(s): {verdict_counts(counts)}"]
+    out += null_results_section(sub) or [""]
     out += runs_section(runs)
     out += gate_section(runs)
-    out += cells_section(_dict(sub.get("cells")))
+    out += cells_section(sub.get("cells"))
+    out += prereg_section(sub)
     out += claims_section(_dicts(sub.get("claims")))
     out += mismatches_section(runs)
     return out
@@ -326,8 +390,9 @@ def headline(result: Outcome, what: str) -> list[str]:
     if not result.failed:
         head = f"**✅ Passed.** {what}: {result.submissions} submission(s), {verdict_counts(result.verdicts)}."
         note = "INVALID and INCOMPLETE runs are results: they are published with their reasons, not failures."
-        return [head, "", f"> {note}" if result.verdicts.get("INVALID") or result.verdicts.get("INCOMPLETE") else "",
-                ""]
+        if result.verdicts.get("INVALID") or result.verdicts.get("INCOMPLETE"):
+            return [head, "", f"> {note}", ""]
+        return [head, ""]
     parts = []
     if result.problems:
         parts.append(f"{len(result.problems)} format problem(s)")
@@ -344,7 +409,7 @@ def render_summary(doc: Mapping[str, Any], heading: str = "Driftboard verificati
     """The whole Markdown summary of a verify document (bounded to MAX_SUMMARY_BYTES)."""
     result = outcome(doc)
     lines = [f"## {heading}", "", *headline(result, "Verified"), *preamble]
-    lines += problems_section(result.problems, "Problems (these fail the check)")
+    lines += problems_section(result.problems, "Problems that fail the check")
     warnings = [p for p in _dicts(doc.get("problems")) if not is_failing_problem(p)]
     lines += problems_section(warnings, "Notes (not failing)")
     for sub in _dicts(doc.get("submissions")):

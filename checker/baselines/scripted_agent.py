@@ -305,37 +305,8 @@ class ScriptedAgent:
                 self.status(turn, "REFERENT_RUNG", rid, None, "ANCHORED", "minted")
                 self.status(turn, "REFERENT_LIFE", rid, None, "LIVE", "minted")
 
-    def propose_ops(self, turn: int, idx: int, ops: list[tuple[str, Callable[[], None]]]) -> tuple[int, list[str]]:
-        """Apply Surveyor proposals with noise: rejected ones are retried once. Returns (accepted, rejected types)."""
-        accepted = 0
-        rejected: list[str] = []
-        retry: list[tuple[str, Callable[[], None]]] = []
-        for op_type, apply in ops:
-            if self.rng.random() < self.cfg.surveyor_noise:
-                self.emit({"type": "write_reject", "turn": turn, "organ": "SURVEYOR", "op_type": op_type,
-                           "violation_class": self.rng.choice(["OUT_OF_SCHEMA", "DUPLICATE", "DANGLING_REF"]),
-                           "retry_count": 0})
-                retry.append((op_type, apply))
-                rejected.append(op_type)
-            else:
-                apply()
-                accepted += 1
-        if retry:
-            ok = 0
-            for op_type, apply in retry:
-                if self.rng.random() < self.cfg.surveyor_noise:
-                    self.emit({"type": "write_reject", "turn": turn, "organ": "SURVEYOR", "op_type": op_type,
-                               "violation_class": "OUT_OF_SCHEMA", "retry_count": 1})
-                else:
-                    apply()
-                    ok += 1
-            self.emit({"type": "llm_call", "turn": turn, "organ": "SURVEYOR", "call_idx": idx, "retry_count": 1,
-                       "prompt_tokens": 900 + 40 * len(retry), "completion_tokens": 60 * len(retry),
-                       "render_tokens": 200, "ops_accepted": ok})
-        return accepted, rejected
-
     def survey(self, turn: int) -> None:
-        """Surveyor epoch: canaries, proposals, then (agenda on) compilation."""
+        """Surveyor epoch: canaries, proposals (with noise and one retry), then compilation."""
         self.calls["SURVEYOR"] += 1
         idx = self.calls["SURVEYOR"]
         salts = {z: self.nonce() for z in ("Z2", "Z3", "Z6")}
@@ -346,31 +317,63 @@ class ScriptedAgent:
                        "nonce": nonce})
         visible = self.visible_refs()
         ops: list[tuple[str, Callable[[], None]]] = []
+        seen: set[tuple[str, str]] = set()
         for p in self.pending:
             if p.ref is None or p.ref not in visible or self.refs[p.ref].dormant:
                 continue
-            if p.score_event and not self._has_rule(p.ref, "score_event"):
-                ops.append(("PROPOSE_RULE", self._rule_adder(turn, p.ref, {"score_event": 1, "cells_changed": "nonzero"})))
-            if p.level_event and not self._has_rule(p.ref, "level_event"):
+            if p.score_event and not self._has_rule(p.ref, "score_event") and (p.ref, "s") not in seen:
+                seen.add((p.ref, "s"))
+                effect = {"score_event": 1, "cells_changed": "nonzero"}
+                ops.append(("PROPOSE_RULE", self._rule_adder(turn, p.ref, effect)))
+            if p.level_event and not self._has_rule(p.ref, "level_event") and (p.ref, "l") not in seen:
+                seen.add((p.ref, "l"))
                 ops.append(("PROPOSE_RULE", self._rule_adder(turn, p.ref, {"level_event": 1})))
         self.pending = []
-        targeted = [r for r in self.rules.values() if r.target and not self.refs[r.target].dormant
-                    and r.effect.get("score_event") == 1 and r.status != "DEMOTED"]
-        if (targeted or any(op == "PROPOSE_RULE" for op, _ in ops)) and self.score_goal is None:
+        if (self._score_rule() or ops) and self.score_goal is None:
             ops.append(("PROPOSE_GOAL", lambda: self._add_goal(turn, "raise the score", "SURVEYOR")))
         if self.score_goal and self.deficit_goal is None and not self._level_rule():
             ops.append(("PROPOSE_GOAL", lambda: self._add_deficit(turn)))
         ranked = sorted(visible, key=lambda r: (self.tried_ref.get(r, 0), len(self.refs[r].cells), r))[:2]
         for rid in ranked:
             ops.append(("RANK_TIEBREAK", self._relevance_adder(turn, rid)))
+        first = [(op, fn, self.rng.random() < self.cfg.surveyor_noise) for op, fn in ops]
         deaf = {z for z in salts if self.rng.random() < self.cfg.surveyor_noise / 4}
-        output = "{\"proposals\": %d, \"acks\": [%s]}" % (
-            len(ops), ", ".join(f"\"{n}\"" for z, n in salts.items() if z not in deaf))
-        accepted_ops = ops
+        acks = ", ".join(f'"{n}"' for z, n in salts.items() if z not in deaf)
+        output = f'{{"proposals": {len(ops)}, "acks": [{acks}]}}'
         self.emit({"type": "llm_call", "turn": turn, "organ": "SURVEYOR", "call_idx": idx,
                    "prompt_tokens": render + 1400, "completion_tokens": 80 + 60 * len(ops), "render_tokens": render,
-                   "ops_accepted": 0 if not ops else -1})  # placeholder replaced below
-        raise RuntimeError("unreachable")  # pragma: no cover - replaced by survey_impl
+                   "ops_accepted": sum(1 for _, _, bad in first if not bad),
+                   "ops_rejected": sum(1 for _, _, bad in first if bad)})
+        for zone, nonce in salts.items():
+            echoed = nonce in output
+            self.emit({"type": "canary_echo", "turn": turn, "organ": "SURVEYOR", "call_idx": idx, "zone": zone,
+                       "nonce": nonce, "echoed": echoed, "output_text": output})
+            if not echoed:
+                self.emit({"type": "write_reject", "turn": turn, "organ": "SURVEYOR", "op_type": "CANARY",
+                           "violation_class": "MISSING_CANARY", "retry_count": 0})
+        retry: list[tuple[str, Callable[[], None]]] = []
+        for op_type, apply, bad in first:
+            if bad:
+                self.emit({"type": "write_reject", "turn": turn, "organ": "SURVEYOR", "op_type": op_type,
+                           "violation_class": self.rng.choice(["OUT_OF_SCHEMA", "DUPLICATE", "DANGLING_REF"]),
+                           "retry_count": 0})
+                retry.append((op_type, apply))
+            else:
+                apply()
+        if retry:
+            second = [(op, fn, self.rng.random() < self.cfg.surveyor_noise) for op, fn in retry]
+            self.emit({"type": "llm_call", "turn": turn, "organ": "SURVEYOR", "call_idx": idx, "retry_count": 1,
+                       "prompt_tokens": render + 1500, "completion_tokens": 60 * len(retry), "render_tokens": render,
+                       "ops_accepted": sum(1 for _, _, bad in second if not bad),
+                       "ops_rejected": sum(1 for _, _, bad in second if bad)})
+            for op_type, apply, bad in second:
+                if bad:
+                    self.emit({"type": "write_reject", "turn": turn, "organ": "SURVEYOR", "op_type": op_type,
+                               "violation_class": "OUT_OF_SCHEMA", "retry_count": 1})
+                else:
+                    apply()
+        if self.cfg.agenda and not self.queue:
+            self.compile(turn)
 
     # Internal builders ------------------------------------------------------------------
     def _has_rule(self, ref: str, effect: str) -> bool:
