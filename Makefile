@@ -18,6 +18,8 @@ site: $(BIN)/driftboard
 
 ## Tests, lint and type checks (what CI runs).
 test: $(BIN)/driftboard
+	$(BIN)/zizmor --offline .github/workflows/
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	$(BIN)/ruff check checker tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest

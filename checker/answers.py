@@ -175,10 +175,10 @@ def regex_fallback(domain: Domain, text: str) -> Answer | None:
     """Step 4: line tables and per-entity patterns when no usable JSON was found."""
     out: Answer = {}
     if isinstance(domain, Seating | Scheduling):
-        for m in _LINE.finditer(text):
-            name, value = _entity(domain, m.group(1)), to_int(m.group(2))
-            if name is not None and value is not None:
-                out[name] = value if isinstance(domain, Seating) else (value, None)
+        for row_match in _LINE.finditer(text):
+            name, number = _entity(domain, row_match.group(1)), to_int(row_match.group(2))
+            if name is not None and number is not None:
+                out[name] = number if isinstance(domain, Seating) else (number, None)
         if out:
             return out
     if isinstance(domain, Seating):

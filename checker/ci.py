@@ -187,6 +187,17 @@ def head_tree(root: Path, head: str) -> Iterator[tuple[Path, bool]]:
 # --------------------------------------------------------------------------- running the checker
 
 
+def run_validate(tree: Path) -> dict[str, Any]:
+    """`driftboard validate submissions/` (in-process: it is fast), paths relative to `tree`."""
+    from checker.validate import validate_paths
+
+    report = validate_paths([tree / SUBMISSIONS])
+    prefix = tree.as_posix().rstrip("/") + "/"
+    problems = [{**f.to_json(), "path": f.path.removeprefix(prefix), "message": f.message.replace(prefix, "")}
+                for f in report.unreadable + report.findings]
+    return {"command": "validate", "exit_code": report.exit_code, "problems": problems}
+
+
 def run_checker(args: Sequence[str], cwd: Path) -> dict[str, Any]:
     """Run `python -m checker ARGS --format json` in `cwd`; a crash becomes a failing problem."""
     # -P: import the installed checker, never a `checker/` folder that happens to be in `cwd`.
@@ -259,7 +270,7 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path])
         detection = detect_changes(root, base_sha, head_sha, tree, worktree=live)
         validate: dict[str, Any] = {}
         if (tree / SUBMISSIONS).is_dir():
-            validate = run_checker(["validate", f"{SUBMISSIONS}/"], tree)
+            validate = run_validate(tree)
         targets = []
         for change in detection.changes:
             if change.status == "deleted":

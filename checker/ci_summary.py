@@ -4,7 +4,8 @@ Everything in a verify document is untrusted: run ids, cell names, messages and 
 from submitted files. Every such string goes through `md()` (Markdown table cells) or
 `escape_data()` / `escape_property()` (workflow commands), so a submission can neither break a
 table nor start a line of output with `::` (which the Actions runner would obey as a command).
-Every line this module prints starts with a character it chose (`#`, `|`, `-`, `>` or `::`).
+Every line that carries submitted text starts with a character this module chose (`#`, `|`,
+`-` or `::` followed by a command it wrote).
 
 The document is read defensively: a missing key renders as "—" or skips its section, so the
 summary keeps working while the verify output grows new fields.
@@ -395,7 +396,7 @@ def headline(result: Outcome, what: str) -> list[str]:
         return [head, ""]
     parts = []
     if result.problems:
-        parts.append(f"{len(result.problems)} format problem(s)")
+        parts.append(f"{len(result.problems)} problem(s)")
     if result.claims:
         parts.append(f"{len(result.claims)} claimed figure(s) disagreeing with the recomputed value")
     if result.unreadable:

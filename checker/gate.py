@@ -57,10 +57,7 @@ def render_ceiling(state: AgentState, b: int) -> dict[str, Any]:
     call_lines = [ln for call, ln in zip(state.llm_calls, state.llm_lines, strict=True) if call.render_tokens > b]
     peak = max([b_.render_tokens for b_ in state.beats] + [c.render_tokens for c in state.llm_calls], default=0)
     breaches = len(beat_lines) + len(call_lines)
-    if not state.beats and not state.llm_calls:
-        status = NOT_APPLICABLE
-    else:
-        status = FAIL if breaches else PASS
+    status = NOT_APPLICABLE if not state.beats and not state.llm_calls else FAIL if breaches else PASS
     return {"status": status, "B": b, "breaches": breaches, "beat_breaches": len(beat_lines),
             "call_breaches": len(call_lines), "max_render_tokens": peak,
             "lines": sorted(beat_lines + call_lines)[:MAX_LINES]}
@@ -102,13 +99,13 @@ def shadow_identity(state: AgentState, profile: str) -> dict[str, Any]:
         for cap, ln in zip(state.captures, state.capture_lines, strict=True):
             key = (cap.turn, cap.zone, cap.organ, cap.call_idx)
             groups.setdefault(key, {}).setdefault(cap.shadow, []).append((cap.view_sha256, ln))
-        for (turn, zone, organ, call_idx), by_flag in groups.items():
-            if len(by_flag) == 2:
+        for (turn, zone, organ, call_idx), flags in groups.items():
+            if len(flags) == 2:
                 pairs += 1
-                live = {d for d, _ in by_flag[False]}
-                shadow = {d for d, _ in by_flag[True]}
+                live = {d for d, _ in flags[False]}
+                shadow = {d for d, _ in flags[True]}
                 if live != shadow or len(live) != 1:
-                    lines = sorted(ln for rows in by_flag.values() for _, ln in rows)
+                    lines = sorted(ln for rows in flags.values() for _, ln in rows)
                     differing.append({"turn": turn, "zone": zone, "organ": organ, "call_idx": call_idx,
                                       "lines": lines[:MAX_LINES]})
     status = NOT_APPLICABLE if pairs == 0 else FAIL if differing else PASS

@@ -7,12 +7,12 @@ seeded RNG:
   a click on a board cell that no smaller object covers lands on the board;
 * a **tray** (a 6 x 6 region inside the board) holding a **ring** (a 3 x 3 ring whose
   centroid is its hole, i.e. a board-or-tray cell) and one decoy;
-* a **key** (2 x 2): clicking it scores one point, and the key then jumps to a new free spot;
+* a **key**: clicking it scores one point, and the key then jumps to a new free spot;
   it also drifts on its own every `KEY_DRIFT` beats;
-* a **switch** (2 x 2): clicking it after at least `KEYS_PER_LEVEL` key presses in the level
+* a **switch**: clicking it after enough key presses in the level (`KEYS_PER_LEVEL`)
   completes the level (the level counter rises and a new layout is drawn); clicking it too
   early resets the level's key count;
-* two more decoys (nothing happens when clicked) and a **lamp** outside the board that lights
+* two more decoys (key, switch and these decoys get a random shape from `SHAPES`; nothing happens when clicked) and a **lamp** outside the board that lights
   while the level's key count is non-zero.
 
 Actions: `ACTION1`..`ACTION4` shift the tray (and its contents) by one cell inside the board,
@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 
 SIZE = 24
 """Grid width and height."""
-KEYS_PER_LEVEL = 2
-"""Key presses needed in a level before the switch completes it."""
+KEYS_PER_LEVEL = (2, 3)
+"""Key presses needed before the switch completes a level: 2 in the first level, 3 afterwards."""
+SHAPES = ((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (2, 3), (3, 2))
+"""Width x height choices for the key, the switch and two decoys (drawn per level)."""
 KEY_DRIFT = 11
 """The key jumps to a new free spot every this many beats."""
 ACTIONS = ("ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6")
@@ -100,7 +102,10 @@ class MicroWorld:
             Obj(f"L{lv}.lamp", "lamp", 10, frozenset({(0, 0)}), "signal"),
         ]
         self.objects = {o.oid: o for o in objs}
-        for role, colour, w, h in (("key", 2, 2, 2), ("switch", 3, 2, 2), ("decoy", 5, 2, 2), ("decoy", 6, 1, 3)):
+        movable = [("key", 2), ("switch", 3), ("decoy", 5), ("decoy", 6)]
+        rng.shuffle(movable)
+        for role, colour in movable:
+            w, h = rng.choice(SHAPES)
             oid = f"L{lv}.{role}" if role != "decoy" else f"L{lv}.decoy{colour - 3}"
             self.objects[oid] = Obj(oid, role, colour, self._free_spot(w, h))
         self.keys_this_level = 0
@@ -170,7 +175,7 @@ class MicroWorld:
                 self.keys_this_level += 1
                 self._move_key(out)
             elif obj is not None and obj.role == "switch":
-                if self.keys_this_level >= KEYS_PER_LEVEL:
+                if self.keys_this_level >= self.keys_needed():
                     self.level += 1
                     self.level_counter += 1
                     out.level_event = 1
@@ -185,9 +190,15 @@ class MicroWorld:
         out.cells_changed = sum(1 for r in range(SIZE) for c in range(SIZE) if before[r][c] != after[r][c])
         return out
 
+    def keys_needed(self) -> int:
+        """Key presses the current level needs before the switch."""
+        return KEYS_PER_LEVEL[min(self.level, len(KEYS_PER_LEVEL) - 1)]
+
     def _move_key(self, out: StepOutcome) -> None:
         key = self.by_role("key")
-        key.cells = self._free_spot(2, 2, exclude=key.oid)
+        xs = {x for x, _ in key.cells}
+        ys = {y for _, y in key.cells}
+        key.cells = self._free_spot(len(xs), len(ys), exclude=key.oid)
         out.moved.append(key.oid)
 
     def _shift_tray(self, dx: int, dy: int, out: StepOutcome) -> None:

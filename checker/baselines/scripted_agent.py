@@ -68,6 +68,8 @@ class AgentConfig:
     """Chance that one Surveyor proposal is rejected (then retried once)."""
     actuator_noise: float = 0.05
     """Chance that the Actuator's first click proposal falls outside the cited referent."""
+    canary_deafness: float = 0.015
+    """Chance that the Surveyor's output omits one zone's canary nonce."""
     records_believed_landing: bool = False
     """Harness defect: record the step's cited target when the click was inside its (stale) cells."""
 
@@ -337,7 +339,7 @@ class ScriptedAgent:
         for rid in ranked:
             ops.append(("RANK_TIEBREAK", self._relevance_adder(turn, rid)))
         first = [(op, fn, self.rng.random() < self.cfg.surveyor_noise) for op, fn in ops]
-        deaf = {z for z in salts if self.rng.random() < self.cfg.surveyor_noise / 4}
+        deaf = {z for z in salts if self.rng.random() < self.cfg.canary_deafness}
         acks = ", ".join(f'"{n}"' for z, n in salts.items() if z not in deaf)
         output = f'{{"proposals": {len(ops)}, "acks": [{acks}]}}'
         self.emit({"type": "llm_call", "turn": turn, "organ": "SURVEYOR", "call_idx": idx,
@@ -433,5 +435,285 @@ class ScriptedAgent:
                        "target_kind": "REFERENT", "target_id": rid})
         return apply
 
+    # -- planning -----------------------------------------------------------------------------
+    def compile(self, turn: int) -> None:
+        """Agenda: compile a commitment (toward the score goal when a targeted rule exists)."""
+        rule = self._score_rule()
+        steps: list[tuple[str, str, dict[str, Any], str | None]] = []
+        if rule is not None and rule.target is not None and self.score_goal is not None:
+            goal = self.score_goal
+            steps = [("INTERACT", rule.target, {"score_event": 1}, rule.rule_id)] * 2
+            level = self._level_rule()
+            if level is not None and level.target is not None:
+                steps.append(("INTERACT", level.target, {"level_event": 1}, level.rule_id))
+            else:
+                others = [r for r in self.current_refs() if r.ref_id != rule.target]
+                cand = min(others, key=lambda r: (self.tried_ref[r.ref_id], len(r.cells), r.ref_id))
+                steps.append(("PROBE", cand.ref_id, {"level_event": 1}, None))
+        else:
+            goal = "G0001"
+            cands = sorted(self.current_refs(), key=lambda r: (self.tried_ref[r.ref_id], len(r.cells), r.ref_id))[:2]
+            steps = [("PROBE", r.ref_id, {"cells_changed": "nonzero"}, None) for r in cands]
+        cid = self.mint("C")
+        self.emit({"type": "commitment", "turn": turn, "commit_id": cid, "version": 1, "goal_id": goal})
+        if goal != "G0001":
+            for target in sorted({t for _, t, _, _ in steps}):
+                self.emit({"type": "goal_binding", "turn": turn, "goal_id": goal, "goal_version": 1, "ref_id": target})
+        for k, (kind, target, predicted, rule_id) in enumerate(steps):
+            sid = f"{cid}-S{k}"
+            premises = [["TARGET_REF", target]] + ([["RULE", rule_id]] if rule_id else [])
+            if goal != "G0001":
+                premises.append(["GOAL_BINDING", goal])
+            self.emit({"type": "plan_step", "turn": turn, "commit_id": cid, "commit_version": 1, "step_id": sid,
+                       "step_ord": k, "kind": kind, "target_ref": target, "action": "ACTION6",
+                       "premises": premises, "predicted_delta": predicted, "lease_max_beats": LEASE})
+            self.status(turn, "COMMITMENT_STEP", sid, None, "PENDING", "compiled")
+            self.queue.append(Step(sid, cid, kind, target, self.refs[target].cells, predicted, goal, rule_id,
+                                   last=k == len(steps) - 1))
+            self.plan_targets.add(target)
 
-__all__ = ["AgentConfig", "ScriptedAgent"]
+    def shadow_step(self) -> str | None:
+        """The step the agenda would compile now (`goal|action|target|rule`), or None."""
+        rule = self._score_rule()
+        if rule is None or rule.target is None or self.score_goal is None:
+            return None
+        return f"{self.score_goal}|ACTION6|{rule.target}|{rule.rule_id}"
+
+    def probe(self) -> tuple[str, int | None, int | None]:
+        """Deterministic probe: least-tried action; clicks aim at the least-tried referent's minimum cell."""
+        action = min(ACTIONS, key=lambda a: (self.tried_action[a], a))
+        if action != "ACTION6":
+            return action, None, None
+        refs = self.current_refs()
+        if not refs:
+            return action, 0, 0
+        ref = min(refs, key=lambda r: (self.tried_ref[r.ref_id], len(r.cells), r.ref_id))
+        x, y = min(ref.cells)
+        return action, x, y
+
+    # -- one beat -------------------------------------------------------------------------------
+    def act(self, turn: int) -> None:
+        """Choose, realise and record one action, then its receipts and lifecycle rows."""
+        step: Step | None = None
+        while self.cfg.agenda and self.queue:
+            head = self.queue[0]
+            if self.refs[head.target].dormant:
+                self.status(turn, "COMMITMENT_STEP", head.step_id, "PENDING", "BLOCKED", "target dormant")
+                self.queue.pop(0)
+                continue
+            step = head
+            break
+        render = 0
+        params: dict[str, int] | None = None
+        shadow: str | None = None
+        cited: frozenset[tuple[int, int]] = frozenset()
+        if step is not None:
+            action = "ACTION6"
+            cited = self.refs[step.target].cells if self.cfg.join else step.cells_at_compile
+            x, y = self.actuate(turn, step, cited)
+            render = math.ceil((len(self.frame_text()) + 80 * (1 if self.cfg.join else 0) + 120) / 4)
+            source = "COMMITMENT_STEP"
+            if step.started is None:
+                step.started = turn
+                self.status(turn, "COMMITMENT_STEP", step.step_id, "PENDING", "ACTIVE", "executing")
+        else:
+            action, px, py = self.probe()
+            x, y = (px, py) if px is not None and py is not None else (-1, -1)
+            source = "PROBE"
+            if not self.cfg.agenda:
+                shadow = self.shadow_step()
+        if action == "ACTION6":
+            params = {"x": x, "y": y}
+        self.tried_action[action] += 1
+        landed = self.landing(x, y) if params else None
+        truth = self.world.land(x, y) if params else None
+        if (truth and self.by_oid.get(truth)) != landed:  # pragma: no cover - the store is synced every beat
+            raise AssertionError("store and world disagree on a landing")
+        recorded = landed
+        if step is not None and self.cfg.records_believed_landing and (x, y) in cited:
+            recorded = step.target
+        if landed is not None:
+            self.tried_ref[landed] += 1
+        pre = self.world.frame_digest()
+        out = self.world.step(action, x if params else None, y if params else None)
+        post = self.world.frame_digest()
+        observed = {"cells_changed": out.cells_changed, "score_event": out.score_event, "level_event": out.level_event}
+        believed_ok = step is not None and recorded == step.target
+        step_match = _match(step.predicted, observed) if step is not None and believed_ok else None
+        rule_rows = [r for r in self.rules.values() if r.action == action and r.target is not None
+                     and r.target == recorded and r.status != "DEMOTED"]
+        rule_matches = [(r, _match(r.effect, observed)) for r in sorted(rule_rows, key=lambda r: (r.status != "TESTED", r.rule_id))]
+        first = step_match if step_match is not None else (rule_matches[0][1] if rule_matches else None)
+        self.emit({"type": "beat", "turn": turn, "action": action, "params": params, "target_ref": recorded,
+                   "step_id": step.step_id if step else None, "shadow_step_id": shadow,
+                   "drift_ref": "LIVE" if self.cfg.agenda else "SHADOW", "source_stamp": source,
+                   "render_tokens": render, "match": first, "level_counter": self.world.level_counter,
+                   "score": self.world.score, "pre_frame_sha256": pre, "post_frame_sha256": post})
+        self.emit({"type": "receipt", "turn": turn, "action": action, "target_ref": recorded,
+                   "context_class": f"CC-{action}", "observed": observed, "score_event": out.score_event,
+                   "level_event": out.level_event})
+        if step is not None and believed_ok:
+            self.emit({"type": "receipt", "turn": turn, "action": action, "target_ref": recorded,
+                       "context_class": f"CC-{action}", "predicted": step.predicted, "observed": observed,
+                       "match": step_match, "predictor_id": step.step_id, "predictor_kind": "STEP",
+                       "score_event": out.score_event, "level_event": out.level_event})
+        characterized = False
+        for rule, match in rule_matches:
+            self.emit({"type": "receipt", "turn": turn, "action": action, "target_ref": recorded,
+                       "context_class": f"CC-{action}", "predicted": rule.effect, "observed": observed,
+                       "match": match, "predictor_id": rule.rule_id, "predictor_kind": "RULE",
+                       "score_event": out.score_event, "level_event": out.level_event})
+            if match:
+                rule.matches += 1
+                if rule.status == "PROPOSED" and rule.matches >= 2:
+                    self.status(turn, "RULE", rule.rule_id, "PROPOSED", "TESTED", "two matched predictions")
+                    rule.status = "TESTED"
+                characterized = characterized or rule.status == "TESTED"
+            elif rule.status == "TESTED":
+                self.status(turn, "RULE", rule.rule_id, "TESTED", "DEMOTED", "prediction failed")
+                rule.status = "DEMOTED"
+        if recorded is not None:
+            row = self.refs[recorded]
+            if row.rung == "ANCHORED":
+                self.status(turn, "REFERENT_RUNG", recorded, "ANCHORED", "ENGAGED", "receipt in scope")
+                row.rung = "ENGAGED"
+            if characterized and row.rung == "ENGAGED":
+                self.status(turn, "REFERENT_RUNG", recorded, "ENGAGED", "CHARACTERIZED", "tested rule matched")
+                row.rung = "CHARACTERIZED"
+        if out.level_event:
+            self.emit({"type": "level", "turn": turn, "level_counter": self.world.level_counter, "score": self.world.score})
+            self.emit({"type": "evidence", "turn": turn, "kind": "level", "irreversible": True,
+                       "subject": "level_counter", "before": str(self.world.level_counter - 1),
+                       "after": str(self.world.level_counter)})
+            if self.deficit_goal is not None:
+                self.status(turn, "GOAL", self.deficit_goal, "PROPOSED", "ACCEPTED", "level event observed")
+                self.emit({"type": "goal_edge", "turn": turn, "parent_goal": "G0001", "child_goal": self.deficit_goal,
+                           "verified": True})
+                self.deficit_goal = None
+        if step is not None:
+            self.finish_step(turn, step, believed_ok, recorded)
+        self.pending.append(Pending(turn, action, recorded, out.score_event, out.level_event))
+
+    def actuate(self, turn: int, step: Step, cited: frozenset[tuple[int, int]]) -> tuple[int, int]:
+        """Actuator call(s) for an aimed live step; R8 containment check with one re-prompt."""
+        self.calls["ACTUATOR"] += 1
+        idx = self.calls["ACTUATOR"]
+        cells = sorted(cited)
+        tokens = math.ceil((len(self.frame_text()) + 200) / 4)
+        if self.rng.random() < self.cfg.actuator_noise:
+            mx = max(c[0] for c in cells)
+            bad = (min(mx + 1, SIZE - 1), cells[0][1])
+            if bad not in cited:
+                self.emit({"type": "llm_call", "turn": turn, "organ": "ACTUATOR", "call_idx": idx,
+                           "prompt_tokens": tokens + 300, "completion_tokens": 24, "render_tokens": tokens,
+                           "ops_rejected": 1})
+                self.emit({"type": "write_reject", "turn": turn, "organ": "ACTUATOR", "op_type": "CLICK",
+                           "violation_class": "UNCONTAINED_PARAM", "retry_count": 0})
+                self.emit({"type": "llm_call", "turn": turn, "organ": "ACTUATOR", "call_idx": idx, "retry_count": 1,
+                           "prompt_tokens": tokens + 340, "completion_tokens": 24, "render_tokens": tokens,
+                           "ops_accepted": 1})
+                return self.rng.choice(cells)
+        self.emit({"type": "llm_call", "turn": turn, "organ": "ACTUATOR", "call_idx": idx,
+                   "prompt_tokens": tokens + 300, "completion_tokens": 24, "render_tokens": tokens, "ops_accepted": 1})
+        return self.rng.choice(cells)
+
+    def finish_step(self, turn: int, step: Step, believed_ok: bool, recorded: str | None) -> None:
+        """Consume a step the harness believes landed, or record a substitution."""
+        if believed_ok:
+            self.status(turn, "COMMITMENT_STEP", step.step_id, "ACTIVE", "CONSUMED", "landed on target")
+            self.queue.pop(0)
+            if step.last and step.goal_id != "G0001":
+                text = "level trigger fired" if step.predicted.get("level_event") else "score raised"
+                self.emit({"type": "milestone_claim", "turn": turn, "claim_id": self.mint("M"),
+                           "step_id": step.step_id, "step_started_turn": step.started, "text": text})
+            return
+        self.emit({"type": "substitution", "turn": turn, "step_target": step.target, "landed_target": recorded})
+        step.substitutions += 1
+        if step.substitutions >= 2:
+            self.status(turn, "COMMITMENT_STEP", step.step_id, "ACTIVE", "BLOCKED", "substituted twice")
+            dropped = [s for s in self.queue if s.commit_id == step.commit_id]
+            for s in dropped[1:]:
+                self.status(turn, "COMMITMENT_STEP", s.step_id, "PENDING", "ABANDONED", "commitment revised")
+            self.queue = [s for s in self.queue if s.commit_id != step.commit_id]
+
+    # -- episode ---------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Play one episode of `horizon` beats after the initial RESET."""
+        self.emit({"type": "startup_probe", "turn": 0, "image_receipt_ok": None,
+                   "signal_vocab": ["score", "level"],
+                   "action_interface": {"ACTION6": {"x": [0, SIZE - 1], "y": [0, SIZE - 1]},
+                                        "untargeted": [a for a in ACTIONS if a != "ACTION6"]}})
+        self.emit({"type": "goal", "turn": 0, "goal_id": self.mint("G"), "version": 1, "statement": "win the game",
+                   "provenance": "SEEDED"})
+        self.goals["G0001"] = {"statement": "win the game", "status": "ACTIVE"}
+        self.status(0, "GOAL", "G0001", None, "ACTIVE", "seeded")
+        digest = self.world.frame_digest()
+        self.emit({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE" if self.cfg.agenda else "SHADOW",
+                   "source_stamp": "RESET", "pre_frame_sha256": digest, "post_frame_sha256": digest})
+        self.observe(0)
+        # offline byte-identity check: with no plan, the agenda-on and agenda-off views are rendered
+        zones = self.surveyor_view(0, {})
+        self.capture(0, "SURVEYOR", 0, zones, shadow=False)
+        self.capture(0, "SURVEYOR", 0, zones, shadow=True)
+        for turn in range(1, self.cfg.horizon + 1):
+            self.observe(turn)
+            if turn % EPOCH == 1:
+                self.survey(turn)
+            self.act(turn)
+
+
+def _match(predicted: dict[str, Any], observed: dict[str, Any]) -> int:
+    """1 when every predicted component holds in the observed delta."""
+    for key, want in predicted.items():
+        got = observed.get(key, 0)
+        if want == "nonzero":
+            ok = bool(got)
+        elif want == "zero":
+            ok = not got
+        else:
+            ok = got == want
+        if not ok:
+            return 0
+    return 1
+
+
+@dataclass
+class BareAgent:
+    """The BARE comparator: one scripted 'LLM' call per action, no store, no plan."""
+
+    seed_label: str
+    world_seed: int
+    emit: Emit
+    horizon: int = 150
+
+    def run(self) -> None:
+        """Play one episode."""
+        world = MicroWorld(self.world_seed)
+        rng = random.Random(int.from_bytes(hashlib.sha256(f"BARE|{self.seed_label}".encode()).digest()[:8], "big"))
+        self.emit({"type": "startup_probe", "turn": 0, "image_receipt_ok": None})
+        digest = world.frame_digest()
+        self.emit({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET",
+                   "pre_frame_sha256": digest, "post_frame_sha256": digest})
+        for turn in range(1, self.horizon + 1):
+            grid = world.grid()
+            frame = "\n".join("".join(f"{v:x}" for v in row) for row in grid)
+            render = math.ceil(len(frame) / 4)
+            self.emit({"type": "llm_call", "turn": turn, "organ": "BASELINE", "prompt_tokens": 1200 + render + 30 * turn,
+                       "completion_tokens": 90, "render_tokens": render, "ops_accepted": 1})
+            params: dict[str, int] | None = None
+            if rng.random() < 0.5:
+                cells = sorted((x, y) for y, row in enumerate(grid) for x, v in enumerate(row) if v)
+                x, y = rng.choice(cells)
+                params = {"x": x, "y": y}
+                action = "ACTION6"
+            else:
+                action = rng.choice([a for a in ACTIONS if a != "ACTION6"])
+            pre = world.frame_digest()
+            world.step(action, params["x"] if params else None, params["y"] if params else None)
+            self.emit({"type": "beat", "turn": turn, "action": action, "params": params, "drift_ref": "LIVE",
+                       "source_stamp": "ACTUATOR_LLM", "render_tokens": render,
+                       "level_counter": world.level_counter, "score": world.score, "pre_frame_sha256": pre,
+                       "post_frame_sha256": world.frame_digest()})
+
+
+__all__ = ["AgentConfig", "BareAgent", "ScriptedAgent"]

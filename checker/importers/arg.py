@@ -220,7 +220,8 @@ def _assign_labels(runs: list[dict[str, Any]]) -> None:
         if not run["comparator"]:
             run["cell"] = derive_cell(run["config"])
         tags = [t for t in (run["arm"] or "").split(",") if t]
-        seed = ",".join(tags[1:]) if len(tags) > 1 else (tags[0] if tags and tags[0] not in ("FULL", "baseline") else run["native"])
+        own = [t for t in tags[1:]] or [t for t in tags[:1] if t not in ("FULL", "baseline")] or [run["native"]]
+        seed = ",".join(own)
         if (run["cell"], seed) in used_seeds:
             seed = f"{seed}@{run['native']}"
         used_seeds.add((run["cell"], seed))

@@ -232,7 +232,7 @@ def read_sqlite(path: Path) -> dict[tuple[str, str], NativeRun]:
         if missing:
             raise UsageError(f"{path}: table `results` is missing column(s) {', '.join(missing)}")
         order = "model, method, problem_id, turn_number" + (", id" if "id" in cols else "")
-        rows = con.execute(f"SELECT * FROM results ORDER BY {order}").fetchall()  # noqa: S608 - fixed columns
+        rows = con.execute(f"SELECT * FROM results ORDER BY {order}").fetchall()
     except sqlite3.Error as exc:
         raise UsageError(f"{path}: cannot read table `results` ({exc})") from None
     finally:

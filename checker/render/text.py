@@ -19,7 +19,7 @@ from markupsafe import Markup
 DASH = "—"
 """What an undefined or missing value renders as."""
 
-_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|~<>&\"'=:$^@")
+_MD_SPECIAL = frozenset("\\`*_{}[]()!|~<>&\"'")
 _SLUG_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 
 

@@ -194,22 +194,31 @@ def render_tokens(state: AgentState, b: int) -> dict[str, Any]:
 
 
 def bins(state: AgentState, landing: list[str | None]) -> dict[str, Any]:
-    """Length-stratified bins over acted beats by beat number (§c.7)."""
+    """Length-stratified bins over acted beats by beat number (§c.7), in one pass."""
     bound = {g.ref_id for g in state.bindings}
-    out: dict[str, Any] = {}
-    for label, lo, hi in BINS:
-        rows = [(b, land) for b, land in zip(state.beats, landing, strict=True)
-                if b.action != "RESET" and b.turn >= lo and (hi is None or b.turn <= hi)]
-        if not rows:
-            out[label] = None
+    # per bin: n, matched, matched==1, decided, decided==1, landed in Bd
+    acc = [[0, 0, 0, 0, 0, 0] for _ in BINS]
+    for b, land in zip(state.beats, landing, strict=True):
+        if b.action == "RESET" or b.turn < 1:
             continue
-        matched = [b.match for b, _ in rows if b.match is not None]
-        decided = [b.match for b, _ in rows if b.match is not None and b.step_id]
-        out[label] = {
-            "n": len(rows),
-            "decision_accuracy": _r3(sum(1 for m in decided if m == 1), len(decided)) if decided else None,
-            "match_rate": _r3(sum(1 for m in matched if m == 1), len(matched)) if matched else None,
-            "GA": _r3(sum(1 for _, land in rows if land in bound), len(rows)) if bound else None,
+        i = 0 if b.turn <= 50 else 1 if b.turn <= 150 else 2
+        a = acc[i]
+        a[0] += 1
+        if b.match is not None:
+            a[1] += 1
+            a[2] += b.match == 1
+            if b.step_id:
+                a[3] += 1
+                a[4] += b.match == 1
+        if land in bound:
+            a[5] += 1
+    out: dict[str, Any] = {}
+    for (label, _, _), (n, matched, hits, decided, dhits, ga) in zip(BINS, acc, strict=True):
+        out[label] = None if n == 0 else {
+            "n": n,
+            "decision_accuracy": _r3(dhits, decided) if decided else None,
+            "match_rate": _r3(hits, matched) if matched else None,
+            "GA": _r3(ga, n) if bound else None,
         }
     return out
 

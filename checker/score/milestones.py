@@ -20,16 +20,17 @@ By default only irreversible evidence verifies (`include_reversible=False`).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 from checker.replay import AgentState
 
 
 def _evidence(state: AgentState, include_reversible: bool) -> list[tuple[int, int, str]]:
-    """(line, beat, kind) of every piece of evidence that may verify a claim."""
+    """(line, beat, kind) of every piece of evidence that may verify a claim, sorted by beat then line."""
     items: list[tuple[int, int, str]] = []
-    for ev, line in zip(state.level_events, state.level_lines, strict=True):
-        items.append((line, ev.turn, "level"))
+    for lev, line in zip(state.level_events, state.level_lines, strict=True):
+        items.append((line, lev.turn, "level"))
     prev_level = prev_score = None
     for beat, line in zip(state.beats, state.beat_lines, strict=True):
         if prev_level is not None and beat.level_counter > prev_level:
@@ -48,13 +49,14 @@ def _evidence(state: AgentState, include_reversible: bool) -> list[tuple[int, in
         if ev.kind == "file_digest" and ev.before == ev.after:
             continue
         items.append((line, ev.turn, ev.kind))
-    items.sort()
+    items.sort(key=lambda it: (it[1], it[0]))
     return items
 
 
 def milestones(state: AgentState, include_reversible: bool = False) -> dict[str, Any]:
     """Per run: claims, verified, declared only, verified ratio (None with no claim) and details."""
     items = _evidence(state, include_reversible) if state.claims else []
+    turns = [it[1] for it in items]
     details = []
     verified = 0
     for claim, line in zip(state.claims, state.claim_lines, strict=True):
@@ -64,7 +66,13 @@ def milestones(state: AgentState, include_reversible: bool = False) -> dict[str,
             start = state.step_first_beat[claim.step_id]
         else:
             start = 0
-        hit = next((it for it in items if it[0] < line and start <= it[1] <= claim.turn), None)
+        hit = None
+        for it in items[bisect_left(turns, start):]:
+            if it[1] > claim.turn:
+                break
+            if it[0] < line:
+                hit = it  # the earliest-beat evidence in the window
+                break
         if hit is not None:
             verified += 1
         details.append({

@@ -1,0 +1,208 @@
+"""`driftboard bench site`: build the site for 10 and for 200 synthetic submissions.
+
+Synthetic results files stand in for verified ones (agent and constraint tracks, five cells of
+five seeds each, gate tables, mismatches, an undefined metric per submission), so the benchmark
+measures the renderer and MkDocs, not the scorers. Prints as its last line
+`site_s_10=<seconds> site_s_200=<seconds>`; the goal is 200 submissions in under 60 s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from checker.results_model import ResultsFile
+
+AGENT_CELLS = ("FULL", "J0", "A0", "J0A0", "BARE")
+CONSTRAINT_CELLS = ("qwen3-8b/baseline", "qwen3-8b/mus_repair", "gpt-oss-20b/baseline", "gpt-oss-20b/mus_repair")
+SEEDS = ("s1", "s2", "s3", "s4", "s5")
+CONDITIONS = ("render_ceiling", "silent_degrade", "startup_probe", "shadow_identity", "canary_echo",
+              "write_error_rate")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _agg(values: dict[str, float | int | None]) -> dict[str, Any]:
+    defined = [v for v in values.values() if v is not None]
+    mean = round(sum(defined) / len(defined), 6) if defined else None
+    return {"n_defined": len(defined), "n": len(values), "values": values, "mean": mean,
+            "min": min(defined) if defined else None, "max": max(defined) if defined else None,
+            "ci95": [min(defined), max(defined)] if len(defined) >= 2 else None}
+
+
+def _agent(sid: str, rng: random.Random) -> dict[str, Any]:
+    runs: list[dict[str, Any]] = []
+    cells: list[dict[str, Any]] = []
+    for cell in AGENT_CELLS:
+        comparator = cell == "BARE"
+        per: dict[str, dict[str, float | int | None]] = {k: {} for k in
+                                                         ("gds_bind", "gds_abandon", "gds_aligned", "drift_total",
+                                                          "drift_ref_beats", "completions", "llm_calls")}
+        verdicts: dict[str, int] = {}
+        for seed in SEEDS:
+            refs = 0 if (cell == "A0" and seed == "s1") else rng.randint(5, 40)
+            bind = rng.randint(0, refs // 3) if refs else 0
+            abandon = 0 if cell in ("FULL", "J0") or not refs else rng.randint(0, (refs - bind) // 2)
+            gate = {}
+            for cond in CONDITIONS:
+                status = rng.choices(["PASS", "FAIL", "NOT_APPLICABLE"], [8, 1, 1])[0]
+                gate[cond] = {"status": status, "count": rng.randint(0, 3), "lines": [1, 2]}
+            verdict = ("COMPARATOR" if comparator else
+                       "INVALID" if any(g["status"] == "FAIL" for g in gate.values()) else "VALID")
+            verdicts[verdict] = verdicts.get(verdict, 0) + 1
+            rates = ({"gds_bind": round(bind / refs, 3), "gds_abandon": round(abandon / refs, 3),
+                      "gds_aligned": round((refs - bind - abandon) / refs, 3),
+                      "drift_total": round((bind + abandon) / refs, 3)} if refs else
+                     {"gds_bind": None, "gds_abandon": None, "gds_aligned": None, "drift_total": None})
+            metrics = {**rates, "drift_ref_beats": refs, "completions": 0, "llm_calls": rng.randint(10, 200)}
+            run_id = f"{sid}-{cell}-{seed}"
+            runs.append({"run_id": run_id, "track": "agent", "cell": cell, "seed": seed, "comparator": comparator,
+                         "verdict": verdict, "reasons": [f"{c} failed" for c, g in gate.items()
+                                                          if g["status"] == "FAIL"],
+                         "gate": {} if comparator else gate, "metrics": metrics,
+                         "mismatches": [{"line": 12, "field": "target_ref", "recorded": "R3", "recomputed": None,
+                                         "reason": "background"}] if seed == "s2" and cell == "FULL" else [],
+                         "log_sha256": _sha(run_id)})
+            if verdict in ("VALID", "COMPARATOR"):
+                for k in per:
+                    per[k][seed] = metrics.get(k)
+        cells.append({"result_id": f"{sid}/{cell}", "cell": cell, "comparator": comparator,
+                      "flags": {"ARG_AGENDA": "0"} if "A0" in cell else {}, "seeds_declared": list(SEEDS),
+                      "seeds_reported": list(SEEDS), "runs": len(SEEDS), "valid_runs": len(per["llm_calls"]),
+                      "verdicts": verdicts,
+                      "metrics": {k: _agg(v) for k, v in per.items() if v},
+                      "log_sha256": sorted(_sha(f"{sid}-{cell}-{s}") for s in SEEDS), "digest": _sha(sid + cell)})
+    return {"runs": runs, "cells": cells}
+
+
+def _constraint(sid: str, rng: random.Random) -> dict[str, Any]:
+    runs: list[dict[str, Any]] = []
+    cells: list[dict[str, Any]] = []
+    for cell in CONSTRAINT_CELLS:
+        counts = {"consistent": 0, "drift": 0, "contradiction": 0, "other": 0}
+        per_turn = []
+        total = correct_total = 0
+        for depth in range(1, 11):
+            n = 30
+            ok = max(0, min(n, int(n * (0.9 - 0.05 * depth + rng.uniform(-0.1, 0.1)))))
+            per_turn.append({"depth": depth, "n_turns": n, "correct": ok, "accuracy": round(ok / n, 6)})
+            total += n
+            correct_total += ok
+        counts["consistent"] = correct_total
+        wrong = total - correct_total
+        counts["drift"] = wrong * 2 // 3
+        counts["contradiction"] = wrong - counts["drift"]
+        overall: dict[str, Any] = {"turns": total, "correct": correct_total,
+                                   "turn_accuracy": round(correct_total / total, 4), "ledger_turns": total}
+        for ch, n in counts.items():
+            overall[ch] = n
+            overall[f"{ch}_share"] = round(n / total, 6)
+        overall.update(drift_rate=round(counts["drift"] / wrong, 6) if wrong else None,
+                       contradiction_rate=round(counts["contradiction"] / wrong, 6) if wrong else None,
+                       other_rate=0.0 if wrong else None)
+        acc: dict[str, float | int | None] = {}
+        for seed in SEEDS:
+            run_id = f"{sid}-{cell.replace('/', '-')}-{seed}"
+            a = round(rng.uniform(0.3, 0.8), 4)
+            acc[seed] = a
+            runs.append({"run_id": run_id, "track": "constraint", "cell": cell, "seed": seed, "verdict": "VALID",
+                         "reasons": [], "metrics": {"turns": 60, "correct": int(60 * a), "turn_accuracy": a},
+                         "turns": [], "mismatches": [], "log_sha256": _sha(run_id)})
+        cells.append({"result_id": f"{sid}/{cell}", "cell": cell, "seeds_declared": list(SEEDS),
+                      "seeds_reported": list(SEEDS), "runs": len(SEEDS), "valid_runs": len(SEEDS),
+                      "verdicts": {"VALID": len(SEEDS)}, "metrics": {"turn_accuracy": _agg(acc)},
+                      "tables": {"track": "constraint", "overall": overall, "by_depth": {"per_turn": per_turn}},
+                      "log_sha256": sorted(_sha(f"{sid}-{cell.replace('/', '-')}-{s}") for s in SEEDS),
+                      "digest": _sha(sid + cell)})
+    return {"runs": runs, "cells": cells}
+
+
+def synthetic_results(n: int, seed: int = 7, title_prefix: str = "Synthetic submission") -> list[ResultsFile]:
+    """`n` synthetic results files (two in three agent track), deterministic for a given seed."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        sid = f"synthetic-{i:04d}"
+        track = "constraint" if i % 3 == 2 else "agent"
+        body = _agent(sid, rng) if track == "agent" else _constraint(sid, rng)
+        valid = [r for r in body["runs"] if r["verdict"] == "VALID"]
+        headline = (f"0 completions across {len(valid)} valid runs" if track == "agent" else
+                    f"{sum(r['metrics']['correct'] for r in valid)} of {sum(r['metrics']['turns'] for r in valid)} "
+                    f"turns correct across {len(valid)} valid runs")
+        doc = {
+            "checker_version": "0.0.0-synthetic", "submission_id": sid, "title": f"{title_prefix} {i}",
+            "authors": ["A. Author", "B. Author"], "track": track, "synthetic": True,
+            "profile": "driftboard" if track == "agent" else "drift-bench-v1",
+            "thresholds": {"wer_floor": 0.25, "canary_floor": 0.9}, "thresholds_source": "prereg",
+            "prereg_sha256": _sha(f"prereg-{sid}"),
+            "logs": [{"path": f"submissions/{sid}/runs/{r['run_id']}.jsonl", "sha256": r["log_sha256"],
+                      "run_id": r["run_id"]} for r in body["runs"]],
+            "null_results": {"valid_runs": len(valid), "runs": len(body["runs"]),
+                             "completions": 0 if track == "agent" and valid else None, "headline": headline,
+                             "triggered_defeaters": ["D1"] if i % 4 == 0 else []},
+            "runs": body["runs"], "cells": body["cells"],
+            "prereg_check": {"missing": [{"cell": "FULL", "seed": "s6"}] if i % 5 == 0 else [],
+                             "undeclared": [], "digest_mismatch": []},
+            "defeaters": [{"id": "D1", "text": "bind above 0.5 in FULL", "metric": "gds_bind", "op": ">",
+                           "threshold": 0.5, "value": None if i % 4 else 0.6, "triggered": None if i % 4 else True}],
+            "claims": [{"cell": body["cells"][0]["cell"], "metric": "gds_bind", "claimed": 0.1, "recomputed": 0.12,
+                        "agrees": False, "source": "paper table 2"}],
+            "reproduce": f"driftboard verify submissions/{sid}",
+            "digest": _sha(f"results-{sid}"),
+        }
+        out.append(ResultsFile.model_validate(doc))
+    return out
+
+
+def write_results_dir(results: list[ResultsFile], out: Path) -> Path:
+    """Write results files (`<id>.json`) and a minimal `index.json` into `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    for r in results:
+        (out / f"{r.submission_id}.json").write_text(
+            json.dumps(r.model_dump(mode="json"), sort_keys=True, indent=2, ensure_ascii=False) + "\n",
+            encoding="utf-8")
+    (out / "index.json").write_text(json.dumps({"submissions": [r.submission_id for r in results]}) + "\n",
+                                    encoding="utf-8")
+    return out
+
+
+def time_build(n: int, workdir: Path) -> float:
+    """Seconds to build the site for `n` synthetic submissions (results written beforehand)."""
+    from checker.render.site import build_site
+
+    results = write_results_dir(synthetic_results(n), workdir / f"results-{n}")
+    t = time.perf_counter()
+    build_site(results, workdir / f"site-{n}")
+    return time.perf_counter() - t
+
+
+def run(workdir: Path | None) -> int:
+    """Time `build_site` for 10 and for 200 synthetic submissions; print the figures."""
+    tmp = None
+    if workdir is None:
+        tmp = tempfile.mkdtemp(prefix="driftboard-bench-site-")
+        workdir = Path(tmp)
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        times = {}
+        for n in (10, 200):
+            times[n] = time_build(n, workdir)
+            pages = sum(1 for _ in (workdir / f"site-{n}").rglob("index.html"))
+            size = sum(p.stat().st_size for p in (workdir / f"site-{n}").rglob("*") if p.is_file())
+            click.echo(f"{n} submissions: {times[n]:.1f} s, {pages} pages, {size / 1e6:.1f} MB")
+        click.echo(f"goal: 200 submissions in under 60 s: {'met' if times[200] < 60 else 'NOT met'}")
+        click.echo(f"site_s_10={times[10]:.2f} site_s_200={times[200]:.2f}")
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0

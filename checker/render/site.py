@@ -1,0 +1,278 @@
+"""`driftboard build`: verified results -> generated Markdown/JSON/CSV -> `mkdocs build --strict`.
+
+Layout of a build into `OUT` (default `build/site`):
+
+* `OUT/../docs` (or `OUT-docs` when OUT is not named `site`): the assembled MkDocs sources:
+  the hand-written pages and assets copied from `site/`, `CHANGELOG.md` as `changelog.md`, and the
+  generated pages (home, leaderboards, submissions, cell permalinks, reported, metrics), chart
+  specs (`assets/charts/`), table downloads (`downloads/`) and JSON Schemas (`schema/`);
+* `OUT`: the static site MkDocs Material builds from them, with `mkdocs.yml` from the repository
+  root as the base config (nav and paths are set here).
+
+Per-submission and per-cell pages are left out of the navigation (they are linked from index
+pages), which keeps the build linear in the number of pages. The generated sources are
+deterministic: the same results give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from checker.errors import DriftboardError, UsageError
+from checker.render import pages
+from checker.render.context import MetricsContext, ReportedContext, page
+from checker.render.metrics import METRICS, documented
+from checker.render.tables import Column, Table, write_downloads
+from checker.render.text import fmt, md_escape, slug, sort_key
+from checker.results_model import ResultsFile
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+TRACKS = ("agent", "constraint")
+SITE_URL = "https://driftboard.github.io/"
+REPORTED_DIRS = ("checker/baselines/reported", "data/reported")
+"""Where the "reported, not verified" datasets live (CSV or JSON files), first existing wins."""
+HAND_WRITTEN = {"format.md": "format.md", "submit.md": "submit.md", "tracks/agent.md": "tracks/agent.md",
+                "tracks/constraint.md": "tracks/constraint.md"}
+
+
+class SiteBuildError(DriftboardError):
+    """The site could not be built (MkDocs reported warnings in strict mode, bad results, ...)."""
+
+
+def environment() -> jinja2.Environment:
+    """The one Jinja environment: autoescape on, undefined is an error, Markdown-safe filters."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    )
+    env.filters["md"] = md_escape
+    env.filters["fmt"] = fmt
+    env.filters["sortkey"] = lambda v: "-Infinity" if v is None else sort_key(v)
+    return env
+
+
+def load_results(results_dir: Path) -> list[ResultsFile]:
+    """Every results file in the folder (not `index.json`, not shards), sorted by submission id."""
+    from checker.results import INDEX, read_results
+
+    if not results_dir.is_dir():
+        raise UsageError(f"{results_dir}: no results folder; run `driftboard verify` or `driftboard build` first")
+    out = [read_results(p) for p in sorted(results_dir.glob("*.json"))
+           if p.name != INDEX and not p.name.startswith("shard-")]
+    ids = [r.submission_id for r in out]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise UsageError(f"{results_dir}: submission id(s) appear in more than one results file: {', '.join(dupes)}")
+    return sorted(out, key=lambda r: r.submission_id)
+
+
+def docs_dir_for(out: Path) -> Path:
+    """Where the MkDocs sources for a site at `out` are assembled."""
+    return out.parent / "docs" if out.name == "site" else out.parent / f"{out.name}-docs"
+
+
+class _Writer:
+    """Writes generated files, rendering Tables' downloads on the way."""
+
+    def __init__(self, docs: Path) -> None:
+        self.docs = docs
+        self.env = environment()
+
+    def text(self, rel: str, content: str) -> None:
+        path = self.docs / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+
+    def page(self, rel: str, template: str, ctx: Any) -> None:
+        prefix = "downloads/" + rel.removesuffix(".md")
+        for table in _tables_in(ctx):
+            write_downloads(table, self.docs, prefix)
+        self.text(rel, self.env.get_template(template).render(**ctx))
+
+
+def _tables_in(ctx: Any) -> list[Table]:
+    """Every Table reachable from a context (top-level, in lists, in charts, in (name, table) pairs)."""
+    found: list[Table] = []
+
+    def visit(v: Any) -> None:
+        if isinstance(v, Table):
+            found.append(v)
+        elif isinstance(v, dict):
+            for x in v.values():
+                visit(x)
+        elif isinstance(v, list | tuple):
+            for x in v:
+                visit(x)
+
+    visit(ctx)
+    names = [t.name for t in found]
+    clash = {n for n in names if names.count(n) > 1}
+    if clash:
+        raise SiteBuildError(f"internal: duplicate table names on one page: {sorted(clash)}")
+    return found
+
+
+def reported_context(repo: Path) -> ReportedContext:
+    """Tables of the reported-not-verified datasets (CSV: header row; JSON: a list of objects)."""
+    src = next((repo / d for d in REPORTED_DIRS if (repo / d).is_dir()), None)
+    sources: list[tuple[str, Table]] = []
+    if src is not None:
+        for path in sorted(src.iterdir()):
+            rows: list[dict[str, Any]]
+            if path.suffix == ".csv":
+                with path.open(encoding="utf-8", newline="") as fh:
+                    rows = list(csv.DictReader(fh))
+            elif path.suffix == ".json":
+                data = json.loads(path.read_text(encoding="utf-8"))
+                data = data.get("rows", data) if isinstance(data, dict) else data
+                if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+                    continue
+                rows = [{k: (v if v is None or isinstance(v, str | int | float | bool) else json.dumps(v))
+                         for k, v in r.items()} for r in data]
+            else:
+                continue
+            keys: list[str] = []
+            for r in rows:
+                keys.extend(k for k in r if k not in keys)
+            rows = [{k: (None if r.get(k) in ("", None) else r.get(k)) for k in keys} for r in rows]
+            name = slug(path.stem)
+            sources.append((name, Table(name, f"Reported in {path.name} (not verified)",
+                                        [Column(k, k) for k in keys], rows)))
+    return {**page("../", "Reported, not verified"),  # type: ignore[typeddict-item]
+            "sources": sources, "source_dir": (src.relative_to(repo).as_posix() if src else REPORTED_DIRS[0]) + "/"}
+
+
+def metrics_context(results: list[ResultsFile]) -> MetricsContext:
+    """Definitions, plus any metric present in results that has no definition yet."""
+    seen = {name for r in results for c in r.cells for name in c.metrics}
+    return {**page("../", "Metrics"),  # type: ignore[typeddict-item]
+            "metrics": METRICS, "undocumented": sorted(seen - documented())}
+
+
+def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO) -> list[Any]:
+    """Write every MkDocs source into `docs` (emptied first); returns the nav."""
+    if docs.exists():
+        shutil.rmtree(docs)
+    docs.mkdir(parents=True)
+    site_src = repo / "site"
+    if site_src.is_dir():
+        shutil.copytree(site_src, docs, dirs_exist_ok=True)
+    w = _Writer(docs)
+    charts: dict[str, str] = {}
+
+    w.page("index.md", "index.md.j2", pages.home_context(results, list(TRACKS), charts))
+    for track in TRACKS:
+        w.page(f"leaderboards/{track}.md", "leaderboard.md.j2",
+               pages.track_context(track, results, charts, (docs / f"tracks/{track}.md").is_file()))
+    w.page("submissions/index.md", "submissions.md.j2", pages.submissions_context(results))
+    for r in results:
+        w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, SITE_URL))
+        for c in r.cells:
+            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, SITE_URL))
+    w.page("reported.md", "reported.md.j2", reported_context(repo))
+    w.page("metrics.md", "metrics.md.j2", metrics_context(results))
+    for rel, text in sorted(charts.items()):
+        w.text(rel, text)
+
+    from checker.schema.export import write_schemas
+
+    schema_files = write_schemas(docs / "schema")
+    if (docs / "format.md").is_file():
+        listing = "\n".join(f"- [`{p.name}`](schema/{p.name})" for p in sorted(schema_files))
+        extra = ("\n\n## JSON Schemas\n\nGenerated at build time from the same pydantic models the checker uses "
+                 f"(`driftboard schema --out DIR` writes the same files):\n\n{listing}\n")
+        w.text("format.md", (docs / "format.md").read_text(encoding="utf-8").rstrip("\n") + extra)
+    if (repo / "CHANGELOG.md").is_file():
+        w.text("changelog.md", (repo / "CHANGELOG.md").read_text(encoding="utf-8"))
+    if not (docs / "submit.md").is_file():
+        w.text("submit.md", "# How to submit\n\nOpen a pull request adding `submissions/<id>/` with "
+               "`submission.yaml`, `prereg.yaml` and `runs/*.jsonl` (see [the log format](format.md)); "
+               "CI runs `driftboard verify` on it.\n")
+    return nav(docs)
+
+
+def nav(docs: Path) -> list[Any]:
+    """The global navigation: index pages only (per-submission and per-cell pages are not listed)."""
+    def have(rel: str) -> bool:
+        return (docs / rel).is_file()
+
+    items: list[Any] = [{"Home": "index.md"},
+                        {"Leaderboards": [{"Agent track": "leaderboards/agent.md"},
+                                          {"Constraint track": "leaderboards/constraint.md"}]},
+                        {"Submissions": "submissions/index.md"},
+                        {"Reported, not verified": "reported.md"},
+                        {"Metrics": "metrics.md"}]
+    tracks = [{label: rel} for label, rel in (("Agent track", "tracks/agent.md"),
+                                              ("Constraint track", "tracks/constraint.md")) if have(rel)]
+    if tracks:
+        items.append({"Track definitions": tracks})
+    items += [{label: rel} for label, rel in (("How to submit", "submit.md"), ("Log format", "format.md"),
+                                             ("Changelog", "changelog.md")) if have(rel)]
+    return items
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(f"{record.levelname}: {record.getMessage()}")
+
+
+def run_mkdocs(docs: Path, out: Path, nav_items: list[Any], config: Path | None = None) -> None:
+    """`mkdocs build --strict` with the repository's `mkdocs.yml`, pointed at `docs` and `out`.
+
+    Raises:
+        SiteBuildError: MkDocs aborted (any warning in strict mode); the warnings are listed.
+    """
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    cfg_file = config or REPO / "mkdocs.yml"
+    if not cfg_file.is_file():
+        raise UsageError(f"{cfg_file}: no MkDocs config (run from the repository root)")
+    handler = _Collect()
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    propagate = logger.propagate
+    logger.propagate = False
+    try:
+        cfg = load_config(config_file=str(cfg_file), docs_dir=str(docs.resolve()), site_dir=str(out.resolve()),
+                          nav=nav_items, strict=True)
+        cfg.plugins.on_startup(command="build", dirty=False)
+        try:
+            build(cfg)
+        finally:
+            cfg.plugins.on_shutdown()
+    except (MkDocsException, SystemExit) as exc:
+        details = "\n".join(handler.messages[:50])
+        raise SiteBuildError(f"mkdocs build --strict failed: {exc}\n{details}".rstrip()) from None
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
+def build_site(results_dir: Path, out: Path) -> int:
+    """Render the verified results in `results_dir` into a static site at `out`; returns 0.
+
+    Raises:
+        UsageError: the results folder is missing or holds a file that is not a results file.
+        SiteBuildError: MkDocs reported a problem (strict mode).
+    """
+    results = load_results(results_dir)
+    docs = docs_dir_for(out)
+    nav_items = assemble(results, docs)
+    run_mkdocs(docs, out, nav_items)
+    return 0

@@ -1,0 +1,55 @@
+"""Results files for the site tests: synthetic submissions plus hostile and undefined cases."""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from checker.bench.site_bench import synthetic_results, write_results_dir
+from checker.results_model import ResultsFile
+
+XSS_TITLE = "<script>alert(1)</script> Injection test"
+XSS_AUTHOR = "<img src=x onerror=alert(2)>"
+XSS_REASON = "[click me](javascript:alert(3)) <b>bold</b> | pipe"
+XSS_CELL = "<i>evil</i> cell"
+
+
+def fixture_results() -> list[ResultsFile]:
+    """Four synthetic submissions (agent + constraint), one hostile, one with an all-undefined cell."""
+    base = synthetic_results(4, seed=11)
+    hostile = base[0].model_dump(mode="json")
+    hostile["submission_id"] = "zz-hostile"
+    hostile["title"] = XSS_TITLE
+    hostile["authors"] = [XSS_AUTHOR]
+    hostile["synthetic"] = False
+    hostile["runs"][0]["reasons"] = [XSS_REASON]
+    hostile["runs"][0]["mismatches"] = [{"line": 3, "field": "<script>alert(4)</script>", "recorded": "<x>",
+                                         "recomputed": None, "reason": XSS_REASON}]
+    hostile["cells"][1]["cell"] = XSS_CELL
+    for run in hostile["runs"]:
+        if run["cell"] == "J0":
+            run["cell"] = XSS_CELL
+    hostile["claims"][0]["source"] = XSS_REASON
+    undefined = base[1].model_dump(mode="json")
+    undefined["submission_id"] = "undefined-case"
+    undefined["title"] = "No reference beats anywhere"
+    for cell in undefined["cells"]:
+        for key in ("gds_bind", "gds_abandon", "gds_aligned", "drift_total"):
+            if key in cell["metrics"]:
+                agg: dict[str, Any] = cell["metrics"][key]
+                agg.update(values={s: None for s in agg["values"]}, mean=None, min=None, max=None, ci95=None,
+                           n_defined=0)
+    return [*base, ResultsFile.model_validate(hostile), ResultsFile.model_validate(undefined)]
+
+
+@functools.cache
+def built_site() -> Path:
+    """Build the fixture site once per test session; returns the site folder."""
+    from checker.render.site import build_site
+
+    root = Path(tempfile.mkdtemp(prefix="driftboard-site-test-"))
+    results = write_results_dir(fixture_results(), root / "results")
+    assert build_site(results, root / "site") == 0
+    return root / "site"

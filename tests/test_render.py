@@ -1,0 +1,313 @@
+"""The leaderboard site: pages, escaping, downloads, links, determinism (BeautifulSoup, no snapshots)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from bs4 import BeautifulSoup
+from site_fixtures import XSS_AUTHOR, XSS_CELL, XSS_REASON, XSS_TITLE, built_site, fixture_results
+
+from checker.errors import UsageError
+from checker.render import pages
+from checker.render.site import assemble, build_site, load_results, reported_context
+from checker.render.text import fmt, md_escape, slug
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    return built_site()
+
+
+def soup(site: Path, url: str) -> BeautifulSoup:
+    path = site / url / "index.html" if not url.endswith(".html") else site / url
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def all_pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+# ---------------------------------------------------------------- structure
+
+
+def test_pages_exist(site: Path) -> None:
+    for url in ("", "leaderboards/agent", "leaderboards/constraint", "submissions", "reported", "metrics",
+                "format", "changelog", "submit", "submissions/zz-hostile", "results/synthetic-0000/FULL"):
+        assert (site / url / "index.html").is_file(), url
+    assert (site / "schema" / "event.schema.json").is_file()
+    json.loads((site / "schema" / "results.schema.json").read_text())
+
+
+def test_home_null_results_before_mechanism(site: Path) -> None:
+    doc = soup(site, "")
+    order = [el for el in doc.select("#null-results, div.db-mechanism")]
+    assert order[0].get("id") == "null-results"
+    assert "completions" in order[0].get_text()
+    assert len(doc.select("div.db-mechanism table")) >= 1
+
+
+def test_submission_sections_in_order(site: Path) -> None:
+    doc = soup(site, "submissions/synthetic-0000")
+    headings = [h.get_text(strip=True).rstrip("¶") for h in doc.select("article h2")]
+    assert headings[:3] == ["Completions and defeaters", "Pre-registration", "Runs and the validity gate"]
+    assert headings.index("Per-cell decomposition") < headings.index("Missing runs") < headings.index(
+        "Mismatches: claimed and recorded vs recomputed") < headings.index("Cite and reproduce")
+    gate = doc.select_one("#table-gate table")
+    header = [th.get_text() for th in gate.select("thead th")]
+    assert "render_ceiling" in header and "write_error_rate" in header
+    statuses = {td.get_text().split(" ")[0] for td in gate.select("tbody td")}
+    assert {"PASS", "FAIL", "N/A"} <= statuses
+    assert doc.select_one("#cite pre code.language-bibtex").get_text().startswith("@misc{driftboard:synthetic-0000,")
+    assert "driftboard verify submissions/synthetic-0000" in doc.select_one("#cite").get_text()
+
+
+def test_cell_permalink(site: Path) -> None:
+    doc = soup(site, "results/synthetic-0000/FULL")
+    assert "synthetic-0000/FULL" in doc.select_one(".db-meta").get_text()
+    assert doc.select("#table-metrics tbody tr")
+    assert doc.select_one("#cite code.language-bibtex")
+
+
+def test_detail_pages_not_in_nav(site: Path) -> None:
+    nav = soup(site, "").select_one("nav.md-nav--primary")
+    hrefs = [a.get("href", "") for a in nav.select("a")]
+    assert not any("results/" in h or re.search(r"submissions/.+/", h) for h in hrefs)
+    assert any("leaderboards/agent" in h for h in hrefs)
+
+
+def test_constraint_decomposition_and_charts(site: Path) -> None:
+    doc = soup(site, "submissions/synthetic-0002")
+    header = [th.get_text() for th in doc.select("#table-decomposition thead th")]
+    for ch in ("consistent", "drift", "contradiction", "other"):
+        assert ch in header
+    specs = [d["data-spec"] for d in doc.select("div.vega-chart")]
+    assert len(specs) == 2
+    for s in specs:
+        target = (site / "submissions/synthetic-0002" / s).resolve()
+        spec = json.loads(target.read_text())
+        assert spec["$schema"].endswith(".json") and spec["datasets"]
+        assert not re.search(r'"url"\s*:', target.read_text())
+
+
+def test_every_chart_has_text_alternative_and_data(site: Path) -> None:
+    for page in all_pages(site):
+        doc = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for fig in doc.select("figure.db-chart"):
+            assert fig.select_one("div.vega-chart")["aria-label"]
+            assert fig.find_next_sibling("details", class_="db-chart-data").select_one(".db-downloads")
+
+
+# ---------------------------------------------------------------- undefined is "—", never 0
+
+
+def test_undefined_renders_as_dash(site: Path) -> None:
+    doc = soup(site, "submissions/undefined-case")
+    rows = doc.select("#table-decomposition tbody tr")
+    assert rows
+    header = [th.get_text() for th in doc.select("#table-decomposition thead th")]
+    col = header.index("bind")
+    assert all(r.select("td")[col].get_text() == "—" for r in rows)
+    data = json.loads((site / "downloads/submissions/undefined-case/decomposition.json").read_text())
+    assert all(r["gds_bind"] is None for r in data["rows"])
+    text = (site / "downloads/submissions/undefined-case/decomposition.csv").read_text()
+    first = next(csv.DictReader(io.StringIO(text)))
+    assert first["gds_bind"] == ""
+
+
+def test_fmt() -> None:
+    assert fmt(None) == "—"
+    assert fmt(0) == "0"
+    assert fmt(0.0) == "0"
+    assert fmt(0.12345) == "0.123"
+    assert fmt(float("nan")) == "—"
+
+
+# ---------------------------------------------------------------- escaping
+
+
+def test_md_escape_neutralises_html_and_markdown() -> None:
+    out = str(md_escape("<script>x</script> [a](javascript:b) *c* `d` | e"))
+    assert "<" not in out and "[" not in out and "(" not in out and "*" not in out and "`" not in out
+    assert "|" not in out
+
+
+def test_hostile_strings_are_text(site: Path) -> None:
+    doc = soup(site, "submissions/zz-hostile")
+    assert doc.select_one(".db-title").get_text() == XSS_TITLE
+    assert doc.select_one(".db-authors").get_text() == XSS_AUTHOR
+    text = doc.get_text()
+    assert XSS_REASON in text
+    assert XSS_CELL in text
+    for page in all_pages(site):
+        html = page.read_text(encoding="utf-8")
+        assert "<script>alert" not in html, page
+        assert "<img src=x" not in html, page
+        assert "<i>evil</i>" not in html, page
+        d = BeautifulSoup(html, "html.parser")
+        assert not d.select("[onerror]"), page
+        assert not [a for a in d.select("a[href]") if a["href"].strip().lower().startswith("javascript:")], page
+        for s in d.select("script"):
+            assert "alert(" not in (s.string or ""), page
+    title = soup(site, "submissions/zz-hostile").title.get_text()
+    assert "<" not in title
+
+
+def test_hostile_cell_gets_a_safe_page(site: Path) -> None:
+    cell_dir = site / "results" / "zz-hostile" / slug(XSS_CELL)
+    assert re.fullmatch(r"[A-Za-z0-9._-]+", cell_dir.name)
+    assert (cell_dir / "index.html").is_file()
+
+
+# ---------------------------------------------------------------- downloads and links
+
+
+def test_every_table_downloads_as_csv_and_json(site: Path) -> None:
+    checked = 0
+    for page in all_pages(site):
+        doc = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for box in doc.select("div.db-table"):
+            links = box.select(".db-downloads a")
+            assert [a.get_text() for a in links] == ["CSV", "JSON"], page
+            csv_path = (page.parent / links[0]["href"]).resolve()
+            json_path = (page.parent / links[1]["href"]).resolve()
+            rows = list(csv.reader(io.StringIO(csv_path.read_text(encoding="utf-8"))))
+            data = json.loads(json_path.read_text(encoding="utf-8"))
+            table = box.select_one("table")
+            n = len(table.select("tbody tr")) if table else 0
+            assert len(rows) - 1 == len(data["rows"]) == n, (page, box.get("id"))
+            if table:
+                assert len(rows[0]) == len(table.select("thead th"))
+            checked += 1
+    assert checked > 50
+
+
+def test_internal_links_resolve(site: Path) -> None:
+    for page in all_pages(site):
+        if page.name == "404.html":  # served for any path, so it uses absolute links
+            continue
+        doc = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for el in doc.select("a[href], link[href], script[src], div.vega-chart[data-spec]"):
+            ref = el.get("href") or el.get("src") or el.get("data-spec")
+            parts = urlsplit(ref)
+            if parts.scheme or ref.startswith(("#", "mailto:")):
+                continue
+            target = (page.parent / parts.path).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            assert target.is_file(), (page.relative_to(site), ref)
+
+
+def test_no_external_resources(site: Path) -> None:
+    for page in all_pages(site):
+        doc = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for el in doc.select("script[src], link[href], img[src], iframe[src]"):
+            ref = el.get("src") or el.get("href")
+            if el.name == "link" and el.get("rel") == ["canonical"]:
+                continue
+            assert not urlsplit(ref).scheme and not ref.startswith("//"), (page, ref)
+    assert "fonts.googleapis" not in (site / "index.html").read_text()
+
+
+def test_vendored_licences_beside_files() -> None:
+    vendor = Path(__file__).resolve().parent.parent / "site" / "assets" / "vendor"
+    for name in ("vega", "vega-lite", "vega-embed", "tablesort"):
+        assert (vendor / name / "LICENSE").is_file()
+        assert list((vendor / name).glob("*.min.js"))
+
+
+# ---------------------------------------------------------------- reported, metrics
+
+
+def test_reported_page_is_distinct(site: Path, tmp_path: Path) -> None:
+    doc = soup(site, "reported")
+    assert doc.select_one(".admonition.danger")
+    rep = tmp_path / "checker" / "baselines" / "reported"
+    rep.mkdir(parents=True)
+    (rep / "arg.csv").write_text("run,gds_bind\nfull1,0.4\nfull2,\n", encoding="utf-8")
+    ctx = reported_context(tmp_path)
+    [(name, table)] = ctx["sources"]
+    assert name == "arg" and table.records() == [{"run": "full1", "gds_bind": "0.4"}, {"run": "full2", "gds_bind": None}]
+
+
+def test_metrics_page_defines_undefined_cases(site: Path) -> None:
+    doc = soup(site, "metrics")
+    for name in ("gds_bind", "gds_abandon", "drift_total", "turn_accuracy", "drift_rate"):
+        h = doc.select_one(f"h3#{name}")
+        assert h is not None, name
+        assert "Undefined" in h.find_next_sibling("p").find_next_sibling("p").get_text()
+
+
+# ---------------------------------------------------------------- determinism, errors
+
+
+def test_generated_sources_are_deterministic(tmp_path: Path) -> None:
+    results = fixture_results()
+    assemble(results, tmp_path / "a")
+    assemble(results, tmp_path / "b")
+    a = {p.relative_to(tmp_path / "a"): p.read_bytes() for p in (tmp_path / "a").rglob("*") if p.is_file()}
+    b = {p.relative_to(tmp_path / "b"): p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()}
+    assert a.keys() == b.keys()
+    assert [k for k in a if a[k] != b[k]] == []
+
+
+def test_results_order_does_not_matter(tmp_path: Path) -> None:
+    from checker.bench.site_bench import write_results_dir
+
+    results = fixture_results()
+    loaded = load_results(write_results_dir(list(reversed(results)), tmp_path / "r"))
+    assert [r.submission_id for r in loaded] == sorted(r.submission_id for r in results)
+
+
+def test_missing_results_folder(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no results folder"):
+        build_site(tmp_path / "nope", tmp_path / "site")
+
+
+def test_bad_results_file(tmp_path: Path) -> None:
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "x.json").write_text('{"title": 1}')
+    with pytest.raises(UsageError, match="not a Driftboard results file"):
+        build_site(tmp_path / "r", tmp_path / "site")
+
+
+def test_paths() -> None:
+    assert pages.url_of("index.md") == ""
+    assert pages.url_of("submissions/index.md") == "submissions/"
+    assert pages.url_of("results/a/b.md") == "results/a/b/"
+    assert pages.root_of("results/a/b.md") == "../../../"
+    assert slug("A0") == "A0"
+    assert slug("a/b") != slug("a-b") and slug("a/b").startswith("a-b-")
+
+
+def test_serve_binds_loopback(site: Path) -> None:
+    from checker.render.serve import make_server
+
+    server = make_server(site, 0)
+    try:
+        assert server.server_address[0] == "127.0.0.1"
+    finally:
+        server.server_close()
+    with pytest.raises(UsageError, match="no built site"):
+        make_server(site.parent, 0)
+
+
+def test_build_command_cli(run_line, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import checker.results
+    from checker.bench.site_bench import synthetic_results, write_results_dir
+
+    monkeypatch.setattr(checker.results, "ensure_results", lambda submissions, results: None)
+
+    results = write_results_dir(synthetic_results(1), tmp_path / "results")
+    (tmp_path / "subs").mkdir()
+    r = run_line(["build", "--submissions", str(tmp_path / "subs"), "--results", str(results),
+                  "--out", str(tmp_path / "site")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "site" / "index.html").is_file()
