@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,7 @@ def _clean(x: float) -> float:
     return float(round(x, 10))
 
 
-def is_number(v: Any) -> bool:
+def is_number(v: Any) -> TypeGuard[int | float]:
     """True for ints and finite floats (bools are not metrics)."""
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -80,11 +80,14 @@ def aggregate_metrics(
     if frame.empty:
         return out
     for metric, group in frame.groupby("metric", sort=True):
-        values = {str(s): (None if pd.isna(v) else _num(v)) for s, v in zip(group["seed"], group["value"], strict=True)}
+        values: dict[str, float | int | None] = {
+            str(s): (None if pd.isna(v) else _num(v)) for s, v in zip(group["seed"], group["value"], strict=True)
+        }
         defined = [float(v) for v in values.values() if v is not None]
         pooled = num = den = None
-        if rates and metric in rates:
-            pairs = [rates[metric][s] for s in values if s in rates[metric] and rates[metric][s][1] > 0]
+        name = str(metric)
+        if rates and name in rates:
+            pairs = [rates[name][s] for s in values if s in rates[name] and rates[name][s][1] > 0]
             if pairs:
                 num = float(sum(p[0] for p in pairs))
                 den = float(sum(p[1] for p in pairs))
@@ -113,11 +116,12 @@ def efficiency(run: dict[str, Any]) -> dict[str, float | None]:
     """Actions and tokens per completed level; undefined (None) when no level was completed."""
     metrics = run.get("metrics") or {}
     completions = metrics.get("completions")
-    if not is_number(completions) or completions <= 0:
+    if not is_number(completions) or float(completions) <= 0:
         return {"actions_per_level": None, "tokens_per_level": None}
+    done = float(completions)
     actions = metrics.get("actions")
     tokens = metrics.get("llm_tokens")
     return {
-        "actions_per_level": _clean(actions / completions) if is_number(actions) else None,
-        "tokens_per_level": _clean(tokens / completions) if is_number(tokens) else None,
+        "actions_per_level": _clean(float(actions) / done) if is_number(actions) else None,
+        "tokens_per_level": _clean(float(tokens) / done) if is_number(tokens) else None,
     }

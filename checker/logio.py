@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from checker import FORMAT_VERSION
 from checker.errors import LogFormatError, UnsupportedVersionError
 from checker.schema.common import RunEnd, RunStart
-from checker.schema.events import EVENT_ADAPTER, Event
+from checker.schema.events import EVENT_ADAPTER, EVENT_TYPES, Event
 
 MAX_LINE_BYTES = 1 << 20
 """Longest accepted line, in bytes (1 MiB); longer lines are reported and skipped."""
@@ -173,16 +173,7 @@ def format_validation_error(exc: ValidationError) -> list[str]:
     return messages
 
 
-_TAGS = frozenset()  # filled below, after the event union is known
-
-
-def _collect_tags() -> frozenset[str]:
-    from checker.schema.events import EVENT_TYPES
-
-    return EVENT_TYPES
-
-
-_TAGS = _collect_tags()
+_TAGS: frozenset[str] = EVENT_TYPES
 
 
 def read_events(path: Path) -> Iterator[tuple[int, Event]]:

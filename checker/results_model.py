@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RESULTS_FORMAT = "1.0"
+RESULTS_FORMAT: Literal["1.0"] = "1.0"
 
 
 class _Model(BaseModel):
