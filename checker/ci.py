@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -211,9 +212,13 @@ def run_checker(args: Sequence[str], cwd: Path) -> dict[str, Any]:
         return doc
     err = out.stderr.decode(errors="replace").strip().splitlines()
     tail = err[-1] if err else f"exit code {out.returncode}, no output"
-    return {"command": args[0], "ok": False, "exit_code": 1, "submissions": [],
-            "problems": [{"path": "(checker)", "line": None, "severity": "error",
-                          "message": f"`driftboard {args[0]}` did not produce a report: {tail}"}]}
+    located = re.fullmatch(r"Error: (submissions/[^:]+): (.+)", tail)
+    if located:  # a usage error about one file (e.g. a problem set that was not given)
+        problem = {"path": located[1], "line": None, "severity": "error", "message": located[2]}
+    else:
+        problem = {"path": "(checker)", "line": None, "severity": "error",
+                   "message": f"driftboard {args[0]} did not produce a report: {tail}"}
+    return {"command": args[0], "ok": False, "exit_code": 1, "submissions": [], "problems": [problem]}
 
 
 # --------------------------------------------------------------------------- the command
@@ -237,6 +242,27 @@ def changes_section(detection: Detection, base: str, head: str) -> list[str]:
     return out
 
 
+def _touching(problem: dict[str, Any], folders: list[str]) -> bool:
+    """Does a problem concern one of the touched submission folders (by path or by mention)?"""
+    path, message = str(problem.get("path") or ""), str(problem.get("message") or "")
+    return any(path == f or path.startswith(f + "/") or f + "/" in message or message.endswith(f) for f in folders)
+
+
+def split_validate(validate: dict[str, Any], touched: list[str]) -> dict[str, Any]:
+    """Turn validate's problems about untouched submissions into warnings.
+
+    A pull request changes no file outside the folders it touches, so such a problem is already
+    on the base branch: it is reported but does not fail the submitter's check. Problems about a
+    touched folder (including a duplicate run id that names one) stay errors.
+    """
+    problems = []
+    for p in validate.get("problems", []):
+        if isinstance(p, dict) and not _touching(p, touched) and p.get("severity", "error") == "error":
+            p = {**p, "severity": "warning", "message": f"already on the base branch: {p.get('message')}"}
+        problems.append(p)
+    return {**validate, "problems": problems}
+
+
 def _merge(verify: dict[str, Any], validate: dict[str, Any], extra: list[dict[str, Any]]) -> dict[str, Any]:
     """One document: verify's submissions, and every problem from verify, validate and ci itself, once."""
     problems: list[dict[str, Any]] = []
@@ -248,7 +274,7 @@ def _merge(verify: dict[str, Any], validate: dict[str, Any], extra: list[dict[st
         if key not in seen:
             seen.add(key)
             problems.append(p)
-    exit_code = 2 if 2 in (verify.get("exit_code"), validate.get("exit_code")) else None
+    exit_code = 2 if verify.get("exit_code") == 2 else None
     return {**verify, "problems": problems, "exit_code": exit_code}
 
 
@@ -288,6 +314,7 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path])
             # --no-cache: a pull request could ship a forged .driftboard-cache/; recompute everything.
             with tempfile.TemporaryDirectory(prefix="driftboard-results-") as results:
                 verify = run_checker([*args, "--no-cache", "--out", results], tree)
+    validate = split_validate(validate, [c.path for c in detection.changes])
     doc = _merge(verify, validate, extra)
     text = render_summary(doc, "Driftboard: pull-request check", changes_section(detection, base_sha, head_sha))
     if summary is not None:

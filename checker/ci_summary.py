@@ -447,12 +447,17 @@ def annotation_lines(doc: Mapping[str, Any], extra_problems: Sequence[Mapping[st
             continue
         seen.add(key)
         bucket = errors if is_failing_problem(p) else warnings
+        path = str(p.get("path") or "")
+        file = path if path and not path.startswith("(") else None  # "(checker)", "(run files)": no file
         bucket.append(workflow_command("error" if bucket is errors else "warning", str(p.get("message", "")),
-                                       str(p.get("path") or "") or None, _line(p.get("line"))))
+                                       file, _line(p.get("line"))))
     for sub in _dicts(doc.get("submissions")):
         path = str(sub.get("path") or "")
         manifest = f"{path}/submission.yaml" if path and not path.startswith("(") else None
+        said = {str(p.get("message", "")) for p in _dicts(doc.get("problems")) if p.get("path") == path}
         for c in disagreeing_claims(sub):
+            if any(m.startswith(f"claim {c.get('cell')}/{c.get('metric')}:") for m in said):
+                continue  # verify already reported this claim as a problem (annotated above)
             msg = (f"claimed {fmt_value(c.get('metric'))} = {fmt_value(c.get('claimed'))} for cell "
                    f"{fmt_value(c.get('cell'))}, recomputed {fmt_value(c.get('recomputed'))}")
             errors.append(workflow_command("error", msg, manifest, title="Claimed figure disagrees"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -50,6 +52,7 @@ def built_site() -> Path:
     from checker.render.site import build_site
 
     root = Path(tempfile.mkdtemp(prefix="driftboard-site-test-"))
+    atexit.register(shutil.rmtree, root, True)
     results = write_results_dir(fixture_results(), root / "results")
     assert build_site(results, root / "site") == 0
     return root / "site"

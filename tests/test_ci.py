@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.ci import Change, detect_changes
+from checker.ci import Change, detect_changes, split_validate
 from checker.ci_summary import annotation_lines, escape_data, escape_property, md, render_summary
 from checker.logio import RunLogWriter
 
@@ -256,6 +256,27 @@ def test_ci_bad_ref_is_a_usage_error(repo, ci, base):
     result = ci("--base", base)
     assert result.exit_code == 2
     assert result.stderr.startswith("Error: ")
+
+
+def test_ci_missing_problem_set_is_a_usage_error(repo, ci):
+    result = ci("--base", "main", "--problems", "no/such/dir")
+    assert result.exit_code == 2
+    assert result.stderr == "Error: no/such/dir: no such file or directory\n"
+
+
+def test_problems_already_on_the_base_branch_do_not_fail_the_pull_request():
+    validate = {"problems": [
+        {"path": "submissions/old", "line": None, "message": "no submission.yaml", "severity": "error"},
+        {"path": "submissions/old/runs/a.jsonl", "line": 1, "severity": "error",
+         "message": "duplicate run id 'x' (also in submissions/new/runs/b.jsonl:1)"},
+        {"path": "submissions/new/runs/b.jsonl", "line": 4, "message": "chain broken", "severity": "error"},
+    ]}
+    split = split_validate(validate, ["submissions/new"])["problems"]
+    assert [(p["severity"], p["message"]) for p in split] == [
+        ("warning", "already on the base branch: no submission.yaml"),
+        ("error", "duplicate run id 'x' (also in submissions/new/runs/b.jsonl:1)"),
+        ("error", "chain broken"),
+    ]
 
 
 def test_ci_outside_a_git_repository_is_a_usage_error(tmp_path, run_line, monkeypatch):

@@ -157,16 +157,50 @@ def instances(draw):
     if kind == "seating":
         n = draw(st.integers(3, 7))
         dom = Seating(PEOPLE[:n], draw(st.sampled_from(["round", "rectangular"])))
-        a = tuple(draw(st.integers(0, n - 1)) for _ in range(n))
+        if draw(st.integers(0, 4)):  # mostly valid (a permutation), sometimes not
+            a = tuple(draw(st.permutations(range(n))))
+        else:
+            a = tuple(draw(st.integers(-1, n)) for _ in range(n))
     elif kind == "scheduling":
         n = draw(st.integers(2, 5))
-        dom = Scheduling(PEOPLE[:n], num_slots=draw(st.integers(n, 9)), max_duration=3)
-        a = tuple(x for _ in range(n) for x in (draw(st.integers(0, 10)), draw(st.integers(0, 4))))
+        slots = draw(st.integers(n, 9))
+        dom = Scheduling(PEOPLE[:n], num_slots=slots, max_duration=3)
+        if draw(st.integers(0, 4)):  # mostly valid intervals
+            durs = [draw(st.integers(1, min(3, slots))) for _ in range(n)]
+            a = tuple(x for d in durs for x in (draw(st.integers(1, slots - d + 1)), d))
+        else:
+            a = tuple(x for _ in range(n) for x in (draw(st.integers(0, 10)), draw(st.integers(0, 4))))
     else:
         dom = LogicGrid(PEOPLE[:4], {"color": ["Red", "Blue", "Green", "Yellow"], "pet": ["Cat", "Dog", "Bird", "Fish"]})
-        a = tuple(draw(st.integers(0, 3)) for _ in range(8))
-    constraints = draw(st.lists(st.tuples(st.sampled_from(TYPES[kind]), ARGS), max_size=5))
+        if draw(st.integers(0, 4)):
+            cols = [draw(st.permutations(range(4))) for _ in range(2)]
+            a = tuple(cols[c][e] for e in range(4) for c in range(2))
+        else:
+            a = tuple(draw(st.integers(-1, 4)) for _ in range(8))
+    constraints = draw(st.lists(constraint(dom, kind), max_size=5))
     return dom, constraints, a
+
+
+@st.composite
+def constraint(draw, dom, kind):
+    """Mostly well-formed constraints of the domain; sometimes malformed ones (fail closed)."""
+    ctype = draw(st.sampled_from(TYPES[kind]))
+    if not draw(st.integers(0, 7)):
+        return ctype, draw(ARGS)
+    e = st.sampled_from(dom.entities)
+    num = st.integers(-1, 11)
+    if kind == "logic_grid":
+        cat = draw(st.sampled_from(dom.cat_names))
+        if ctype in ("assign", "not_assign"):
+            return ctype, [draw(e), cat, draw(st.sampled_from([*dom.categories[cat], "red"]))]
+        return ctype, [draw(e), draw(e), cat]
+    if ctype in ("at_position", "at_time", "duration"):
+        return ctype, [draw(e), draw(num)]
+    if ctype in ("separated_by", "gap"):
+        return ctype, [draw(e), draw(e), draw(st.integers(-1, 4))]
+    if ctype == "within":
+        return ctype, [draw(e), draw(num), draw(num)]
+    return ctype, [draw(e), draw(e)]
 
 
 def pins_for(dom, a):
@@ -182,8 +216,12 @@ def pins_for(dom, a):
 def test_direct_evaluation_equals_z3_on_complete_assignments(inst):
     dom, constraints, a = inst
     keys = [dom.compile(t, args) for t, args in constraints]
-    assert dom.complete_assignment(pins_for(dom, a)) == a
-    assert dom.satisfied_by(keys, a) == naive_sat(dom, keys + pins_for(dom, a))
+    pins = pins_for(dom, a)
+    assert dom.complete_assignment(pins) == a
+    assert dom.satisfied_by(keys, a) == naive_sat(dom, keys + pins)
+    if dom.axioms_hold(a):  # each constraint on its own, so that every type is exercised
+        for k in keys:
+            assert dom.holds(k, a) == naive_sat(dom, [k, *pins]), k
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -196,3 +234,40 @@ def test_incremental_solver_equals_fresh_solver(inst, data):
     fast = ProblemSolver(dom)
     for subset in (keys, keys + partial, keys + pins, partial):
         assert fast.sat(subset) == naive_sat(dom, subset)
+
+
+def all_keys(dom):
+    """Every well-formed compiled key over the domain's names and a small range of numbers."""
+    n = range(dom.n)
+    if isinstance(dom, Seating):
+        pairs = [(t, a, b) for t in ("adj", "nadj", "left", "same", "opp") for a in n for b in n]
+        return pairs + [("at", a, p) for a in n for p in n] + [("sep", a, b, k) for a in n for b in n for k in range(-1, 4)]
+    if isinstance(dom, Scheduling):
+        out = [(t, a, b) for t in ("before", "nsim") for a in n for b in n]
+        out += [("gap", a, b, g) for a in n for b in n for g in range(-1, 3)]
+        out += [(t, a, x) for t in ("at", "dur") for a in n for x in range(0, 8)]
+        return out + [("within", a, lo, hi) for a in n for lo in range(0, 7) for hi in range(lo, 7)]
+    out: list = [(t, e, c, i) for t in ("eq", "ne") for e in n for c in range(dom.nc) for i in n]
+    return out + [(t, a, b, c) for t in ("same", "diff", "ord") for a in n for b in n for c in range(dom.nc)]
+
+
+@pytest.mark.parametrize("dom", [Seating(PEOPLE[:6], "rectangular"), Seating(PEOPLE[:5]),
+                                 Scheduling(PEOPLE[:3], num_slots=6), grid()], ids=lambda d: d.name)
+def test_direct_evaluation_equals_z3_for_every_key(dom):
+    import random
+
+    rng = random.Random(7)
+    z3_only = ProblemSolver(dom, use_shortcuts=False)
+    for _ in range(3):
+        if isinstance(dom, Scheduling):
+            durs = [rng.randint(1, 3) for _ in range(dom.n)]
+            a = tuple(x for d in durs for x in (rng.randint(1, dom.slots - d + 1), d))
+        elif isinstance(dom, Seating):
+            a = tuple(rng.sample(range(dom.n), dom.n))
+        else:
+            cols = [rng.sample(range(dom.n), dom.n) for _ in range(dom.nc)]
+            a = tuple(cols[c][e] for e in range(dom.n) for c in range(dom.nc))
+        assert dom.axioms_hold(a)
+        pins = pins_for(dom, a)
+        for k in all_keys(dom):
+            assert dom.holds(k, a) == z3_only.sat([k, *pins]), (k, a)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import re
@@ -33,6 +34,12 @@ def soup(site: Path, url: str) -> BeautifulSoup:
 
 def all_pages(site: Path) -> list[Path]:
     return sorted(site.rglob("*.html"))
+
+
+@functools.cache
+def parsed(page: Path) -> BeautifulSoup:
+    """Each built page parsed once per session (tests only read the trees)."""
+    return BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
 
 
 # ---------------------------------------------------------------- structure
@@ -99,7 +106,7 @@ def test_constraint_decomposition_and_charts(site: Path) -> None:
 
 def test_every_chart_has_text_alternative_and_data(site: Path) -> None:
     for page in all_pages(site):
-        doc = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        doc = parsed(page)
         for fig in doc.select("figure.db-chart"):
             assert fig.select_one("div.vega-chart")["aria-label"]
             assert fig.find_next_sibling("details", class_="db-chart-data").select_one(".db-downloads")
@@ -151,7 +158,7 @@ def test_hostile_strings_are_text(site: Path) -> None:
         assert "<script>alert" not in html, page
         assert "<img src=x" not in html, page
         assert "<i>evil</i>" not in html, page
-        d = BeautifulSoup(html, "html.parser")
+        d = parsed(page)
         assert not d.select("[onerror]"), page
         assert not [a for a in d.select("a[href]") if a["href"].strip().lower().startswith("javascript:")], page
         for s in d.select("script"):
@@ -172,7 +179,7 @@ def test_hostile_cell_gets_a_safe_page(site: Path) -> None:
 def test_every_table_downloads_as_csv_and_json(site: Path) -> None:
     checked = 0
     for page in all_pages(site):
-        doc = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        doc = parsed(page)
         for box in doc.select("div.db-table"):
             links = box.select(".db-downloads a")
             assert [a.get_text() for a in links] == ["CSV", "JSON"], page
@@ -193,7 +200,7 @@ def test_internal_links_resolve(site: Path) -> None:
     for page in all_pages(site):
         if page.name == "404.html":  # served for any path, so it uses absolute links
             continue
-        doc = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        doc = parsed(page)
         for el in doc.select("a[href], link[href], script[src], div.vega-chart[data-spec]"):
             ref = el.get("href") or el.get("src") or el.get("data-spec")
             parts = urlsplit(ref)
@@ -207,7 +214,7 @@ def test_internal_links_resolve(site: Path) -> None:
 
 def test_no_external_resources(site: Path) -> None:
     for page in all_pages(site):
-        doc = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        doc = parsed(page)
         for el in doc.select("script[src], link[href], img[src], iframe[src]"):
             ref = el.get("src") or el.get("href")
             if el.name == "link" and el.get("rel") == ["canonical"]:
@@ -264,6 +271,14 @@ def test_results_order_does_not_matter(tmp_path: Path) -> None:
     results = fixture_results()
     loaded = load_results(write_results_dir(list(reversed(results)), tmp_path / "r"))
     assert [r.submission_id for r in loaded] == sorted(r.submission_id for r in results)
+
+
+def test_refuses_to_replace_foreign_docs(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "mine.md").write_text("keep me")
+    with pytest.raises(UsageError, match="refusing to replace"):
+        assemble(fixture_results()[:1], tmp_path / "docs")
+    assert (tmp_path / "docs" / "mine.md").read_text() == "keep me"
 
 
 def test_missing_results_folder(tmp_path: Path) -> None:

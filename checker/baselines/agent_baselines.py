@@ -14,6 +14,8 @@ the checker does with them:
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +84,14 @@ def prereg() -> dict[str, Any]:
     }
 
 
+def _play(cfg: AgentConfig, emit: Callable[[dict[str, Any]], Any]) -> None:
+    ScriptedAgent(cfg, emit).run()
+
+
+def _play_bare(emit: Callable[[dict[str, Any]], Any]) -> None:
+    BareAgent(BARE_SEED, SEEDS[BARE_SEED], emit, HORIZON).run()
+
+
 def write(out: Path) -> Path:
     """Write the submission folder into `out`; returns its path."""
     sub = SubmissionWriter(out, SUBMISSION_ID, prereg())
@@ -93,12 +103,11 @@ def write(out: Path) -> Path:
             start = {"run_id": f"{SUBMISSION_ID}-{cell.lower()}-{seed}", "track": "agent", "cell": cell,
                      "seed": seed, "flags": dict(flags), "backbone": BACKBONE, "started_at": started_at(n),
                      "horizon": HORIZON, "game_id": GAME_ID}
-            sub.run(f"runs/{cell.lower()}-{seed}.jsonl", start, lambda emit, cfg=cfg: ScriptedAgent(cfg, emit).run())
+            sub.run(f"runs/{cell.lower()}-{seed}.jsonl", start, functools.partial(_play, cfg))
     start = {"run_id": f"{SUBMISSION_ID}-bare-{BARE_SEED}", "track": "agent", "cell": "BARE", "seed": BARE_SEED,
              "flags": {}, "backbone": BACKBONE, "started_at": started_at(n + 1), "comparator": True,
              "horizon": HORIZON, "game_id": GAME_ID}
-    sub.run(f"runs/bare-{BARE_SEED}.jsonl", start,
-            lambda emit: BareAgent(BARE_SEED, SEEDS[BARE_SEED], emit, HORIZON).run())
+    sub.run(f"runs/bare-{BARE_SEED}.jsonl", start, _play_bare)
     sub.manifest({
         "title": "Driftboard micro-world reference agent (synthetic baseline)",
         "authors": [dict(AUTHOR)],

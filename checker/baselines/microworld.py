@@ -12,7 +12,8 @@ seeded RNG:
 * a **switch**: clicking it after enough key presses in the level (`KEYS_PER_LEVEL`)
   completes the level (the level counter rises and a new layout is drawn); clicking it too
   early resets the level's key count;
-* two more decoys (key, switch and these decoys get a random shape from `SHAPES`; nothing happens when clicked) and a **lamp** outside the board that lights
+* two more decoys (nothing happens when clicked; key, switch and decoys get a random shape from
+  `SHAPES`) and a **lamp** outside the board that lights
   while the level's key count is non-zero.
 
 Actions: `ACTION1`..`ACTION4` shift the tray (and its contents) by one cell inside the board,

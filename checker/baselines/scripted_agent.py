@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.baselines.microworld import ACTIONS, SIZE, MicroWorld, StepOutcome
+from checker.baselines.microworld import ACTIONS, SIZE, MicroWorld
 
 EPOCH = 8
 """Beats between Surveyor calls."""
@@ -542,7 +542,8 @@ class ScriptedAgent:
         step_match = _match(step.predicted, observed) if step is not None and believed_ok else None
         rule_rows = [r for r in self.rules.values() if r.action == action and r.target is not None
                      and r.target == recorded and r.status != "DEMOTED"]
-        rule_matches = [(r, _match(r.effect, observed)) for r in sorted(rule_rows, key=lambda r: (r.status != "TESTED", r.rule_id))]
+        ordered = sorted(rule_rows, key=lambda r: (r.status != "TESTED", r.rule_id))
+        rule_matches = [(r, _match(r.effect, observed)) for r in ordered]
         first = step_match if step_match is not None else (rule_matches[0][1] if rule_matches else None)
         self.emit({"type": "beat", "turn": turn, "action": action, "params": params, "target_ref": recorded,
                    "step_id": step.step_id if step else None, "shadow_step_id": shadow,

@@ -1,7 +1,7 @@
 """The project's own constraint problem suite, `driftboard-suite-v1`, in DRIFT-Bench's JSON format.
 
 A seeded generator (`SUITE_SEED`) writes `PER_DOMAIN` problems for each of the three domains
-(seating, scheduling, logic_grid) into `checker/baselines/problems/driftboard-suite-v1/`, one
+(seating, scheduling, logic_grid) into `problems/driftboard-suite-v1/` (repository root), one
 file per problem, `{domain}_{NNN}.json`, exactly in DRIFT-Bench's problem schema (drift-spec
 §d): top-level `problem_id, domain, num_entities, entities, <domain context>, split, turns`;
 every turn `turn_number, user_message, new_constraints, cumulative_constraints, gold_solution,
@@ -29,7 +29,8 @@ from checker.domains import make_domain
 from checker.problems import problem_set_digest, validate_problem
 
 SUITE_NAME = "driftboard-suite-v1"
-SUITE_DIR = Path(__file__).parent / "problems" / SUITE_NAME
+SUITE_DIR = Path(__file__).resolve().parents[2] / "problems" / SUITE_NAME
+"""`problems/driftboard-suite-v1/` at the repository root (the default `--problems` of `driftboard verify`)."""
 SUITE_SEED = 20260101
 PER_DOMAIN = 30
 SPLIT = "test"

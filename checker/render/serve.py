@@ -12,7 +12,7 @@ from checker.errors import UsageError
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - signature of the base class
+    def log_message(self, format: str, *args: object) -> None:
         click.echo(f"{self.address_string()} {format % args}", err=True)
 
 

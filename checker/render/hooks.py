@@ -1,0 +1,32 @@
+"""MkDocs hook (`hooks:` in mkdocs.yml): put the pre-rendered HTML fragments into each page.
+
+`driftboard build` renders tables and charts straight to HTML (Jinja, autoescaped) and leaves a
+placeholder `<div class="db-slot" data-slot="N"></div>` in the Markdown; the fragments of page
+`P.md` are in `<docs>/.fragments/P.md.json` (a dot folder, which MkDocs never publishes). They go
+in after the theme has rendered the page, so neither Python-Markdown nor the search indexer
+re-parses thousands of table cells: that is what keeps 200 submissions well under a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+SLOT = re.compile(r'<div class="db-slot" data-slot="(\d+)"></div>')
+FRAGMENTS = ".fragments"
+
+
+def fragments_path(docs_dir: Path, src_uri: str) -> Path:
+    """Where the fragments of the page built from `src_uri` are stored."""
+    return docs_dir / FRAGMENTS / f"{src_uri}.json"
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """Replace every slot placeholder with its fragment (pages without fragments are unchanged)."""
+    path = fragments_path(Path(config["docs_dir"]), page.file.src_uri)
+    if not path.is_file():
+        return output
+    frags: list[str] = json.loads(path.read_text(encoding="utf-8"))
+    return SLOT.sub(lambda m: frags[int(m.group(1))], output)
