@@ -32,4 +32,4 @@ bench: $(BIN)/driftboard
 	$(BIN)/driftboard bench validate
 
 clean:
-	rm -rf build .driftboard-cache
+	rm -rf build

@@ -93,10 +93,12 @@ def schema(out: Path) -> None:
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
 @click.option("--shard", default=None, metavar="K/N", help="Verify only shard K of N (sorted submissions).")
 @click.option("--cache/--no-cache", default=True, show_default=True,
-              help="Reuse results of unchanged submissions (.driftboard-cache/).")
+              help="Reuse results of unchanged submissions.")
+@click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
+              help="Cache folder (default: $DRIFTBOARD_CACHE_DIR, else ~/.cache/driftboard).")
 @format_option
 def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, ...], out: Path, no_results: bool,
-           jobs: int, shard: str | None, cache: bool, fmt: str) -> None:
+           jobs: int, shard: str | None, cache: bool, cache_dir: Path | None, fmt: str) -> None:
     """Replay, gate and score submissions; recompute every number from the logs.
 
     Writes one results file per submission into --out (and index.json). Exit 0 when every
@@ -111,7 +113,7 @@ def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, .
     from checker.commands import verify_command
 
     run_stage(lambda: verify_command(list(paths), profile, list(problems), fmt, None if no_results else out,
-                                     jobs, shard, cache))
+                                     jobs, shard, cache, cache_dir))
 
 
 @cli.command()

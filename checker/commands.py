@@ -46,13 +46,14 @@ def schema_command(out: Path) -> int:
 
 
 def verify_command(paths: list[Path], profile: str | None, problems: list[Path], fmt: str,
-                   out: Path | None = None, jobs: int = 1, shard: str | None = None, cache: bool = False) -> int:
+                   out: Path | None = None, jobs: int = 1, shard: str | None = None, cache: bool = False,
+                   cache_dir: Path | None = None) -> int:
     """`driftboard verify`: score every run, print tables (text) or the full records (JSON)."""
     from checker.results import parse_shard
-    from checker.verify import CACHE, default_problem_dirs, report_json, scorer_for, verify_paths
+    from checker.verify import default_cache_dir, default_problem_dirs, report_json, scorer_for, verify_paths
 
     report = verify_paths(paths, profile, problems or default_problem_dirs(), jobs=jobs, shard=parse_shard(shard),
-                          cache_dir=CACHE if cache else None, results_dir=out)
+                          cache_dir=(cache_dir or default_cache_dir()) if cache else None, results_dir=out)
     findings = report.unreadable + report.findings
     errors = sum(1 for f in findings if f.severity == "error")
     if fmt == "json":

@@ -28,7 +28,6 @@ from checker.report import plural
 from checker.results_model import CellResult, LogDigest, NullResults, PreregCheck, ResultsFile
 
 INDEX = "index.json"
-CACHE_DIR = Path(".driftboard-cache")
 
 
 def canonical_json(obj: Any) -> str:
@@ -267,8 +266,24 @@ def merge_command(shards: list[Path], out: Path) -> int:
 
 
 def cache_key(parts: dict[str, Any]) -> str:
-    """Key of the verification cache: digests of every input plus checker version and profile."""
-    return hashlib.sha256(canonical_json({"checker_version": __version__, **parts}).encode()).hexdigest()
+    """Key of the verification cache: digests of every input plus the checker's version and code."""
+    return hashlib.sha256(
+        canonical_json({"checker_version": __version__, "checker_code": checker_code_digest(), **parts}).encode()
+    ).hexdigest()
+
+
+_CODE_DIGEST: list[str] = []
+
+
+def checker_code_digest() -> str:
+    """SHA-256 over the checker's own Python sources, so a code change never reuses stale results."""
+    if not _CODE_DIGEST:
+        package = Path(__file__).resolve().parent
+        h = hashlib.sha256()
+        for path in sorted(package.rglob("*.py")):
+            h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+        _CODE_DIGEST.append(h.hexdigest())
+    return _CODE_DIGEST[0]
 
 
 def ensure_results(submissions: Path, results: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import os
 import json
 import subprocess
 from collections.abc import Iterable
@@ -155,10 +156,20 @@ def verify_to_results(
 ) -> VerifyReport:
     """Verify and write results files (the `build` command's way to get fresh results)."""
     return verify_paths(paths, profile, problem_dirs if problem_dirs is not None else default_problem_dirs(),
-                        jobs=jobs, shard=shard, cache_dir=CACHE if use_cache else None, results_dir=results_dir)
+                        jobs=jobs, shard=shard, cache_dir=default_cache_dir() if use_cache else None,
+                        results_dir=results_dir)
 
 
-CACHE = Path(".driftboard-cache")
+def default_cache_dir() -> Path:
+    """The verification cache: `$DRIFTBOARD_CACHE_DIR`, else `~/.cache/driftboard`.
+
+    It lives outside the repository on purpose: a cache inside the tree could be committed, and
+    a forged cache entry would publish numbers no log backs.
+    """
+    env = os.environ.get("DRIFTBOARD_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "driftboard"
 PROBLEM_DIRS = (Path("problems"),)
 """Problem sets shipped with the repository, used when `--problems` is not given."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ from click.testing import CliRunner, Result
 from checker.cli import cli
 
 REPO = Path(__file__).resolve().parent.parent
+# tests never read or write the user's verification cache
+os.environ["DRIFTBOARD_CACHE_DIR"] = tempfile.mkdtemp(prefix="driftboard-test-cache-")
 CASES = REPO / "tests" / "cases"
 
 

@@ -185,7 +185,7 @@ def test_uncommitted_changes_count_only_in_the_work_tree(repo):
 
 def test_ci_passes_on_valid_and_invalid_new_submissions(repo, ci, tmp_path):
     """A VALID run passes; an INVALID one is a result to publish, not a failure."""
-    pytest.importorskip("checker.score.agent")
+    __import__("checker.score.agent")
     make_submission(repo, "new")
     make_submission(repo, "tight", ceiling=100)  # the 800-token render breaks the ceiling
     commit(repo, "pr")
@@ -221,7 +221,7 @@ def test_ci_fails_on_a_chain_break_with_an_annotation_on_the_line(repo, ci):
 
 
 def test_ci_fails_when_a_claimed_figure_disagrees(repo, ci):
-    pytest.importorskip("checker.score.agent")
+    __import__("checker.score.agent")
     claims = "claims:\n  - cell: FULL\n    metric: completions\n    value: 7\n"
     make_submission(repo, "boast", claims=claims)
     commit(repo, "pr")

@@ -104,6 +104,7 @@ def test_cache_hit_and_miss(tmp_path, run_line, monkeypatch):
     subs = tmp_path / "subs"
     folder = make_agent_submission(subs, "s-cache", {"FULL": ["s1"]})
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DRIFTBOARD_CACHE_DIR", str(tmp_path / "cache"))
     first = _verify(run_line, "subs", "--out", "res")
     assert "cache 0 hit(s), 1 miss(es)" in first.output
     before = (tmp_path / "res" / "s-cache.json").read_bytes()
@@ -119,6 +120,7 @@ def test_cache_hit_and_miss(tmp_path, run_line, monkeypatch):
     assert (tmp_path / "res" / "s-cache.json").read_bytes() == before
     monkeypatch.undo()
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DRIFTBOARD_CACHE_DIR", str(tmp_path / "cache"))
     # any change to a log changes the key: a miss
     log = folder / "runs" / "full-s1.jsonl"
     log.write_bytes(log.read_bytes().replace(b'"backbone":"toy"', b'"backbone":"toy2"'))
