@@ -14,7 +14,10 @@ domain encodings (`checker.domains`, DRIFT-Bench code semantics).
   ledger minus its MUS. Produces contradictions (UNSAT ledgers) and drift.
 * `greedy-repair`: the ledger is extracted correctly, but each answer changes at most
   `GREEDY_MAX_CHANGES` variables of the previous answer; when no such answer satisfies the
-  ledger it stops honouring (and drops) its oldest constraints until one does.
+  ledger it stops honouring its oldest constraints in the answer until one does, while its
+  ledger still records them: the ledger stays SAT and the answer violates it (the *drift*
+  channel, as opposed to recency-k's forgetting, which leaves the answer consistent with a
+  shrunken ledger but wrong against the gold set).
 """
 
 from __future__ import annotations
@@ -192,7 +195,7 @@ class LossyLedger(Method):
 
 
 class GreedyRepair(Method):
-    """Few changes from the previous answer; drops its oldest constraints when stuck."""
+    """Few changes from the previous answer; ignores (in the answer only) its oldest constraints when stuck."""
 
     name = "greedy-repair"
 
@@ -203,14 +206,15 @@ class GreedyRepair(Method):
             self.prev = solve(self.dom, self.ledger)
             return self.ledger, self.prev, "First answer."
         ignored = 0
-        while self.ledger:
-            found = solve(self.dom, self.ledger, self.prev, GREEDY_MAX_CHANGES)
+        honoured = list(self.ledger)
+        while honoured:
+            found = solve(self.dom, honoured, self.prev, GREEDY_MAX_CHANGES)
             if found is not None:
                 changed = sum(1 for a, b in zip(found, self.prev, strict=True) if a != b)
                 self.prev = found
                 note = f"Changed {changed} position(s) from my previous answer"
                 return self.ledger, found, note + (f", ignoring {ignored} older constraint(s)." if ignored else ".")
-            self.ledger = self.ledger[1:]
+            honoured = honoured[1:]
             ignored += 1
         return self.ledger, self.prev, "Kept my previous answer."
 
