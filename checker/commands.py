@@ -69,6 +69,10 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
                 click.echo(f"   defeater {d.id}: {state} ({d.metric} = {d.value})")
             for m in sub.results.prereg_check.missing:
                 click.echo(f"   {m['cell']} / {m['seed']}: missing (not reported)")
+            for pred in sub.results.predictions:
+                holds = {True: "holds", False: "does not hold", None: "undefined"}[pred.get("holds")]
+                click.echo(f"   prediction {pred['id']}: {holds} ({pred.get('metric')} {pred.get('value')}"
+                           f" {pred.get('op')} {pred.get('compared_to')})")
         by_track: dict[str, list[dict[str, object]]] = {}
         for res in sub.runs:
             if res.get("verdict") != "MALFORMED":

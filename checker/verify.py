@@ -170,13 +170,15 @@ def default_cache_dir() -> Path:
     if env:
         return Path(env)
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "driftboard"
-PROBLEM_DIRS = (Path("problems"),)
-"""Problem sets shipped with the repository, used when `--problems` is not given."""
+PROBLEMS_ROOT = Path("problems")
+"""Problem sets shipped with the repository (one sub-folder each), used when `--problems` is not given."""
 
 
 def default_problem_dirs() -> list[Path]:
-    """The repository's own problem sets that exist in the current folder."""
-    return [p for p in PROBLEM_DIRS if p.exists()]
+    """Each sub-folder of the repository's `problems/` that holds problem files, as its own set."""
+    if not PROBLEMS_ROOT.is_dir():
+        return []
+    return [p for p in sorted(PROBLEMS_ROOT.iterdir()) if p.is_dir() and any(p.glob("*.json"))]
 
 
 def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str | None]],
