@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 import json
+import os
 import subprocess
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 import pytest
+from conftest import REPO
 
 from checker.cli import cli
 from checker.schema.manifest import Thresholds
-from conftest import REPO
 
 
 def _commands(group: click.Group, prefix: str = "") -> list[str]:
