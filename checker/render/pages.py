@@ -78,6 +78,11 @@ def _get(d: Any, *keys: str) -> Any:
     return cur
 
 
+def _correct(overall: dict[str, Any]) -> Any:
+    """Correct turns of a constraint cell (`correct_turns`; older results: `correct`)."""
+    return _num(overall.get("correct_turns", overall.get("correct")))
+
+
 def _num(v: Any) -> float | int | None:
     return v if isinstance(v, int | float) and not isinstance(v, bool) else None
 
@@ -183,7 +188,7 @@ def constraint_cell_rows(results: Iterable[ResultsFile]) -> list[dict[str, Any]]
             row: dict[str, Any] = {
                 "submission_id": r.submission_id, "href": url_of(submission_path(r)), "cell": c.cell,
                 "cell_href": url_of(cell_path(r, c.cell)), "valid_runs": c.valid_runs, "runs": c.runs,
-                "turns": _num(overall.get("turns")), "correct": _num(overall.get("correct_turns", overall.get("correct"))),
+                "turns": _num(overall.get("turns")), "correct": _correct(overall),
                 "turn_accuracy": _num(overall.get("turn_accuracy")) if overall else _mean(c, "turn_accuracy"),
             }
             for ch in CONSTRAINT_CHANNELS:
@@ -446,7 +451,7 @@ def decomposition_table(r: ResultsFile, cells: list[CellResult], name: str = "de
         overall = _get(c.tables, "overall") or {}
         row: dict[str, Any] = {"cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)),
                                "valid_runs": c.valid_runs, "runs": c.runs,
-                               "turns": _num(overall.get("turns")), "correct": _num(overall.get("correct_turns", overall.get("correct"))),
+                               "turns": _num(overall.get("turns")), "correct": _correct(overall),
                                "turn_accuracy": _num(overall.get("turn_accuracy")),
                                "ledger_turns": _num(overall.get("ledger_turns"))}
         for ch in CONSTRAINT_CHANNELS:
