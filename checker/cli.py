@@ -201,7 +201,11 @@ def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...]) -
 @click.option("--annotations/--no-annotations", default=True, show_default=True,
               help="Also print GitHub `::error file=...,line=...::` annotations.")
 def ci_summary(verify_json: Path, annotations: bool) -> None:
-    """Turn `driftboard verify --format json` output into a Markdown job summary (+ annotations)."""
+    """Turn `driftboard verify --format json` output into a Markdown job summary (+ annotations).
+
+    Exits 1 when the verify document reports failing problems (format errors, chain breaks,
+    disagreeing claims), else 0.
+    """
     from checker.ci import ci_summary_command
 
     run_stage(lambda: ci_summary_command(verify_json, annotations))
