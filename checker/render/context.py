@@ -6,7 +6,7 @@ through the `fmt` and `md` filters, so a context can be tested without rendering
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from checker.render.tables import Table
 
@@ -164,9 +164,12 @@ class MetricDoc(TypedDict):
     """One metric's definition, as listed on `metrics.md`."""
 
     name: str
+    """The scorer's key, or a family name such as `accuracy_depth_<d>` when `names` is given."""
     track: str
     definition: str
     undefined: str
+    names: NotRequired[list[str]]
+    """The keys a family entry covers (one entry documents them all)."""
 
 
 class MetricsContext(PageContext):

@@ -1,0 +1,65 @@
+"""The Metrics page cannot fall behind the scorers: every metric of the shipped results is documented."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from checker.render.metrics import MAX_DEPTH, METRICS, documented
+from checker.score import constraints
+from checker.verify import default_problem_dirs, verify_paths
+
+REPO = Path(__file__).resolve().parent.parent
+NOT_METRICS = {"run"}
+"""Per-run metric keys that are identifiers, not metrics (`run` = the native run id)."""
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    """The shipped submissions, verified without cache; their results files, parsed."""
+    out = tmp_path_factory.mktemp("metrics-res")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        report = verify_paths([Path("submissions")], problem_dirs=default_problem_dirs(), results_dir=out)
+    assert report.exit_code == 0, [f for f in report.findings if f.severity == "error"]
+    files = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(out.glob("*.json")) if p.name != "index.json"]
+    assert files
+    return files
+
+
+def test_every_cell_metric_is_documented(results: list[dict]) -> None:
+    names = {name for r in results for cell in r["cells"] for name in cell["metrics"]}
+    assert names, "no cell metric in the shipped results"
+    assert set(names) - documented() == set()
+
+
+def test_every_run_metric_is_documented(results: list[dict]) -> None:
+    """Per-run records also carry tables and yes/no flags (bins, goal_status, R9_ok, ...)."""
+    names = {name for r in results for run in r["runs"] for name in (run.get("metrics") or {})}
+    assert names - NOT_METRICS - documented() == set()
+
+
+def test_both_tracks_are_exercised(results: list[dict]) -> None:
+    assert {r["track"] for r in results} == {"agent", "constraint"}
+
+
+def test_entries_are_complete_and_unique() -> None:
+    keys: list[str] = []
+    for m in METRICS:
+        assert m["track"] in {"agent", "constraint", "both"}, m["name"]
+        assert m["definition"].strip(), m["name"]
+        assert m["undefined"].strip(), m["name"]
+        assert "\n\n" not in m["definition"] + m["undefined"], m["name"]  # one paragraph each
+        keys.extend(m.get("names") or [m["name"]])
+    assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
+    assert len({m["name"] for m in METRICS}) == len(METRICS)
+
+
+def test_depth_family_matches_the_scorer() -> None:
+    assert MAX_DEPTH == constraints.MAX_DEPTH
+    empty = constraints.aggregate([])
+    depth = {k for k in empty if k.startswith("accuracy_depth_")}
+    assert depth == {f"accuracy_depth_{d}" for d in range(1, MAX_DEPTH + 1)}
+    assert set(empty) - documented() == set()  # every constraint key, even with no turn
