@@ -66,7 +66,7 @@ def build_cells(submission_id: str, prereg: Any, runs: list[dict[str, Any]],
         spec = prereg.cells.get(name) if prereg is not None else None
         cell_runs = [r for r in runs if r.get("cell") == name]
         for r in cell_runs:
-            if r.get("verdict") in COUNTED_VERDICTS:
+            if r.get("verdict") in COUNTED_VERDICTS and r.get("track", "agent") == "agent":
                 r.setdefault("metrics", {}).update(efficiency(r))
         result_id = f"{submission_id}/{name}"
         verdicts = Counter(str(r.get("verdict")) for r in cell_runs)

@@ -30,7 +30,7 @@ _REF = ("No reference beat (n_ref = 0), in both profiles; 0 (defined) when there
         "none is in the class.")
 _RESID = ("Residual decomposition (drift-spec §b.6): wrong turns (correct = false) split by the recomputed "
           "`ledger_sat` of the turn. ")
-_SHARE = " Counted among turns that log a ledger (`ledger_turns`)."
+_SHARE = " Counted among turns that have a channel (`channel_turns`), so the four shares sum to 1."
 
 METRICS: list[MetricDoc] = [
     # ------------------------------------------------------------ agent: GDS (arg-spec §c.2)
@@ -251,10 +251,13 @@ METRICS: list[MetricDoc] = [
      "undefined": "turns = 0."},
     {"name": "ledger_turns", "track": _C,
      "definition": "Turns that log a ledger (0 for methods `direct` and `cot`).", "undefined": _NEVER},
+    {"name": "channel_turns", "track": _C,
+     "definition": "Turns that have a channel: turns with a ledger, plus turns without one on which the solver "
+                   "failed (channel other).", "undefined": _NEVER},
     {"name": "consistent", "track": _C,
      "definition": "Turns in channel **consistent**: the answer satisfies the ledger (SAT(base ∧ ledger ∧ "
-                   "Φ(answer))). Channels are decided in order: other (solver error), none (no ledger), "
-                   "contradiction, other (unparsed answer), consistent, drift.",
+                   "Φ(answer))). Channels are decided in order: contradiction (ledger known UNSAT), other "
+                   "(solver error), none (no ledger), other (unparsed answer), consistent, drift.",
      "undefined": _NEVER},
     {"name": "drift", "track": _C,
      "definition": "Turns in channel **drift**: the ledger is SAT, the answer parses and violates the ledger.",
@@ -266,16 +269,15 @@ METRICS: list[MetricDoc] = [
      "definition": "Turns in channel **other**: a solver error (also on a turn without a ledger), or a ledger that is "
                    "not UNSAT with an answer that cannot be parsed.",
      "undefined": _NEVER},
-    {"name": "consistent_share", "track": _C, "definition": "consistent / ledger_turns." + _SHARE,
-     "undefined": "ledger_turns = 0."},
-    {"name": "drift_share", "track": _C, "definition": "drift / ledger_turns." + _SHARE,
-     "undefined": "ledger_turns = 0."},
-    {"name": "contradiction_share", "track": _C, "definition": "contradiction / ledger_turns." + _SHARE,
-     "undefined": "ledger_turns = 0."},
+    {"name": "consistent_share", "track": _C, "definition": "consistent / channel_turns." + _SHARE,
+     "undefined": "channel_turns = 0."},
+    {"name": "drift_share", "track": _C, "definition": "drift / channel_turns." + _SHARE,
+     "undefined": "channel_turns = 0."},
+    {"name": "contradiction_share", "track": _C, "definition": "contradiction / channel_turns." + _SHARE,
+     "undefined": "channel_turns = 0."},
     {"name": "other_share", "track": _C,
-     "definition": "other / ledger_turns." + _SHARE + " A solver error on a turn without a ledger is counted in "
-                   "`other` but not in the denominator.",
-     "undefined": "ledger_turns = 0."},
+     "definition": "other / channel_turns." + _SHARE,
+     "undefined": "channel_turns = 0."},
     {"name": "total_residual", "track": _C, "definition": "Wrong turns: turns − correct_turns.",
      "undefined": _NEVER},
     {"name": "residual_drift", "track": _C,

@@ -105,13 +105,16 @@ def score_turn(chk: _Checker, turn: Turn, line: int) -> dict[str, Any]:
 
 
 def channel_of(rec: dict[str, Any]) -> str | None:
-    """The turn's channel from its recomputed fields (None: the turn has no ledger)."""
+    """The turn's channel from its recomputed fields (None: the turn has no ledger).
+
+    A ledger already known UNSAT stays a contradiction even when a later step (the MUS) errs.
+    """
+    if rec["ledger_size"] is not None and rec["ledger_sat"] is False:
+        return "contradiction"
     if rec["solver_error"]:
         return "other"
     if rec["ledger_size"] is None:
         return None
-    if rec["ledger_sat"] is False:
-        return "contradiction"
     if not rec["parse"]:
         return "other"
     return "consistent" if rec["answer_satisfies_ledger"] else "drift"
@@ -221,7 +224,7 @@ def rate_pairs(m: dict[str, Any]) -> dict[str, list[int]]:
              "contradiction_rate": [m["residual_contradiction"], m["total_residual"]],
              "other_rate": [m["residual_other"], m["total_residual"]]}
     for ch in CHANNELS:
-        pairs[f"{ch}_share"] = [m[ch], m["ledger_turns"]]
+        pairs[f"{ch}_share"] = [m[ch], m["channel_turns"]]
     return pairs
 
 
@@ -235,6 +238,7 @@ def aggregate(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
     correct = sum(1 for t in turns if t["correct"])
     channels = Counter(t["channel"] for t in turns)
     ledger_turns = sum(1 for t in turns if t["ledger_size"] is not None)
+    channel_turns = sum(1 for t in turns if t["channel"] is not None)
     wrong = [t for t in turns if not t["correct"]]
     r_drift = sum(1 for t in wrong if t["ledger_sat"] is True)
     r_contra = sum(1 for t in wrong if t["ledger_sat"] is False)
@@ -243,11 +247,11 @@ def aggregate(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "turns": n, "correct_turns": correct, "turn_accuracy": _rate(correct, n),
         "parse_rate": _rate(sum(1 for t in turns if t["parse"]), n),
         "complete_rate": _rate(sum(1 for t in turns if t["complete"]), n),
-        "ledger_turns": ledger_turns,
+        "ledger_turns": ledger_turns, "channel_turns": channel_turns,
     }
     for ch in CHANNELS:
         m[ch] = channels.get(ch, 0)
-        m[f"{ch}_share"] = _rate(channels.get(ch, 0), ledger_turns)
+        m[f"{ch}_share"] = _rate(channels.get(ch, 0), channel_turns)
     m.update({
         "total_residual": len(wrong), "residual_drift": r_drift, "residual_contradiction": r_contra,
         "residual_other": r_other, "drift_rate": _rate(r_drift, len(wrong)),
