@@ -123,7 +123,10 @@ def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, .
               show_default=True, help="Verified results folder (written by `driftboard verify`).")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=Path("build/site"), show_default=True,
               help="Where to write the static site.")
-def build(submissions: Path, results: Path, out: Path) -> None:
+@click.option("--verify/--no-verify", "verify_first", default=True, show_default=True,
+              help="Verify the submissions (cached) before rendering; --no-verify renders the results folder as it is "
+                   "(e.g. after `driftboard merge`).")
+def build(submissions: Path, results: Path, out: Path, verify_first: bool) -> None:
     """Render verified results into pages and build the static site (mkdocs build --strict).
 
     \b
@@ -132,7 +135,7 @@ def build(submissions: Path, results: Path, out: Path) -> None:
     """
     from checker.commands import build_command
 
-    run_stage(lambda: build_command(submissions, results, out))
+    run_stage(lambda: build_command(submissions, results, out, verify_first))
 
 
 @cli.command()

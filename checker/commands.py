@@ -92,10 +92,14 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
     return report.exit_code
 
 
-def build_command(submissions: Path, results: Path, out: Path) -> int:
-    """`driftboard build`: make sure results exist (verify if needed), then render the site."""
+def build_command(submissions: Path, results: Path, out: Path, verify: bool = True) -> int:
+    """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site."""
+    from checker.errors import UsageError
     from checker.render.site import build_site
-    from checker.results import ensure_results
+    from checker.results import INDEX, ensure_results
 
-    ensure_results(submissions, results)
+    if verify:
+        ensure_results(submissions, results)
+    elif not (results / INDEX).is_file():
+        raise UsageError(f"{results}: no {INDEX}; run `driftboard verify` (or `driftboard merge`) first")
     return build_site(results, out)

@@ -229,3 +229,9 @@ def test_cite_names_permalink_log_digest_version_and_command(tmp_path, run_line)
     missing = run_line(["cite", "s-cite/NOPE", "--results", str(tmp_path / "res")])
     assert missing.exit_code == 2
     assert "has no cell 'NOPE'" in missing.stderr
+
+
+def test_build_without_verify_needs_results(tmp_path, run_line):
+    result = run_line(["build", "--no-verify", "--results", str(tmp_path / "none"), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 2
+    assert "no index.json; run `driftboard verify`" in result.stderr

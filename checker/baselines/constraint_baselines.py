@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -92,7 +93,7 @@ def to_answer(dom: Domain, a: Assignment) -> dict[str, Any]:
 
 
 # -- the methods ----------------------------------------------------------------------------------
-class Method:
+class Method(ABC):
     """State of one method on one problem; `turn` returns (ledger, answer, note)."""
 
     name = ""
@@ -118,9 +119,9 @@ class Method:
             return self.prev
         return solve(self.dom, constraints)
 
+    @abstractmethod
     def turn(self, t: int, new: list[Entry], gold: list[Entry]) -> tuple[list[Entry], Assignment | None, str]:
         """Advance one turn."""
-        raise NotImplementedError
 
 
 class Oracle(Method):
