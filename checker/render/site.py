@@ -240,7 +240,8 @@ def nav(docs: Path) -> list[Any]:
                                               ("Constraint track", "tracks/constraint.md")) if have(rel)]
     if tracks:
         items.append({"Track definitions": tracks})
-    items += [{label: rel} for label, rel in (("Reference baselines", "baselines.md"), ("How to submit", "submit.md"),
+    items += [{label: rel} for label, rel in (("Reference baselines", "baselines.md"), ("Performance", "performance.md"),
+                                              ("How to submit", "submit.md"),
                                              ("Log format", "format.md"), ("Changelog", "changelog.md")) if have(rel)]
     return items
 
