@@ -24,6 +24,13 @@ class LogFormatError(DriftboardError):
         self.message = message
 
 
+class MissingInputError(DriftboardError):
+    """A run cannot be recomputed because an input it names (e.g. its problem set) was not given.
+
+    The run is reported as UNVERIFIED with this message; other runs are still verified.
+    """
+
+
 class UnsupportedVersionError(DriftboardError):
     """A log or manifest declares a newer major format version than this checker reads."""
 

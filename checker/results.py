@@ -138,7 +138,7 @@ def build_results(sub: Any, findings: list[dict[str, Any]], root: Path | None) -
         "thresholds": thresholds,
         "thresholds_source": "prereg" if prereg is not None and "thresholds" in prereg.model_fields_set else "defaults",
         "prereg_sha256": prereg_sha,
-        "problem_sets": sorted({str(r["problem_set"]) for r in runs if r.get("problem_set")}),
+        "problem_sets": sorted({_problem_set_digest(r["problem_set"]) for r in runs if r.get("problem_set")}),
         "logs": [LogDigest(path=str(r["path"]), sha256=str(r["log_sha256"]), run_id=r.get("run_id")).model_dump()
                  for r in runs if r.get("log_sha256")],
         "null_results": null_results(manifest.track, runs, [d.id for d in defeaters if d.triggered]).model_dump(),
@@ -168,6 +168,11 @@ def results_problems(results: ResultsFile) -> list[str]:
     if results.prereg_check.commit_order.get("status") == "violated":
         out.append(str(results.prereg_check.commit_order.get("detail")))
     return out
+
+
+def _problem_set_digest(ref: Any) -> str:
+    """A run's problem set as its digest (scorers record either the digest or {name, digest})."""
+    return str(ref.get("digest")) if isinstance(ref, dict) else str(ref)
 
 
 def _sha_file(path: Path) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from checker.errors import Finding
+from checker.errors import Finding, MissingInputError
 from checker.load import discover, load_submission
 from checker.logio import file_sha256, read_events
 from checker.schema.common import RunEnd, RunStart
@@ -218,8 +218,12 @@ def _score_task(task: tuple[int, Path, str, str, Prereg | None]) -> tuple[list[F
         return findings, {"path": shown, "verdict": "MALFORMED", "reasons": [f.render() for f in blocking + vreport.unreadable]}
     record = read_run(path, shown)
     ctx = VerifyContext(profile=profile, prereg=prereg, problem_sets=_WORKER_PROBLEM_SETS)
-    run_result = scorer_for(record.start.track).score_run(record, ctx)
     start = record.start
+    try:
+        run_result = scorer_for(start.track).score_run(record, ctx)
+    except MissingInputError as exc:
+        findings.append(Finding(shown, 1, str(exc)))
+        run_result = {"verdict": "UNVERIFIED", "reasons": [str(exc)], "metrics": {}}
     for key, value in (("path", shown), ("log_sha256", record.sha256), ("run_id", start.run_id),
                        ("cell", start.cell), ("seed", start.seed), ("track", start.track),
                        ("prereg_sha256", start.prereg_sha256), ("comparator", start.comparator)):

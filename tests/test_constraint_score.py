@@ -97,8 +97,16 @@ def test_text_output_has_tables_and_turn_records(verified):
     assert "answer_correct recorded 1, recomputed 0" in res.output
 
 
-def test_missing_problem_set_is_a_usage_error(verified, tmp_path):
+def test_missing_problem_set_leaves_the_run_unverified(verified, tmp_path):
+    """A run whose problem set is not given is reported UNVERIFIED (exit 1); verification goes on."""
     _res, _runs, _cells, (run_line, out, _problems) = verified
     other = write_problems(tmp_path / "other", [seating_problem("seating_777")])
-    res = run_line(["verify", str(out), "--problems", str(other)])
-    assert res.exit_code == 2 and "no --problems path provides it" in res.output
+    res = run_line(["verify", str(out), "--problems", str(other), "--no-cache", "--out", str(tmp_path / "res"),
+                    "--format", "json"])
+    assert res.exit_code == 1
+    import json
+
+    doc = json.loads(res.stdout)
+    assert {r["verdict"] for s in doc["submissions"] for r in s["runs"]} == {"UNVERIFIED"}
+    missing = [p for p in doc["problems"] if "no --problems path provides it" in p["message"]]
+    assert [p["line"] for p in missing] == [1] * len(missing) and missing, doc["problems"]

@@ -24,7 +24,7 @@ from typing import Any
 from checker.answers import extract_answer
 from checker.domains import Domain, DomainError, Key
 from checker.domains.solver import ProblemSolver, SolverError
-from checker.errors import UsageError
+from checker.errors import MissingInputError
 from checker.problems import Problem, ProblemSet
 from checker.schema.constraint import ProblemStart, Turn
 from checker.tracks import RunRecord, VerifyContext
@@ -153,7 +153,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     """Recompute every turn of one constraint run.
 
     Raises:
-        UsageError: the run names a problem set that no `--problems` path provides.
+        MissingInputError: the run names a problem set that no `--problems` path provides.
     """
     start = run.start
     result: dict[str, Any] = {
@@ -172,8 +172,8 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     pset: ProblemSet | None = ctx.problem_sets.get(digest)
     if pset is None:
         known = ", ".join(f"{d[:12]}… ({p.name})" for d, p in sorted(ctx.problem_sets.items())) or "none given"
-        raise UsageError(
-            f"{run.path}: run {start.run_id!r} uses problem set {start.problem_set.name!r} "
+        raise MissingInputError(
+            f"run {start.run_id!r} uses problem set {start.problem_set.name!r} "
             f"(digest {digest}); no --problems path provides it (loaded: {known})"
         )
     if ctx.prereg is not None and ctx.prereg.problem_set is not None and ctx.prereg.problem_set != digest:
