@@ -130,6 +130,7 @@ class CellContext(PageContext):
 
     sid: str
     sid_slug: str
+    cell_slug: str
     submission_href: str
     title: str
     cell: str

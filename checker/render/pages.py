@@ -624,7 +624,8 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str) -> CellContext:
     sid = slug(r.submission_id)
     return {
         **page(root_of(md), f"Result {sid}/{slug(c.cell)}"),  # type: ignore[typeddict-item]
-        "sid": r.submission_id, "sid_slug": sid, "submission_href": url_of(submission_path(r)), "title": r.title,
+        "sid": r.submission_id, "sid_slug": sid, "cell_slug": slug(c.cell),
+        "submission_href": url_of(submission_path(r)), "title": r.title,
         "cell": c.cell, "result_id": c.result_id, "track": r.track, "comparator": c.comparator,
         "flags": sorted(c.flags.items()), "runs": c.runs, "valid_runs": c.valid_runs,
         "verdicts": sorted(c.verdicts.items()), "seeds_declared": list(c.seeds_declared),
