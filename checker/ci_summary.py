@@ -66,8 +66,11 @@ def code(value: Any) -> str:
     if len(text) > MAX_CELL_CHARS:
         text = text[: MAX_CELL_CHARS - 1] + "…"
     # `<code>` rather than backticks: a backtick in the text cannot end it, and `|` stays escapable.
-    for raw, safe in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "&#124;")):
-        text = text.replace(raw, safe)
+    # Markdown still applies inside an inline `<code>` tag, so link, emphasis and code-span
+    # characters become character references too (`[x](url)` must not turn into a link).
+    text = text.replace("&", "&amp;")
+    for raw in "<>|\\`*_[]~":
+        text = text.replace(raw, f"&#{ord(raw)};")
     return f"<code>{text}</code>" if text else DASH
 
 
@@ -493,7 +496,7 @@ def load_document(path: Path) -> dict[str, Any]:
         raise UsageError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         doc = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise UsageError(f"{path}: not JSON ({exc}); expected `driftboard verify --format json` output") from None
     if not isinstance(doc, dict):
         raise UsageError(f"{path}: expected a JSON object from `driftboard verify --format json`")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from checker.domains import DOMAINS, Domain, DomainError, make_domain
+from checker.domains import DOMAINS, FALSE, Domain, DomainError, make_domain
 from checker.domains.solver import ProblemSolver, SolverError
 from checker.errors import UsageError
 
@@ -166,7 +166,7 @@ def read_problem(path: Path, shown: str, check_gold: bool = True) -> tuple[Probl
         return None, [f"{shown}: not valid UTF-8 (offset {exc.start})"]
     try:
         raw = json.loads(text, parse_constant=_no_constant)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         line = getattr(exc, "lineno", None)
         return None, [f"{shown}:{line}: invalid JSON: {exc}" if line else f"{shown}: invalid JSON: {exc}"]
     return validate_problem(raw, shown, path.stem, check_gold)
@@ -288,6 +288,14 @@ def check_gold_turns(dom: Domain, turns: Sequence[GoldTurn], shown: str, solver:
     solver = solver or ProblemSolver(dom)
     for i, t in enumerate(turns):
         keys = [dom.compile_constraint(c) for c in t.cumulative_constraints]
+        if FALSE in keys:  # name the malformed entry instead of calling the whole turn unsatisfiable
+            first_new = len(keys) - len(t.new_constraints)
+            errs += [f"{shown}:turns[{i}].new_constraints[{j - first_new}]: malformed constraint "
+                     f"{t.cumulative_constraints[j].get('type')!r} {t.cumulative_constraints[j].get('args')!r} "
+                     "(unknown type or name, too few or unconvertible args, or a side constraint off an even "
+                     "rectangular table: it is always false)"
+                     for j, k in enumerate(keys) if k == FALSE and j >= first_new]
+            continue
         answer = normalize(dom, t.gold_solution)
         try:
             # answer first: a correct complete gold solution is then a witness for the SAT check

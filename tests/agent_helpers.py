@@ -40,10 +40,10 @@ def make_run(tmp_path: Path, events: list[dict[str, Any]], name: str = "r1.jsonl
     return read_run(path, path.name)
 
 
-def context(profile: str = "driftboard", **thresholds: Any) -> VerifyContext:
+def context(profile: str = "driftboard", *, cells: dict[str, Any] | None = None, **thresholds: Any) -> VerifyContext:
     prereg = Prereg.model_validate({
         "format_version": "1.0", "submission_id": "t", "track": "agent", "profile": profile,
-        "cells": {"FULL": {"seeds": ["s1"]}}, "thresholds": thresholds,
+        "cells": cells or {"FULL": {"seeds": ["s1"]}}, "thresholds": thresholds,
     })
     return VerifyContext(profile=profile, prereg=prereg)
 

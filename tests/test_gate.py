@@ -154,7 +154,7 @@ def test_incomplete_run_keeps_its_gate(tmp_path):
 
 def test_comparator_runs_are_not_gated(tmp_path):
     res = score_run(make_run(tmp_path, [llm(1, "BASELINE", prompt_tokens=10)], comparator=True, cell="BARE"),
-                    context())
+                    context(cells={"BARE": {"seeds": ["s1"], "comparator": True}}))
     assert res["verdict"] == "COMPARATOR"
     assert res["gate"] == {}
     assert res["metrics"]["llm_tokens"] == 10

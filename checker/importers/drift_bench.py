@@ -85,7 +85,7 @@ def _ledger(raw: Any, what: str) -> list[dict[str, Any]] | None:
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise UsageError(f"{what}: ledger is not valid JSON") from None
         if raw is None:
             return None
@@ -112,7 +112,7 @@ def _mus(raw: Any) -> list[str] | None:
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     if not isinstance(raw, list):
         return None
@@ -129,7 +129,7 @@ def _attempts(raw: Any) -> list[dict[str, Any]]:
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
     if not isinstance(raw, list):
         return []
@@ -182,7 +182,7 @@ def read_transcripts(files: Iterable[Path]) -> dict[tuple[str, str], NativeRun]:
                 continue
             try:
                 obj = json.loads(text)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 raise UsageError(f"{path}:{lineno}: invalid JSON ({exc})") from None
             if not isinstance(obj, dict):
                 raise UsageError(f"{path}:{lineno}: expected a JSON object")

@@ -12,7 +12,7 @@ Per turn, from the raw response, the recorded ledger and the problem set named b
 * `mus`: the reference's deletion MUS (constraint ids) for every UNSAT ledger.
 
 Constraint runs have no validity gate: a run is VALID unless it is INCOMPLETE (no run_end) or
-cannot be scored against its problem set (INVALID, with the reason).
+cannot be scored against its problem set, or logs a turn twice (INVALID, with the reason).
 """
 
 from __future__ import annotations
@@ -181,6 +181,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
         reasons.append(f"run uses problem set {digest[:12]}…, the pre-registration names {ctx.prereg.problem_set[:12]}…")
     turns: list[dict[str, Any]] = result["turns"]
     current: str | None = None
+    seen: dict[tuple[str, int], int] = {}
     for event, line in zip(run.events, run.lines, strict=True):
         if isinstance(event, ProblemStart):
             current = event.problem_id
@@ -204,6 +205,12 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
         if event.turn_number > len(problem.turns):
             result["verdict"] = "INVALID"
             reasons.append(f"{run.path}:{line}: {event.problem_id} has {len(problem.turns)} turns, not {event.turn_number}")
+            continue
+        first = seen.setdefault((event.problem_id, event.turn_number), line)
+        if first != line:  # a repeated turn would be counted twice (e.g. an easy turn logged many times)
+            result["verdict"] = "INVALID"
+            reasons.append(f"{run.path}:{line}: turn {event.turn_number} of {event.problem_id!r} "
+                           f"is logged again (first at line {first})")
             continue
         rec = score_turn(checker_for(digest, problem), event, line)
         turns.append(rec)
