@@ -51,15 +51,41 @@ def is_number(v: Any) -> TypeGuard[int | float]:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def metric_frame(runs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """Long table (cell, seed, metric, value) of every scalar metric of the counted runs."""
-    rows = []
+def seed_labels(runs: Iterable[dict[str, Any]]) -> list[str]:
+    """One distinct label per run, in order: its seed, or `<seed> (k)` for the k-th run of a repeated seed.
+
+    Two runs of one cell may carry the same seed label (a rerun, or a mistake); keyed by the bare
+    label, the later would silently replace the earlier in per-seed values and pooled rates.
+    """
+    seen: set[str] = set()
+    out = []
     for run in runs:
-        if run.get("verdict") not in COUNTED_VERDICTS:
-            continue
+        seed = str(run.get("seed"))
+        label, k = seed, 1
+        while label in seen:
+            k += 1
+            label = f"{seed} ({k})"
+        seen.add(label)
+        out.append(label)
+    return out
+
+
+def counted_runs(runs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs that count toward a cell's figures (verdict VALID or COMPARATOR), in order."""
+    return [r for r in runs if r.get("verdict") in COUNTED_VERDICTS]
+
+
+def metric_frame(runs: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """Long table (cell, seed, metric, value) of every scalar metric of the counted runs.
+
+    `seed` is the run's label from `seed_labels` (distinct even when a seed is repeated).
+    """
+    rows = []
+    counted = counted_runs(runs)
+    for run, label in zip(counted, seed_labels(counted), strict=True):
         for name, value in (run.get("metrics") or {}).items():
             if value is None or is_number(value):
-                rows.append({"cell": run.get("cell"), "seed": str(run.get("seed")), "metric": name,
+                rows.append({"cell": run.get("cell"), "seed": label, "metric": name,
                              "value": None if value is None else float(value)})
     return pd.DataFrame(rows, columns=["cell", "seed", "metric", "value"])
 
@@ -72,7 +98,8 @@ def aggregate_metrics(
     Args:
         result_id: the cell's stable id (seeds the bootstrap).
         cell_runs: the cell's per-run records (any verdict; only counted ones are used).
-        rates: optional metric -> seed -> [numerator, denominator] for pooled rates.
+        rates: optional metric -> seed label (`seed_labels` of the counted runs) -> [numerator,
+            denominator] for pooled rates.
     """
     frame = metric_frame(cell_runs)
     n = sum(1 for r in cell_runs if r.get("verdict") in COUNTED_VERDICTS)

@@ -163,6 +163,27 @@ def detect_changes(root: Path, base: str, head: str, tree: Path, worktree: bool)
     return Detection(changes, sorted(ignored))
 
 
+PROBLEMS = "problems"
+
+
+def problem_set_changes(root: Path, base: str, head: str) -> list[dict[str, Any]]:
+    """Failing problems for every change under `problems/`.
+
+    The repository's problem sets define the benchmark that constraint runs are verified
+    against; a pull request that could change them could also grade itself, so the submission
+    check refuses such changes (maintainers change problem sets in their own pull requests).
+    """
+    mb = _git(root, "merge-base", base, head)
+    if mb.returncode != 0:
+        return []
+    diff = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff"]
+    changed = _names(_git(root, *diff, mb.stdout.decode().strip(), head, "--", f"{PROBLEMS}/"), "diff")
+    return [{"path": name, "line": None, "severity": "error",
+             "message": "problem sets define the benchmark: the submission check does not accept changes under "
+                        "problems/ (a maintainer changes them in a separate pull request)"}
+            for name in sorted(changed)]
+
+
 @contextmanager
 def head_tree(root: Path, head: str) -> Iterator[tuple[Path, bool]]:
     """The files of `head`: the work tree when `head` is checked out, else a temporary checkout.
@@ -294,6 +315,7 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path])
     extra: list[dict[str, Any]] = []
     with head_tree(root, head_sha) as (tree, live):
         detection = detect_changes(root, base_sha, head_sha, tree, worktree=live)
+        extra += problem_set_changes(root, base_sha, head_sha)
         validate: dict[str, Any] = {}
         if (tree / SUBMISSIONS).is_dir():
             validate = run_validate(tree)

@@ -158,9 +158,13 @@ def check_claims(manifest: Submission | None, cells: dict[str, CellResult], runs
     for claim in manifest.claims:
         recomputed = _cell_value(cells, claim.cell, claim.metric)
         if recomputed is None and claim.metric in ("valid_runs", "runs"):
-            counted = [r for r in runs if r.get("cell") == claim.cell]
-            recomputed = float(sum(1 for r in counted if r.get("verdict") in COUNTED_VERDICTS)
-                               if claim.metric == "valid_runs" else len(counted))
+            if claim.cell in cells:  # the cell's own count (comparator runs count only in comparator cells)
+                cell = cells[claim.cell]
+                recomputed = float(cell.valid_runs if claim.metric == "valid_runs" else cell.runs)
+            else:
+                counted = [r for r in runs if r.get("cell") == claim.cell]
+                recomputed = float(sum(1 for r in counted if r.get("verdict") in COUNTED_VERDICTS)
+                                   if claim.metric == "valid_runs" else len(counted))
         out.append(ClaimCheck(cell=claim.cell, metric=claim.metric, claimed=claim.value, recomputed=recomputed,
                               agrees=agrees(claim.value, recomputed), source=claim.source))
     return out

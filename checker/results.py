@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from checker import __version__
-from checker.aggregate import COUNTED_VERDICTS, aggregate_metrics, efficiency, is_number
+from checker.aggregate import COUNTED_VERDICTS, aggregate_metrics, counted_runs, efficiency, is_number, seed_labels
 from checker.errors import DriftboardError, UsageError
 from checker.preregistration import (
     check_claims,
@@ -47,12 +47,16 @@ def combined_log_digest(digests: list[str]) -> str:
 
 
 def pooled_rates(runs: list[dict[str, Any]]) -> dict[str, dict[str, list[float]]]:
-    """Metric -> seed -> [numerator, denominator], from each run's `rates` record."""
+    """Metric -> seed label -> [numerator, denominator], from the `rates` record of each counted run.
+
+    Labels are `seed_labels` of the counted runs, the same keys `aggregate_metrics` uses.
+    """
     out: dict[str, dict[str, list[float]]] = {}
-    for run in runs:
+    counted = counted_runs(runs)
+    for run, label in zip(counted, seed_labels(counted), strict=True):
         for metric, pair in (run.get("rates") or {}).items():
             if isinstance(pair, list | tuple) and len(pair) == 2 and all(is_number(x) for x in pair):
-                out.setdefault(metric, {})[str(run.get("seed"))] = [float(pair[0]), float(pair[1])]
+                out.setdefault(metric, {})[label] = [float(pair[0]), float(pair[1])]
     return out
 
 
@@ -65,8 +69,13 @@ def build_cells(submission_id: str, prereg: Any, runs: list[dict[str, Any]],
     for name in sorted(names):
         spec = prereg.cells.get(name) if prereg is not None else None
         cell_runs = [r for r in runs if r.get("cell") == name]
-        for r in cell_runs:
-            if r.get("verdict") in COUNTED_VERDICTS and r.get("track", "agent") == "agent":
+        comparator = (bool(spec.comparator) if spec is not None
+                      else bool(cell_runs) and all(r.get("comparator") for r in cell_runs))
+        # ungated COMPARATOR runs count only in a comparator cell, never beside gated runs
+        counted = [r for r in cell_runs if r.get("verdict") == "VALID"
+                   or (comparator and r.get("verdict") in COUNTED_VERDICTS)]
+        for r in counted:
+            if r.get("track", "agent") == "agent":
                 r.setdefault("metrics", {}).update(efficiency(r))
         result_id = f"{submission_id}/{name}"
         verdicts = Counter(str(r.get("verdict")) for r in cell_runs)
@@ -74,14 +83,14 @@ def build_cells(submission_id: str, prereg: Any, runs: list[dict[str, Any]],
             "result_id": result_id,
             "cell": name,
             "flags": dict(spec.flags) if spec is not None else {},
-            "comparator": bool(spec.comparator) if spec is not None else any(r.get("comparator") for r in cell_runs),
+            "comparator": comparator,
             "seeds_declared": list(spec.seeds) if spec is not None else [],
             "seeds_reported": sorted(str(r.get("seed")) for r in cell_runs),
             "runs": len(cell_runs),
-            "valid_runs": sum(1 for r in cell_runs if r.get("verdict") in COUNTED_VERDICTS),
+            "valid_runs": len(counted),
             "verdicts": dict(sorted(verdicts.items())),
             "metrics": {k: v.model_dump() for k, v in
-                        aggregate_metrics(result_id, cell_runs, pooled_rates(cell_runs)).items()},
+                        aggregate_metrics(result_id, counted, pooled_rates(counted)).items()},
             "tables": track_tables.get(name, {}),
             "log_sha256": sorted(str(r["log_sha256"]) for r in cell_runs if r.get("log_sha256")),
         }
@@ -163,6 +172,9 @@ def results_problems(results: ResultsFile) -> list[str]:
     out = [f"claim {c.cell}/{c.metric}: claimed {c.claimed}, recomputed {c.recomputed}"
            for c in results.claims if not c.agrees]
     out += [f"undeclared run {u['run_id']} (cell {u['cell']}, seed {u['seed']})" for u in results.prereg_check.undeclared]
+    repeated = Counter((str(r.get("cell")), str(r.get("seed"))) for r in results.runs if r.get("cell") is not None)
+    out += [f"cell {cell}, seed {seed}: {n} runs carry this seed label (a seed is reported once)"
+            for (cell, seed), n in sorted(repeated.items()) if n > 1]
     out += [f"run {m['run_id']}: prereg digest in the header differs from prereg.yaml"
             for m in results.prereg_check.digest_mismatch]
     if results.prereg_check.commit_order.get("status") == "violated":

@@ -441,3 +441,14 @@ def test_md_cell_is_one_line_and_bounded():
     assert md("a|b") == "a\\|b"
     assert md("a\nb") == "a b"
     assert len(md("x" * 1000)) <= 300
+
+
+def test_ci_refuses_changes_to_problem_sets(repo, ci):
+    """A pull request that could change the problem sets could grade itself: the check fails."""
+    (repo / "problems" / "suite").mkdir(parents=True)
+    (repo / "problems" / "suite" / "easy_001.json").write_text("{}\n")
+    commit(repo, "pr adds a problem set")
+    result = ci("--base", "main")
+    assert result.exit_code == 1, result.output
+    assert "problems/suite/easy" in result.stdout  # the path is shown (escaped for Markdown)
+    assert "does not accept changes under problems/" in result.stdout

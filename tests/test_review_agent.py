@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 from agent_helpers import click, context, llm, make_run, referent, startup
+
 from checker.logio import RunLogWriter
 from checker.score.agent import cell_tables, score_run
 

@@ -5,11 +5,15 @@ Per-run result (JSON-able):
 * `run_id`, `native_run_id`, `track` ("agent"), `cell`, `seed`, `comparator`, `profile`;
 * `verdict`: VALID / INVALID from the gate; INCOMPLETE when the log has no `run_end` (the
   gate is still computed, see `gate_verdict`); COMPARATOR for BARE/RAW comparator runs, which
-  ARG never gates (they have no state store) and which only serve compute parity;
+  ARG never gates (they have no state store) and which only serve compute parity. A run is a
+  comparator only when its `run_start` says so *and* the pre-registration declares its cell a
+  comparator cell (else it is gated, and the disagreement is listed in `mismatches`); a
+  comparator run without `run_end` is INCOMPLETE (no gate: `gate_verdict` None);
 * `reasons` (every reason), `gate` (condition -> status + numbers), `legibility` (the gate in
   the shape ARG's legibility probe prints), `metrics` (ARG's metric JSON keys exactly, plus
   `gds_aligned`, hypothesis formation and milestone counts), `gds` (counts),
-  `milestones` (per-claim details), `mismatches` (attribution and canary echo disagreements).
+  `milestones` (per-claim details), `mismatches` (attribution and canary echo disagreements),
+  `rates` (rates over beats as [numerator, denominator], pooled per cell by the results stage).
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
+from checker.aggregate import seed_labels
 from checker.gate import CONDITIONS, NOT_APPLICABLE, run_gate
-from checker.replay import replay
+from checker.replay import AgentState, replay
 from checker.schema.manifest import Thresholds
 from checker.score.agent_metrics import bins, chain, counts, lifecycle, render_tokens, write_path
-from checker.score.gds import attribution_mismatches, gds, landings
+from checker.score.gds import Gds, attribution_mismatches, gds, landings
 from checker.score.grounding import grounding, hypotheses
 from checker.score.milestones import milestones
 from checker.tracks import RunRecord, VerifyContext
@@ -59,14 +64,28 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     metrics.update(ms)
     mismatches = attribution_mismatches(state)
     metrics["attribution_mismatches"] = len(mismatches)
+    comparator = run.start.comparator
+    if comparator and ctx.prereg is not None:
+        declared = ctx.prereg.cells.get(run.start.cell)
+        if declared is None or not declared.comparator:
+            # the run's own flag cannot exempt it from the gate: only a pre-registered comparator cell can
+            comparator = False
+            mismatches.append({"line": 1, "field": "comparator", "recorded": True, "recomputed": False,
+                               "reason": f"cell {run.start.cell} is not a comparator cell in prereg.yaml: "
+                                         "the run is gated like any other"})
     result: dict[str, Any] = {
         "run_id": run.start.run_id, "native_run_id": native, "track": "agent", "cell": run.start.cell,
-        "seed": run.start.seed, "comparator": run.start.comparator, "profile": profile,
+        "seed": run.start.seed, "comparator": comparator, "profile": profile,
         "thresholds": thresholds.model_dump(),
+        "rates": _rate_pairs(decomposition, state, landing, n_acted),
     }
-    if run.start.comparator:
-        result.update(verdict="COMPARATOR", gate_verdict=None, gate={}, legibility=None,
-                      reasons=["comparator run: not gated (used for compute parity only)"])
+    if comparator:
+        reasons = ["comparator run: not gated (used for compute parity only)"]
+        verdict = "COMPARATOR"
+        if run.end is None:
+            verdict = "INCOMPLETE"
+            reasons.insert(0, "run has no run_end event: INCOMPLETE")
+        result.update(verdict=verdict, gate_verdict=None, gate={}, legibility=None, reasons=reasons)
     else:
         gate = run_gate(state, thresholds, profile)
         mismatches.extend(gate.echo_mismatches)
@@ -84,6 +103,23 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     return result
 
 
+def _rate_pairs(decomposition: Gds, state: AgentState, landing: list[str | None], n_acted: int) -> dict[str, list[int]]:
+    """Rates over beats as [numerator, denominator], so that cells can pool them across seeds."""
+    n_ref = decomposition.reference_beats
+    pairs = {
+        "gds_bind": [decomposition.bind, n_ref],
+        "gds_aligned": [decomposition.aligned, n_ref],
+        "gds_abandon": [decomposition.abandon, n_ref],
+        "drift_total": [decomposition.bind + decomposition.abandon, n_ref],
+    }
+    bound = {b.ref_id for b in state.bindings}
+    if bound:
+        hits = sum(1 for beat, land in zip(state.beats, landing, strict=True)
+                   if beat.action != "RESET" and land in bound)
+        pairs["GA"] = [hits, n_acted]
+    return pairs
+
+
 def _mean(values: list[Any]) -> float | None:
     defined = [float(v) for v in values if v is not None]
     return round(mean(defined), 3) if defined else None
@@ -92,26 +128,31 @@ def _mean(values: list[Any]) -> float | None:
 def cell_tables(run_results: list[dict[str, Any]]) -> dict[str, Any]:
     """Per cell: runs, VALID runs, GDS decomposition over VALID seeds (n defined of N), parity.
 
-    Only VALID runs count toward a cell's figures; a metric undefined (None) for a seed is left
-    out and counted in `n_defined`. Compute parity = mean over the cell's VALID runs / mean over
-    the comparator runs (cell BARE if present, else any comparator cell), for LLM calls and tokens.
+    Only VALID runs count toward a cell's figures (in a comparator cell: its COMPARATOR runs,
+    which are not gated; an INCOMPLETE comparator run does not count); a metric undefined (None)
+    for a seed is left out and counted in `n_defined`. Compute parity = mean over the cell's VALID
+    runs / mean over the comparator runs (cell BARE if present, else any comparator cell), for LLM
+    calls and tokens. A seed label repeated within a cell is shown as `<seed> (k)`.
     """
     cells: dict[str, list[dict[str, Any]]] = {}
     for res in run_results:
         if res.get("track", "agent") == "agent" and "metrics" in res:
             cells.setdefault(str(res["cell"]), []).append(res)
     comparators = {c: rs for c, rs in cells.items() if all(r.get("comparator") for r in rs)}
-    bare = comparators.get("BARE") or next(iter(comparators.values()), None)
+    bare_cell = comparators.get("BARE") or next(iter(comparators.values()), None)
+    bare = [r for r in bare_cell if r["verdict"] == "COMPARATOR"] if bare_cell else None
     bare_calls = _mean([r["metrics"]["llm_calls"] for r in bare]) if bare else None
     bare_tokens = _mean([r["metrics"]["llm_tokens"] for r in bare]) if bare else None
     out: dict[str, Any] = {}
     for cell, results in sorted(cells.items()):
-        valid = [r for r in results if r["verdict"] == "VALID"]
+        # a comparator cell counts its (ungated) COMPARATOR runs; any other cell its VALID runs
+        counted = "COMPARATOR" if cell in comparators else "VALID"
+        valid = [r for r in results if r["verdict"] == counted]
         table: dict[str, Any] = {
             "runs": len(results),
             "valid": len(valid),
             "comparator": cell in comparators,
-            "seeds": {str(r["seed"]): r["verdict"] for r in results},
+            "seeds": dict(zip(seed_labels(results), (r["verdict"] for r in results), strict=True)),
         }
         for key in (*GDS_KEYS, *SUMMARY_KEYS):
             values = [r["metrics"].get(key) for r in valid]
@@ -125,7 +166,7 @@ def cell_tables(run_results: list[dict[str, Any]]) -> dict[str, Any]:
             calls = _mean([r["metrics"]["llm_calls"] for r in valid])
             tokens = _mean([r["metrics"]["llm_tokens"] for r in valid])
             table["parity"] = {
-                "comparator_cell": next((c for c, rs in comparators.items() if rs is bare), None),
+                "comparator_cell": next((c for c, rs in comparators.items() if rs is bare_cell), None),
                 "calls": round(calls / bare_calls, 3) if calls is not None and bare_calls else None,
                 "tokens": round(tokens / bare_tokens, 3) if tokens is not None and bare_tokens else None,
             }
@@ -169,7 +210,7 @@ def render_text(run_results: list[dict[str, Any]]) -> str:
         m, g = res["metrics"], res["gds"]
         head = f"run {res['run_id']}  cell {res['cell']}  seed {res['seed']}  verdict {res['verdict']}"
         if res["verdict"] == "INCOMPLETE":
-            head += f" (gate {res['gate_verdict']})"
+            head += f" (gate {res['gate_verdict']})" if res["gate_verdict"] else " (comparator: not gated)"
         lines.append(head + f"  [profile {res['profile']}]")
         if res["gate"]:
             lines.append("  gate:")
