@@ -249,6 +249,12 @@ METRICS: list[MetricDoc] = [
      "definition": "Share of turns whose answer is complete (reference `Complete()`: every entity seated, every "
                    "event started, every entity given every category).",
      "undefined": "turns = 0."},
+    {"name": "problems_covered", "track": _C,
+     "definition": "Distinct problems of the named problem set that the run answers.", "undefined": _NEVER},
+    {"name": "turn_coverage", "track": _C,
+     "definition": "Scored turns / gold turns of the whole named problem set: a run may cover only part of the set "
+                   "(e.g. one imported transcript), and its accuracy is then about that part only.",
+     "undefined": "The problem set has no turn."},
     {"name": "ledger_turns", "track": _C,
      "definition": "Turns that log a ledger (0 for methods `direct` and `cot`).", "undefined": _NEVER},
     {"name": "channel_turns", "track": _C,

@@ -192,6 +192,10 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
             elif problem.domain != event.domain:
                 result["verdict"] = "INVALID"
                 reasons.append(f"{run.path}:{line}: problem {event.problem_id!r} is {problem.domain}, not {event.domain}")
+            elif event.n_turns != len(problem.turns):
+                result["verdict"] = "INVALID"
+                reasons.append(f"{run.path}:{line}: problem {event.problem_id!r} has {len(problem.turns)} turns, "
+                               f"problem_start says {event.n_turns}")
             continue
         if not isinstance(event, Turn):
             continue
@@ -201,6 +205,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
             reasons.append(f"{run.path}:{line}: turn of unknown problem {event.problem_id!r}")
             continue
         if event.problem_id != current:
+            result["verdict"] = "INVALID"
             reasons.append(f"{run.path}:{line}: turn of {event.problem_id!r} outside its problem_start")
         if event.turn_number > len(problem.turns):
             result["verdict"] = "INVALID"
@@ -220,6 +225,9 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
         reasons.append("run has no run_end event")
     result["metrics"] = aggregate(turns)
     result["metrics"]["mismatches"] = len(result["mismatches"])
+    # coverage: a run may answer only part of the set it names; shown so a partial run is not read as complete
+    result["metrics"]["problems_covered"] = len({t["problem_id"] for t in turns})
+    result["metrics"]["turn_coverage"] = _rate(len(turns), pset.n_turns)
     result["rates"] = rate_pairs(result["metrics"])
     return result
 
