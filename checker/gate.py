@@ -125,7 +125,7 @@ def canary_echo(
     for echo, ln in zip(state.echoes, state.echo_lines, strict=True):
         echoed = echo.echoed
         if echo.output_text is not None:
-            recomputed = echo.nonce in echo.output_text
+            recomputed = bool(echo.nonce) and echo.nonce in echo.output_text  # "" occurs in every text
             if recomputed != echo.echoed:
                 mismatches.append({"line": ln, "field": "echoed", "recorded": echo.echoed, "recomputed": recomputed,
                                    "reason": f"nonce {echo.nonce} {'occurs' if recomputed else 'does not occur'} "

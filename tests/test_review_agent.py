@@ -134,3 +134,21 @@ def test_incomplete_comparator_run_is_incomplete_and_left_out_of_parity(tmp_path
     # a comparator cell's table counts its COMPARATOR runs (not "0 valid")
     assert tables["BARE"]["valid"] == 1
     assert tables["BARE"]["llm_calls"]["per_seed"] == [4]
+
+
+def test_empty_nonce_is_not_echoed_by_every_output(tmp_path):
+    # recorded as not echoed; recomputing "" in text must not turn a deaf organ into a passing one
+    echoes = [{"type": "canary_echo", "turn": 1, "organ": "SURVEYOR", "call_idx": 3, "zone": "Z2", "nonce": "",
+               "echoed": False, "output_text": "ignored the prompt"} for _ in range(5)]
+    res = score_run(make_run(tmp_path, [startup(), *echoes]), context())
+    assert res["gate"]["canary_echo"]["rates"] == {"Z2": 0.0}
+    assert res["verdict"] == "INVALID"
+
+
+def test_a_read_never_verifies_a_milestone_by_default(tmp_path):
+    events = [startup(), {"type": "beat", "turn": 1, "action": "ACTION1", "drift_ref": "LIVE"},
+              {"type": "evidence", "turn": 1, "kind": "read", "irreversible": True, "subject": "README"},
+              {"type": "milestone_claim", "turn": 2, "claim_id": "c1"}]
+    res = score_run(make_run(tmp_path, events), context())
+    assert res["milestones"][0]["status"] == "DECLARED_ONLY"
+    assert res["metrics"]["milestones_verified"] == 0

@@ -13,7 +13,8 @@ earlier log line than the claim):
   environment and its predicted effect observed); `evidence` events marked irreversible
   (writes, commits, messages sent, paid calls), with `exit_code` evidence counting only when the
   exit code is 0 and `file_digest` evidence only when `before` differs from `after`;
-* reversible: `evidence` events marked reversible (reads, searches, fetches).
+* reversible: `evidence` events marked reversible, and every `read`, `search` or `fetch` evidence
+  event whatever its `irreversible` flag says (a read cannot commit anything).
 
 By default only irreversible evidence verifies (`include_reversible=False`).
 """
@@ -24,6 +25,9 @@ from bisect import bisect_left
 from typing import Any
 
 from checker.replay import AgentState
+
+REVERSIBLE_KINDS = frozenset({"read", "search", "fetch"})
+"""Evidence kinds that are reversible by nature, whatever the event's `irreversible` flag says."""
 
 
 def _evidence(state: AgentState, include_reversible: bool) -> list[tuple[int, int, str]]:
@@ -42,7 +46,7 @@ def _evidence(state: AgentState, include_reversible: bool) -> list[tuple[int, in
         if rc.predictor_kind is not None and rc.match == 1:
             items.append((line, rc.turn, "receipt"))
     for ev, line in zip(state.evidence, state.evidence_lines, strict=True):
-        if not (ev.irreversible or include_reversible):
+        if not ((ev.irreversible and ev.kind not in REVERSIBLE_KINDS) or include_reversible):
             continue
         if ev.kind == "exit_code" and ev.exit_code != 0:
             continue
