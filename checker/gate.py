@@ -71,12 +71,17 @@ def silent_degrade(state: AgentState) -> dict[str, Any]:
     return {"status": status, "count": len(lines), "acted_beats": len(acted), "lines": lines[:MAX_LINES]}
 
 
-def startup_probe(state: AgentState) -> dict[str, Any]:
-    """Condition 3: a startup probe row exists and did not fail (tri-state: null = no vision path)."""
+def startup_probe(state: AgentState, profile: str = "driftboard") -> dict[str, Any]:
+    """Condition 3: a startup probe row exists and did not fail (tri-state: null = no vision path).
+
+    ARG keeps one row per run (the first); in profile `driftboard` any failed probe fails the run.
+    """
     probe = state.startup
     if probe is None:
         return {"status": FAIL, "present": False, "image_receipt_ok": None}
     ok = probe.image_receipt_ok
+    if profile == "driftboard" and state.startup_failed:
+        ok = False
     status = NOT_APPLICABLE if ok is None else PASS if ok else FAIL
     return {"status": status, "present": True, "image_receipt_ok": ok}
 
@@ -184,7 +189,7 @@ def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str) -> 
     conds: dict[str, dict[str, Any]] = {}
     conds["render_ceiling"] = render_ceiling(state, th.render_ceiling_B)
     conds["silent_degrade"] = silent_degrade(state)
-    conds["startup_probe"] = startup_probe(state)
+    conds["startup_probe"] = startup_probe(state, profile)
     conds["shadow_identity"] = shadow_identity(state, profile)
     conds["canary_echo"], echo_mismatches = canary_echo(state, th.canary_floor, th.canary_warmup, profile)
     conds["write_error_rate"] = write_error_rate(state, th.wer_floor, th.wer_min_ops)

@@ -136,16 +136,24 @@ def evaluate_predictions(prereg: Prereg | None, cells: dict[str, CellResult]) ->
 
 
 def _decimals(x: float) -> int:
+    """Decimal places of a float as written (at least 1: `0.0` is a one-decimal figure), at most 6."""
     text = repr(float(x))
     if "e" in text or "E" in text:
         return 6
-    return min(len(text.split(".")[1].rstrip("0")) if "." in text else 0, 6)
+    return max(1, min(len(text.split(".")[1]), 6))
 
 
 def agrees(claimed: float | int | None, recomputed: float | int | None) -> bool:
-    """A claim agrees when it equals the recomputed value at the claim's own precision."""
+    """A claim agrees when it equals the recomputed value at the claim's own precision.
+
+    An integer claim must be exact (a rate claimed as `0` does not agree with 0.3); a decimal claim
+    agrees when the recomputed value rounds to it at its number of decimals (`0.0` vs 0.04 agrees,
+    vs 0.4 does not). Undefined agrees only with undefined.
+    """
     if claimed is None or recomputed is None:
         return claimed is None and recomputed is None
+    if isinstance(claimed, int) and not isinstance(claimed, bool):
+        return abs(claimed - float(recomputed)) <= 1e-9
     tolerance = 0.5 * 10 ** (-_decimals(float(claimed))) + 1e-12
     return abs(float(claimed) - float(recomputed)) <= tolerance
 

@@ -96,6 +96,8 @@ class AgentState:
     captures: list[RenderCapture] = field(default_factory=list)
     capture_lines: list[int] = field(default_factory=list)
     startup: StartupProbe | None = None
+    startup_failed: bool = False
+    """Some startup_probe event (not necessarily the first) has image_receipt_ok false."""
     level_events: list[LevelEvent] = field(default_factory=list)
     level_lines: list[int] = field(default_factory=list)
     substitutions: list[Substitution] = field(default_factory=list)
@@ -242,6 +244,8 @@ def replay(run: RunRecord) -> AgentState:
             assert isinstance(event, StartupProbe)
             if st.startup is None:
                 st.startup = event
+            if event.image_receipt_ok is False:
+                st.startup_failed = True
         elif kind == "level":
             assert isinstance(event, LevelEvent)
             st.level_events.append(event)

@@ -187,6 +187,10 @@ def test_claim_precision():
     assert agrees(0.333, 1 / 3)
     assert agrees(None, None)
     assert not agrees(0.0, None)  # undefined is not zero
+    assert not agrees(0.0, 0.4)  # "0.0" is a one-decimal claim
+    assert agrees(0.0, 0.04)
+    assert not agrees(0, 0.3)  # an integer claim is exact
+    assert agrees(2, 2.0)
 
 
 def test_prereg_committed_after_runs_is_flagged(tmp_path, run_line, monkeypatch):

@@ -152,3 +152,15 @@ def test_a_read_never_verifies_a_milestone_by_default(tmp_path):
     res = score_run(make_run(tmp_path, events), context())
     assert res["milestones"][0]["status"] == "DECLARED_ONLY"
     assert res["metrics"]["milestones_verified"] == 0
+
+
+def test_a_later_failed_startup_probe_fails_the_driftboard_gate():
+    from checker.gate import startup_probe
+    from checker.replay import AgentState
+    from checker.schema.agent import StartupProbe
+
+    state = AgentState()
+    state.startup = StartupProbe(seq=1, prev="0" * 64, type="startup_probe", image_receipt_ok=True)
+    state.startup_failed = True  # a second probe reported false
+    assert startup_probe(state, "driftboard")["status"] == "FAIL"
+    assert startup_probe(state, "arg-v1.0")["status"] == "PASS"  # ARG reads its one (first) row
