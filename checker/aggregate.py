@@ -34,7 +34,7 @@ def bootstrap_ci(values: list[float], key: str, resamples: int = BOOTSTRAP_RESAM
     if len(values) < 2:
         return None
     rng = np.random.default_rng(seed_for(key))
-    arr = np.asarray(values, dtype=float)
+    arr = np.sort(np.asarray(values, dtype=float))  # depends on the values only, not on file order
     idx = rng.integers(0, len(arr), size=(resamples, len(arr)))
     means = arr[idx].mean(axis=1)
     lo, hi = np.percentile(means, [2.5, 97.5])

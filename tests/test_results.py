@@ -239,3 +239,10 @@ def test_build_without_verify_needs_results(tmp_path, run_line):
     result = run_line(["build", "--no-verify", "--results", str(tmp_path / "none"), "--out", str(tmp_path / "site")])
     assert result.exit_code == 2
     assert "no index.json; run `driftboard verify`" in result.stderr
+
+
+def test_bootstrap_depends_on_values_not_order():
+    from checker.aggregate import bootstrap_ci
+
+    assert bootstrap_ci([0.1, 0.9, 0.4], "k") == bootstrap_ci([0.9, 0.4, 0.1], "k")
+    assert bootstrap_ci([0.5], "k") is None
