@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from checker.errors import UsageError
+from checker.validate import INCOMPLETE_MESSAGE
 
 DASH = "—"
 MAX_ROWS = 100
@@ -35,8 +36,6 @@ MAX_SUMMARY_BYTES = 900_000
 """GitHub refuses job summaries over 1 MiB; the Markdown is cut (with a note) before that."""
 CELLS_PER_TABLE = 8
 """Per-cell figures: columns (cells) per table before the table is split."""
-INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
-"""The one validate finding that is a result (an INCOMPLETE run), not a failure."""
 STATUS = {"PASS": "✅ PASS", "FAIL": "❌ FAIL", "NOT_APPLICABLE": "n/a"}
 VERDICTS = ("VALID", "INVALID", "INCOMPLETE", "COMPARATOR", "MALFORMED")
 

@@ -43,6 +43,8 @@ class Finding:
     line: int | None
     message: str
     severity: Literal["error", "warning"] = "error"
+    unreadable: bool = False
+    """The input could not be read at all (exit code 2), as opposed to a problem found in it."""
 
     def render(self) -> str:
         """`path:line: message` (or `path: message` when the problem has no line)."""

@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -81,7 +81,7 @@ def read_yaml(path: Path, model: type[M], display: str) -> tuple[M | None, list[
             return None, [Finding(display, None, f"file is {size} bytes, larger than the {MAX_YAML_BYTES}-byte limit")]
         raw = path.read_bytes()
     except OSError as exc:
-        return None, [Finding(display, None, f"cannot read: {exc.strerror}")]
+        return None, [Finding(display, None, f"cannot read: {exc.strerror}", unreadable=True)]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -260,10 +260,3 @@ def _has_link(root: Path, rel: str) -> bool:
         if p.is_symlink():
             return True
     return False
-
-
-def json_default(obj: Any) -> Any:
-    """JSON fallback for paths."""
-    if isinstance(obj, Path):
-        return obj.as_posix()
-    raise TypeError(type(obj).__name__)

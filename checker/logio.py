@@ -159,7 +159,7 @@ def format_validation_error(exc: ValidationError) -> list[str]:
         if err["type"] == "union_tag_not_found":
             messages.append("missing field 'type'")
             continue
-        if loc and loc[0] in _TAGS:
+        if loc and loc[0] in EVENT_TYPES:
             loc = loc[1:]
         field = ".".join(loc)
         if err["type"] == "missing":
@@ -173,7 +173,6 @@ def format_validation_error(exc: ValidationError) -> list[str]:
     return messages
 
 
-_TAGS: frozenset[str] = EVENT_TYPES
 
 
 def read_events(path: Path) -> Iterator[tuple[int, Event]]:

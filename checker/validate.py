@@ -27,6 +27,8 @@ from checker.logio import (
 )
 from checker.schema.events import EVENT_ADAPTER
 
+INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
+"""The one validate finding that is a result (verify scores the run as INCOMPLETE), not a format error."""
 MAX_FINDINGS_PER_FILE = 1000
 """After this many problems in one file the rest are counted, not listed."""
 BOM = b"\xef\xbb\xbf"
@@ -125,7 +127,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
         size = path.stat().st_size
         fh = path.open("rb")
     except OSError as exc:
-        report.unreadable.append(Finding(display, None, f"cannot read: {exc.strerror}"))
+        report.unreadable.append(Finding(display, None, f"cannot read: {exc.strerror}", unreadable=True))
         return info
     if size > MAX_FILE_BYTES:
         fh.close()
@@ -254,7 +256,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
     if crlf_first is not None:
         problem(crlf_first, f"CRLF line endings on {crlf_count} line(s): lines must end with LF only")
     if ended_at is None and prev_lineno > 0 and not refused:
-        problem(None, "run has no run_end event: the run is INCOMPLETE")
+        problem(None, INCOMPLETE_MESSAGE)
     findings.sort(key=lambda f: (f.line is None, f.line or 0))
     if len(findings) > MAX_FINDINGS_PER_FILE:
         extra = len(findings) - MAX_FINDINGS_PER_FILE

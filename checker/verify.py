@@ -26,10 +26,9 @@ from checker.schema.common import RunEnd, RunStart
 from checker.schema.events import Event
 from checker.schema.manifest import Prereg, Submission
 from checker.tracks import RunRecord, TrackScorer, VerifyContext
-from checker.validate import ValidationReport, validate_run_file
+from checker.validate import INCOMPLETE_MESSAGE, ValidationReport, validate_run_file
 
 SCORER_BY_TRACK = {"agent": "checker.score.agent", "constraint": "checker.score.constraints"}
-INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
 
 
 def scorer_for(track: str) -> TrackScorer:
@@ -132,8 +131,8 @@ def verify_paths(
     for result, _shown, key in pending:
         _finish(result, root, cache_dir, key)
     for sub in report.submissions:
-        report.unreadable.extend(f for f in sub.findings if f.message.startswith("cannot read:"))
-        report.findings.extend(f for f in sub.findings if not f.message.startswith("cannot read:"))
+        report.unreadable.extend(f for f in sub.findings if f.unreadable)
+        report.findings.extend(f for f in sub.findings if not f.unreadable)
         if sub.results is not None:
             from checker.results import results_problems
 
