@@ -25,15 +25,38 @@ from checker.domains import Domain, LogicGrid, Scheduling, Seating, to_int
 
 Answer = dict[str, Any]
 
-_THINK_CLOSED = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+_DECODER = json.JSONDecoder()
+MAX_JSON_STARTS = 1000
+"""Step 2 tries at most the first 1,000 `{`/`[` positions (real responses hold a few dozen)."""
+MAX_JSON_WORK = 8 << 20
+"""...and gives up (no JSON found) once its parse attempts have read 8 Mi characters in total.
+
+Trying one start costs up to the length of the text, so without bounds a hostile 1 MB response
+of brackets would take hours. The reference has neither bound; on real responses (a few dozen
+starts, at most tens of KB) neither is ever reached, so the answers are the same."""
 _FENCE = re.compile(r"```(?:json)?(.*?)```", re.DOTALL)
 _LINE = re.compile(r"^[ \t]*[-*]?[ \t]*([A-Za-z][\w .'\-]*?)[ \t]*[:=\-][ \t]*([+-]?\d+)[ \t]*$", re.MULTILINE)
 
 
 def strip_think(text: str) -> str:
-    """Step 1: drop closed think blocks; after an unclosed `<think>`, keep from the next `{`."""
-    text = _THINK_CLOSED.sub("", text)
+    """Step 1: drop closed think blocks; after an unclosed `<think>`, keep from the next `{`.
+
+    The same as `re.sub(r"<think>.*?</think>", "", text, flags=IGNORECASE | DOTALL)`, in linear
+    time: that regex rescans to the end of the text from every unclosed `<think>` (quadratic: a
+    response of 200 KB of `<think>` took 90 s). Once an opening tag has no closing tag after it,
+    no later one has either.
+    """
+    kept: list[str] = []
+    pos = 0
+    while (opened := _THINK_OPEN.search(text, pos)) is not None:
+        closed = _THINK_CLOSE.search(text, opened.end())
+        if closed is None:
+            break
+        kept.append(text[pos:opened.start()])
+        pos = closed.end()
+    text = "".join(kept) + text[pos:] if kept else text
     m = _THINK_OPEN.search(text)
     if m:
         brace = text.find("{", m.end())
@@ -83,25 +106,58 @@ def extract_json(text: str) -> Any:
         found = _loads(block.strip())
         if found is not None:
             return found
-    starts = [i for i, ch in enumerate(text) if ch in "{["]
+    starts = [i for i, ch in enumerate(text) if ch in "{["][:MAX_JSON_STARTS]
     if not starts:
         return None
+    # each start is parsed in place (`raw_decode`) rather than sliced, and the unmatched brackets of
+    # every suffix are counted in one pass: the reference's slices and counts per start are quadratic
     match = _closers(text)
+    reaches_end: dict[int, bool] = {}
+    work = 0
     for i in starts:
-        j = match.get(i)
-        if j is not None:
-            found = _loads(text[i:j + 1])
-            if found is not None:
-                return found
+        found, end = _decode_at(text, i)
+        work += (end if end > i else i + 2 * RECURSION_DEPTH) - i
+        if work > MAX_JSON_WORK:
+            return None
+        # loads(text[i:j + 1]) succeeds exactly when the value parsed at i ends at its matching bracket j
+        reaches_end[i] = end == len(text)
+        if found is not None and end == match.get(i, -2) + 1:
+            return found
+    totals = [text.count(c) for c in "[]{}"]
+    before = [0, 0, 0, 0]  # brackets in text[:i], counted between consecutive starts
+    prev = 0
     for i in starts:
-        rest = text[i:]
-        squares = max(0, rest.count("[") - rest.count("]"))
-        curlies = max(0, rest.count("{") - rest.count("}"))
-        if squares or curlies:
-            found = _loads(rest + "]" * squares + "}" * curlies)
+        for n, c in enumerate("[]{}"):
+            before[n] += text.count(c, prev, i)
+        prev = i
+        squares = max(0, (totals[0] - before[0]) - (totals[1] - before[1]))
+        curlies = max(0, (totals[2] - before[2]) - (totals[3] - before[3]))
+        # text[i:] + closers can parse only if parsing text[i:] ran into the end of the text (a value
+        # complete before it leaves extra data; an error before it recurs at the same place)
+        if (squares or curlies) and reaches_end[i]:
+            work += len(text) - i
+            if work > MAX_JSON_WORK:
+                return None
+            found = _loads(text[i:] + "]" * squares + "}" * curlies)
             if found is not None:
                 return found
     return None
+
+
+RECURSION_DEPTH = 1000
+"""About how deep the parser nests before it gives up (Python's recursion limit): an attempt that
+ends in a RecursionError has read about this many characters."""
+
+
+def _decode_at(text: str, i: int) -> tuple[Any, int]:
+    """(the JSON value starting at text[i], its end) or (None, where parsing stopped; -1: too deep)."""
+    try:
+        value, end = _DECODER.raw_decode(text, i)
+    except json.JSONDecodeError as exc:
+        return None, exc.pos
+    except RecursionError:
+        return None, -1
+    return (value if isinstance(value, dict | list) else None), end
 
 
 def _entity(domain: Domain, key: Any) -> str | None:

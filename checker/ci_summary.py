@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from checker.errors import UsageError
+from checker.errors import UsageError, visible
 from checker.validate import INCOMPLETE_MESSAGE
 
 DASH = "—"
@@ -37,7 +37,7 @@ MAX_SUMMARY_BYTES = 900_000
 CELLS_PER_TABLE = 8
 """Per-cell figures: columns (cells) per table before the table is split."""
 STATUS = {"PASS": "✅ PASS", "FAIL": "❌ FAIL", "NOT_APPLICABLE": "n/a"}
-VERDICTS = ("VALID", "INVALID", "INCOMPLETE", "COMPARATOR", "MALFORMED")
+VERDICTS = ("VALID", "INVALID", "INCOMPLETE", "COMPARATOR", "UNVERIFIED", "MALFORMED")
 
 
 # --------------------------------------------------------------------------- escaping
@@ -48,7 +48,7 @@ def md(value: Any) -> str:
     if value is None:
         return DASH
     text = value if isinstance(value, str) else fmt_value(value)
-    text = " ".join(text.replace("\r", "\n").split("\n")).strip()
+    text = visible(" ".join(text.replace("\r", "\n").split("\n")).strip())
     if len(text) > MAX_CELL_CHARS:
         text = text[: MAX_CELL_CHARS - 1] + "…"
     for raw, safe in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("\\", "\\\\"), ("|", "\\|"),
@@ -61,7 +61,7 @@ def code(value: Any) -> str:
     """Untrusted text shown as inline code (paths, ids), safe inside a table cell."""
     if value is None:
         return DASH
-    text = " ".join(str(value).replace("\r", "\n").split("\n")).strip()
+    text = visible(" ".join(str(value).replace("\r", "\n").split("\n")).strip())
     if len(text) > MAX_CELL_CHARS:
         text = text[: MAX_CELL_CHARS - 1] + "…"
     # `<code>` rather than backticks: a backtick in the text cannot end it, and `|` stays escapable.
@@ -74,8 +74,8 @@ def code(value: Any) -> str:
 
 
 def escape_data(text: str) -> str:
-    """Escape the message of a workflow command (GitHub's rules: `%`, CR, LF)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape the message of a workflow command (GitHub's rules: `%`, CR, LF; other controls spelled out)."""
+    return visible(text, keep="\r\n").replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

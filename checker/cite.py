@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from checker.errors import UsageError
+from checker.errors import UsageError, visible
 from checker.results import combined_log_digest, read_results
 from checker.results_model import ResultsFile
 
@@ -96,7 +96,7 @@ def cite_command(ref: str, results_dir: Path) -> int:
         raise UsageError("expected SUBMISSION-ID or SUBMISSION-ID/CELL")
     results = read_results(results_dir / f"{submission}.json")
     bib, plain = citation(results, cell or None)
-    click.echo(bib)
+    click.echo(visible(bib, keep="\n"))  # submitted titles: control and bidi characters spelled out
     click.echo("")
-    click.echo(plain)
+    click.echo(visible(plain, keep="\n"))
     return 0

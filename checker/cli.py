@@ -312,6 +312,51 @@ def bench_site(workdir: Path | None) -> None:
     run_stage(lambda: run(workdir))
 
 
+@bench.command("scale")
+@click.option("--quick", is_flag=True, help="Tiny sizes: a smoke test of every stage (figures meaningless).")
+@click.option("--agent-runs", type=click.IntRange(1), default=None, help="Agent runs in total  [default: 1000].")
+@click.option("--agent-events", type=click.IntRange(100), default=None,
+              help="Agent events in total, spread over the runs  [default: 10000000].")
+@click.option("--agent-seeds", type=click.IntRange(1), default=None,
+              help="Seeds per cell (4 cells per agent submission)  [default: 10].")
+@click.option("--constraint-submissions", type=click.IntRange(1), default=None,
+              help="Constraint submissions, 4 runs each over the whole problem set  [default: 50].")
+@click.option("--constraint-turns", type=click.IntRange(1), default=None,
+              help="Gold turns of the synthetic problem set  [default: 5672, DRIFT-Bench's test split].")
+@click.option("--problems", "problems", type=click.Path(path_type=Path), default=None,
+              help="Use these DRIFT-Bench problems (test split) instead of a synthetic set.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Worker processes to compare with 1  [default: 2].")
+@click.option("--z3-subset", type=click.IntRange(1), default=None,
+              help="Constraint submissions verified with the solver shortcuts off  [default: 1].")
+@click.option("--workdir", type=click.Path(path_type=Path), default=None,
+              help="Where generated data is kept and reused  [default: $TMPDIR/driftboard-bench-scale].")
+@click.option("--json", "json_out", type=click.Path(path_type=Path), default=None, help="Also write the figures as JSON.")
+@click.option("--markdown", "md_out", type=click.Path(path_type=Path), default=None,
+              help="Also write the figures as Markdown tables.")
+def bench_scale(quick: bool, workdir: Path | None, json_out: Path | None, md_out: Path | None, **sizes: Any) -> None:
+    """Verify 1,000 agent runs (10^7 events) and 50 DRIFT-Bench-size constraint submissions: time, RSS, cache, curve."""
+    from checker.bench.scale_bench import run, sizes_from_options
+
+    run_stage(lambda: run(workdir, sizes_from_options(quick, **sizes), json_out, md_out))
+
+
+@bench.command("fuzz")
+@click.option("--seconds", default=600.0, show_default=True, type=float, help="Total time, split evenly across targets.")
+@click.option("--target", "targets", multiple=True, metavar="NAME",
+              help="validate, yaml, verify, import-arg, import-drift-bench or domains (repeatable; default: all).")
+@click.option("--crashes", type=click.Path(path_type=Path), default=None,
+              help="Folder for crashing inputs (default: driftboard-fuzz-crashes in the system temp folder).")
+@click.option("--seed", default=0, show_default=True,
+              help="Seed of the hypothesis rounds (a seed draws the same inputs in the same order).")
+@click.option("--replay", "replay_path", type=click.Path(path_type=Path), default=None,
+              help="Run saved crash cases (a case folder or the crashes folder) instead of fuzzing.")
+def bench_fuzz(seconds: float, targets: tuple[str, ...], crashes: Path | None, seed: int, replay_path: Path | None) -> None:
+    """Fuzz every untrusted-input path with mutated seeds; count inputs, findings and crashes (not run in CI)."""
+    from checker.bench.fuzz_bench import run
+
+    run_stage(lambda: run(seconds, list(targets), crashes, seed, replay_path))
+
+
 def main() -> None:  # pragma: no cover
     """Entry point for `python -m checker`."""
     cli()

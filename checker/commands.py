@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from checker.errors import visible
 from checker.report import findings_json, findings_text, plural
 
 
@@ -61,35 +62,40 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
         return report.exit_code
     for sub in report.submissions:
         cached = " (cached)" if sub.cached else ""
-        click.echo(f"== {sub.path} (profile {sub.profile}){cached}")
+        _echo(f"== {sub.path} (profile {sub.profile}){cached}")
         if sub.results is not None:
-            click.echo(f"   {sub.results.null_results.headline}")
+            _echo(f"   {sub.results.null_results.headline}")
             for d in sub.results.defeaters:
                 state = {True: "TRIGGERED", False: "not triggered", None: "undefined"}[d.triggered]
-                click.echo(f"   defeater {d.id}: {state} ({d.metric} = {d.value})")
+                _echo(f"   defeater {d.id}: {state} ({d.metric} = {d.value})")
             for m in sub.results.prereg_check.missing:
-                click.echo(f"   {m['cell']} / {m['seed']}: missing (not reported)")
+                _echo(f"   {m['cell']} / {m['seed']}: missing (not reported)")
             for pred in sub.results.predictions:
                 holds = {True: "holds", False: "does not hold", None: "undefined"}[pred.get("holds")]
-                click.echo(f"   prediction {pred['id']}: {holds} ({pred.get('metric')} {pred.get('value')}"
-                           f" {pred.get('op')} {pred.get('compared_to')})")
+                _echo(f"   prediction {pred['id']}: {holds} ({pred.get('metric')} {pred.get('value')}"
+                      f" {pred.get('op')} {pred.get('compared_to')})")
         by_track: dict[str, list[dict[str, object]]] = {}
         for res in sub.runs:
             if res.get("verdict") != "MALFORMED":
                 track = str(res.get("track") or (sub.manifest.track if sub.manifest else "agent"))
                 by_track.setdefault(track, []).append(res)
         for track, results in sorted(by_track.items()):
-            click.echo(scorer_for(track).render_text(results), nl=False)
+            _echo(scorer_for(track).render_text(results), nl=False)
         for res in sub.runs:
             if res.get("verdict") == "MALFORMED":
-                click.echo(f"MALFORMED {res['path']} (not scored)")
+                _echo(f"MALFORMED {res['path']} (not scored)")
     total_runs = sum(len(s.runs) for s in report.submissions)
     summary = f"{plural(errors, 'problem')} found" if errors else "ok: verified"
     tail = f"{plural(len(report.submissions), 'submission')}, {plural(total_runs, 'run')}"
     if cache:
         tail += f"; cache {report.cache_hits} hit(s), {report.cache_misses} miss(es)"
-    click.echo(findings_text(findings, f"{summary} ({tail})"), nl=False)
+    _echo(findings_text(findings, f"{summary} ({tail})"), nl=False)
     return report.exit_code
+
+
+def _echo(text: str, nl: bool = True) -> None:
+    """Print text that holds submitted names: control, bidi and zero-width characters spelled out."""
+    click.echo(visible(text, keep="\n"), nl=nl)
 
 
 def build_command(submissions: Path, results: Path, out: Path, verify: bool = True) -> int:

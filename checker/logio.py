@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,31 @@ MAX_DEPTH = 200
 """Deepest accepted JSON nesting (the parser's recursion limit)."""
 MAX_FILE_BYTES = 4 << 30
 """Largest accepted run log (4 GiB)."""
+MAX_REPLAY_BYTES = 256 << 20
+"""Largest replay size (see `over_replay_limit`) of a run log that `verify` replays and scores (256 MiB).
+
+Scoring holds a run's events in memory (about 7 bytes of RAM per byte of a typical log), so a
+larger log is validated (streamed: chain and schema) but not scored: its verdict is UNVERIFIED,
+with a finding. Real runs are far smaller: a 10,000-beat agent run is 3-16 MB, a DRIFT-Bench-size
+constraint run (22,688 turns at ~1.4 KB each) about 32 MB.
+"""
+REPLAY_CONTAINER_BYTES = 32
+"""Replay-size charge per JSON object or array: `[]` or `{}` is 2 bytes of log but ~60 bytes of RAM
+once decoded (x23 measured), a referent's `[x,y]` anchor cell ~500 with its geometry (x45)."""
 READ_CHUNK = 1 << 16
+COMPRESSED_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"PK\x03\x04", "zip"),
+    (b"PK\x05\x06", "zip"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x5d\x00\x00", "lzma"),
+    (b"\x04\x22\x4d\x18", "lz4"),
+    (b"7z\xbc\xaf\x27\x1c", "7z"),
+)
+"""Magic bytes of compressed formats; a run log starting with one is refused without being decompressed."""
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def sha256_hex(data: bytes) -> str:
@@ -103,6 +128,33 @@ def skip_oversize(fh: IO[bytes], head: bytes, lineno: int) -> RawLine:
     return RawLine(lineno, b"", h.hexdigest(), has_newline, oversize=True, length=length)
 
 
+def over_replay_limit(path: Path) -> tuple[int, int, int, int] | None:
+    """(bytes, JSON objects/arrays, replay size, limit) of a log too large to replay, else None.
+
+    Replay size = bytes + `REPLAY_CONTAINER_BYTES` per `{` or `[` byte (brackets inside strings
+    count too: an over-estimate). Every object or array takes at least 2 bytes, so a log small
+    enough cannot exceed `MAX_REPLAY_BYTES` whatever it holds and is not even read here; a larger
+    one is read once more, in chunks (memory stays flat).
+    """
+    size = path.stat().st_size
+    if size * (1 + REPLAY_CONTAINER_BYTES // 2) <= MAX_REPLAY_BYTES:
+        return None
+    containers = 0
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            containers += chunk.count(b"{") + chunk.count(b"[")
+    weight = size + REPLAY_CONTAINER_BYTES * containers
+    return (size, containers, weight, MAX_REPLAY_BYTES) if weight > MAX_REPLAY_BYTES else None
+
+
+def compressed_kind(head: bytes) -> str | None:
+    """The compression format whose magic bytes `head` starts with, or None (plain text)."""
+    for magic, kind in COMPRESSED_MAGIC:
+        if head.startswith(magic):
+            return kind
+    return None
+
+
 def decode_json(data: bytes) -> Any:
     """Parse one line strictly: no duplicate keys, no NaN/Infinity, UTF-8 only.
 
@@ -126,6 +178,14 @@ def describe_json_error(data: bytes, message: str) -> str:
         return f"invalid JSON: duplicate key {key!r}"
     if message.startswith("recursion limit exceeded"):
         return f"invalid JSON: nesting deeper than {MAX_DEPTH} levels"
+    if message.startswith("number out of range"):
+        column = message.rsplit(" ", 1)[-1]
+        return f"invalid JSON: number out of range at column {column} (integers must fit in 64 bits: -2^63 to 2^63-1)"
+    if "surrogate" in message or "hex escape" in message:
+        lone = _lone_surrogate(data)
+        if lone is not None:
+            return (f"invalid JSON: lone surrogate escape '{lone[1]}' at column {lone[0]} "
+                    "(strings must be valid Unicode)")
     for token in (b"NaN", b"Infinity"):
         if token in data:
             probe = data.replace(token, b"0")
@@ -135,6 +195,24 @@ def describe_json_error(data: bytes, message: str) -> str:
                 continue
             return f"invalid JSON: {token.decode()} is not a JSON number"
     return f"invalid JSON: {message}"
+
+
+def _lone_surrogate(data: bytes) -> tuple[int, str] | None:
+    """(1-based column, escape) of the first `\\uD800`-`\\uDFFF` escape that is not half of a valid pair."""
+    pending: tuple[int, str] | None = None
+    pending_end = 0
+    for m in _SURROGATE_ESCAPE.finditer(data):
+        text = m.group().decode("ascii")
+        high = text[2].lower() == "d" and text[3].lower() in "89ab"
+        if pending is not None:
+            if not high and m.start() == pending_end:
+                pending = None
+                continue
+            return pending
+        if not high:
+            return m.start() + 1, text
+        pending, pending_end = (m.start() + 1, text), m.end()
+    return pending
 
 
 def check_version(version: str) -> None:
@@ -230,7 +308,12 @@ class RunLogWriter:
             self._seq = 0
             self._prev = genesis(str(run_start["run_id"]))
             fields = {"format_version": FORMAT_VERSION, **run_start, "type": "run_start"}
-            self.write(fields)
+            try:
+                self.write(fields)
+            except BaseException:  # an invalid run_start: no log, and no open file handle left behind
+                self._fh.close()
+                self.path.unlink(missing_ok=True)
+                raise
 
     def write(self, event: dict[str, Any]) -> str:
         """Validate, chain and append one event; returns the line's SHA-256."""
@@ -290,6 +373,7 @@ def _tail_state(path: Path) -> tuple[int, str]:
 
 
 __all__ = [
-    "MAX_DEPTH", "MAX_LINE_BYTES", "RawLine", "RunLogWriter", "RunStart", "check_version", "decode_json",
-    "file_sha256", "format_validation_error", "genesis", "iter_raw_lines", "read_events", "sha256_hex",
+    "MAX_DEPTH", "MAX_LINE_BYTES", "MAX_REPLAY_BYTES", "REPLAY_CONTAINER_BYTES", "RawLine", "RunLogWriter", "RunStart",
+    "check_version", "compressed_kind", "decode_json", "file_sha256", "format_validation_error", "genesis",
+    "iter_raw_lines", "over_replay_limit", "read_events", "sha256_hex",
 ]

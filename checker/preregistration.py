@@ -49,7 +49,12 @@ def check_declared(prereg: Prereg | None, runs: list[dict[str, Any]], prereg_sha
 
 
 def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> dict[str, Any]:
-    """Was prereg.yaml committed no later than every run log? Uses git ancestry, not clocks.
+    """Was prereg.yaml committed no later than every run log, and left alone afterwards? Git ancestry, not clocks.
+
+    Violations: prereg.yaml first committed after a run log (not an ancestor of the commit that
+    added it); any later commit that changes prereg.yaml (edit, deletion, re-adding) after a
+    commit that added a run log; an uncommitted change to prereg.yaml once run logs are committed.
+    A commit that adds prereg.yaml and run logs together is not "after" (imports do that).
 
     Returns {"status": "ok" | "violated" | "unknown", "detail": ...}.
     """
@@ -69,15 +74,34 @@ def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> dict[s
     if prereg_commit is None:
         return {"status": "unknown", "detail": "prereg.yaml is not committed"}
     late = []
+    run_commits: set[str] = set()
     for run in sorted(run_paths):
         commit = first_commit(run)
         if commit is None:
             continue
+        run_commits.add(commit)
         if git("merge-base", "--is-ancestor", prereg_commit, commit).returncode != 0:
             late.append(run.name)
+    edits: set[str] = set()
+    prereg_abs = str(prereg_path.resolve())
+    for commit in sorted(run_commits):  # usually one or two commits, however many runs
+        out = git("rev-list", "--ancestry-path", f"{commit}..HEAD", "--", prereg_abs)
+        edits.update(out.stdout.split() if out.returncode == 0 else [])
+    dirty = bool(run_commits) and git("diff", "--quiet", "HEAD", "--", prereg_abs).returncode == 1
+    details = []
     if late:
-        return {"status": "violated", "detail": f"prereg.yaml was committed after {len(late)} run log(s)",
-                "runs": late, "prereg_commit": prereg_commit}
+        details.append(f"prereg.yaml was committed after {len(late)} run log(s)")
+    if edits:
+        details.append(f"prereg.yaml was changed in {len(edits)} commit(s) after run logs were committed")
+    if dirty:
+        details.append("prereg.yaml has uncommitted changes made after run logs were committed")
+    if details:
+        result: dict[str, Any] = {"status": "violated", "detail": "; ".join(details), "prereg_commit": prereg_commit}
+        if late:
+            result["runs"] = late
+        if edits:
+            result["edits"] = sorted(edits)
+        return result
     return {"status": "ok", "detail": "prereg.yaml committed no later than the run logs", "prereg_commit": prereg_commit}
 
 

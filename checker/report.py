@@ -6,10 +6,13 @@ Output formatters are called reporters because they take a stage's result and re
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
-from checker.errors import Finding
+from checker.errors import Finding, is_invisible
+
+_NOT_PLAIN = re.compile(r"[^\x20-\x7e\n]")
 
 
 def findings_text(findings: Sequence[Finding], summary: str) -> str:
@@ -28,7 +31,29 @@ def findings_json(command: str, findings: Sequence[Finding], exit_code: int, **e
         "problems": [f.to_json() for f in findings],
         **extra,
     }
-    return json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return safe_json(payload)
+
+
+def safe_json(obj: Any) -> str:
+    """Indented, sorted JSON (UTF-8 text kept) with every invisible character written as `\\uXXXX`.
+
+    `json.dumps` escapes only C0 controls; C1 controls, bidi overrides and zero-width characters
+    would reach the terminal raw. Inside a JSON string `\\uXXXX` means the same character, so the
+    document is unchanged for a JSON reader.
+    """
+    text = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)
+    return _NOT_PLAIN.sub(_json_escape, text) + "\n"
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    if not is_invisible(ch):
+        return ch
+    n = ord(ch)
+    if n < 0x10000:
+        return f"\\u{n:04x}"
+    n -= 0x10000
+    return f"\\u{0xD800 + (n >> 10):04x}\\u{0xDC00 + (n & 0x3FF):04x}"
 
 
 def plural(n: int, word: str) -> str:

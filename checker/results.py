@@ -130,9 +130,9 @@ def build_results(sub: Any, findings: list[dict[str, Any]], root: Path | None) -
     by_name = {c.cell: c for c in cells}
     defeaters = evaluate_defeaters(prereg, runs)
     prereg_path = Path(sub.path) / "prereg.yaml"
-    prereg_sha = _sha_file(prereg_path) if prereg_path.exists() else None
+    prereg_sha = sub.prereg_sha256  # as the load stage read it: never re-read through a link or a FIFO
     check = check_declared(prereg, runs, prereg_sha)
-    if root is not None and prereg_path.exists():
+    if root is not None and prereg_sha is not None:
         order = commit_order(root, prereg_path, [Path(str(r["path"])) for r in runs if r.get("path")])
         check = PreregCheck(**{**check.model_dump(), "commit_order": order})
     thresholds = prereg.thresholds.model_dump() if prereg is not None else {}
@@ -185,10 +185,6 @@ def results_problems(results: ResultsFile) -> list[str]:
 def _problem_set_digest(ref: Any) -> str:
     """A run's problem set as its digest (scorers record either the digest or {name, digest})."""
     return str(ref.get("digest")) if isinstance(ref, dict) else str(ref)
-
-
-def _sha_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def write_results(results: ResultsFile, out: Path) -> Path:

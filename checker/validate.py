@@ -7,6 +7,7 @@ so memory does not grow with file size.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,16 +16,18 @@ import jiter
 from pydantic import ValidationError
 
 from checker.errors import Finding, UnsupportedVersionError
-from checker.load import Target, discover, load_submission
+from checker.load import RefusedFile, Target, discover, load_submission, open_regular
 from checker.logio import (
     MAX_FILE_BYTES,
     MAX_LINE_BYTES,
     check_version,
+    compressed_kind,
     describe_json_error,
     format_validation_error,
     genesis,
     skip_oversize,
 )
+from checker.schema.base import INT_MAX
 from checker.schema.events import EVENT_ADAPTER
 
 INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
@@ -44,6 +47,7 @@ class RunInfo:
     track: str | None = None
     cell: str | None = None
     seed: str | None = None
+    prereg_sha256: str | None = None
     lines: int = 0
     ended: bool = False
 
@@ -100,13 +104,22 @@ def validate_submission(target: Target, report: ValidationReport, seen_runs: dic
         report.runs += 1
         shown = f"{display}/{run_path.relative_to(target.path).as_posix()}"
         info = validate_run_file(run_path, shown, report)
-        if manifest is not None and info.run_id is not None:
-            if info.submission_id is not None and info.submission_id != manifest.id:
-                message = f"submission_id {info.submission_id!r} does not match the submission {manifest.id!r}"
-                report.findings.append(Finding(shown, 1, message))
-            if info.track is not None and info.track != manifest.track:
-                report.findings.append(Finding(shown, 1, f"track {info.track!r} differs from the manifest's {manifest.track!r}"))
+        if manifest is not None:
+            report.findings.extend(header_mismatches(info, manifest.id, manifest.track))
         _note_run(info, seen_runs, report)
+
+
+def header_mismatches(info: RunInfo, submission_id: str, track: str) -> list[Finding]:
+    """A run header that names another submission or track than the manifest (a copied run)."""
+    found: list[Finding] = []
+    if info.run_id is None:
+        return found
+    if info.submission_id is not None and info.submission_id != submission_id:
+        message = f"submission_id {info.submission_id!r} does not match the submission {submission_id!r}"
+        found.append(Finding(info.path, 1, message))
+    if info.track is not None and info.track != track:
+        found.append(Finding(info.path, 1, f"track {info.track!r} differs from the manifest's {track!r}"))
+    return found
 
 
 def _note_run(info: RunInfo, seen: dict[str, RunInfo], report: ValidationReport) -> None:
@@ -124,8 +137,11 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
     info = RunInfo(display)
     findings: list[Finding] = []
     try:
-        size = path.stat().st_size
-        fh = path.open("rb")
+        fh = open_regular(path)  # never through a link, never blocking on a FIFO
+        size = os.fstat(fh.fileno()).st_size
+    except RefusedFile as exc:
+        report.findings.append(Finding(display, None, str(exc)))
+        return info
     except OSError as exc:
         report.unreadable.append(Finding(display, None, f"cannot read: {exc.strerror}", unreadable=True))
         return info
@@ -137,6 +153,14 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
         fh.close()
         report.findings.append(Finding(display, None, "empty run log (no events)"))
         return info
+    kind = compressed_kind(fh.read(8))
+    if kind is not None:
+        # refused on its magic bytes: nothing is decompressed, so a decompression bomb costs nothing
+        fh.close()
+        report.findings.append(Finding(display, None, f"{kind}-compressed file: compressed run logs are not accepted "
+                                                      "(commit the plain UTF-8 .jsonl); it was not decompressed"))
+        return info
+    fh.seek(0)
 
     def problem(line: int | None, message: str) -> None:
         findings.append(Finding(display, line, message))
@@ -186,6 +210,8 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
                 if crlf_first is None:
                     crlf_first = lineno
                 data = data[:-1]
+            if b"\r" in data:
+                problem(lineno, "carriage return (CR) inside the line: a line ends with one LF and holds no other CR")
             if not data or data.isspace():
                 problem(lineno, "blank line")
                 continue
@@ -201,11 +227,14 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
                 continue
             # seq and chain first: they do not depend on the event's type
             seq = obj.get("seq")
-            if isinstance(seq, int) and not isinstance(seq, bool):
+            if type(seq) is int and 0 <= seq <= INT_MAX:
                 if seq != last_seq + 1:
                     problem(lineno, _seq_message(seq, last_seq))
                 if seq > last_seq:
                     last_seq = seq
+            else:
+                # missing or not a valid seq (the schema says why): the line still takes its place
+                last_seq += 1
             prev = obj.get("prev")
             etype = obj.get("type")
             if lineno == 1:
@@ -215,10 +244,11 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
                 else:
                     expected_prev = None
             if isinstance(prev, str) and expected_prev is not None and prev != expected_prev:
-                if lineno == 1:
-                    problem(lineno, "chain broken: prev of the first line is not the SHA-256 of the run id")
-                else:
-                    problem(lineno, f"chain broken: prev is not the SHA-256 of line {prev_lineno_before}")
+                what = "prev of the first line is not the SHA-256 of the run id" if lineno == 1 else \
+                    f"prev is not the SHA-256 of line {prev_lineno_before}"
+                if prev.lower() == expected_prev:
+                    what = what.replace(" is not ", " is ", 1) + " but in upper-case hex (digests are lower-case)"
+                problem(lineno, f"chain broken: {what}")
             if ended_at is not None and not reported_after_end:
                 problem(lineno, f"event after run_end (line {ended_at})")
                 reported_after_end = True
@@ -248,6 +278,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
                 info.track = event.track
                 info.cell = event.cell
                 info.seed = event.seed
+                info.prereg_sha256 = event.prereg_sha256
             if event.type == "run_end" and ended_at is None:
                 ended_at = lineno
                 info.ended = True

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from checker.errors import Finding, MissingInputError
-from checker.load import discover, load_submission
-from checker.logio import file_sha256, read_events
+from checker.load import SubmissionFiles, discover, load_submission
+from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
 from checker.schema.common import RunEnd, RunStart
 from checker.schema.events import Event
 from checker.schema.manifest import Prereg, Submission
 from checker.tracks import RunRecord, TrackScorer, VerifyContext
-from checker.validate import INCOMPLETE_MESSAGE, ValidationReport, validate_run_file
+from checker.validate import INCOMPLETE_MESSAGE, ValidationReport, header_mismatches, validate_run_file
 
 SCORER_BY_TRACK = {"agent": "checker.score.agent", "constraint": "checker.score.constraints"}
 
@@ -50,6 +50,8 @@ class SubmissionResult:
     cached: bool = False
     results: Any = None
     """The `ResultsFile` written for this submission (None for loose run files)."""
+    prereg_sha256: str | None = None
+    """SHA-256 of `prereg.yaml` as the load stage read it (None when missing or refused)."""
 
 
 @dataclass
@@ -108,11 +110,15 @@ def verify_paths(
         display = target.path.as_posix()
         loaded = load_submission(target.path, display)
         chosen = profile or (loaded.prereg.profile if loaded.prereg else "driftboard")
-        result = SubmissionResult(display, loaded.manifest, loaded.prereg, chosen, findings=list(loaded.findings))
+        result = SubmissionResult(display, loaded.manifest, loaded.prereg, chosen, findings=list(loaded.findings),
+                                  prereg_sha256=loaded.prereg_sha256)
+        # run files found but not read (links, FIFOs, unlisted...) are reported too: runs in = runs reported
+        result.runs.extend({"path": f"{display}/{rel}", "verdict": "MALFORMED", "reasons": [f"{display}/{rel}: {why}"]}
+                           for rel, why in loaded.refused_runs)
         shown = [(p, f"{display}/{p.relative_to(target.path).as_posix()}") for p in loaded.run_paths]
         key = None
         if cache_dir is not None and loaded.manifest is not None:
-            key = _cache_key(target.path, shown, chosen, problem_sets)
+            key = _cache_key(loaded, shown, chosen, problem_sets)
             cached = _cache_get(cache_dir, key)
             if cached is not None:
                 _restore(result, cached)
@@ -130,6 +136,8 @@ def verify_paths(
     root = _git_root()
     for result, _shown, key in pending:
         _finish(result, root, cache_dir, key)
+    # across submissions, after cache restore: never stored in a results file or the cache
+    report.findings.extend(duplicate_runs(report.submissions))
     for sub in report.submissions:
         report.unreadable.extend(f for f in sub.findings if f.unreadable)
         report.findings.extend(f for f in sub.findings if not f.unreadable)
@@ -182,17 +190,18 @@ def default_problem_dirs() -> list[Path]:
 
 def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str | None]],
                problem_sets: dict[str, Any], jobs: int) -> None:
-    tasks = []
+    tasks: list[ScoreTask] = []
     for n, (result, shown, _key) in enumerate(pending):
         for path, display in shown:
-            tasks.append((n, path, display, result.profile, result.prereg))
+            owner = (result.manifest.id, result.manifest.track) if result.manifest is not None else None
+            tasks.append((n, path, display, result.profile, result.prereg, owner))
     if jobs > 1 and len(tasks) > 1:
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets,)) as pool:
             outcomes = list(pool.map(_score_task, tasks, chunksize=1))
     else:
         _init_worker(problem_sets)
         outcomes = [_score_task(t) for t in tasks]
-    for (n, _path, _display, _profile, _prereg), (findings, run_result) in zip(tasks, outcomes, strict=True):
+    for (n, *_rest), (findings, run_result) in zip(tasks, outcomes, strict=True):
         result = pending[n][0]
         result.findings.extend(findings)
         result.runs.append(run_result)
@@ -206,15 +215,33 @@ def _init_worker(problem_sets: dict[str, Any]) -> None:
     _WORKER_PROBLEM_SETS = problem_sets
 
 
-def _score_task(task: tuple[int, Path, str, str, Prereg | None]) -> tuple[list[Finding], dict[str, Any]]:
+ScoreTask = tuple[int, Path, str, str, Prereg | None, tuple[str, str] | None]
+"""(submission index, log path, display path, profile, prereg, (manifest id, track) or None)."""
+
+
+def _score_task(task: ScoreTask) -> tuple[list[Finding], dict[str, Any]]:
     """Validate, read and score one run log (runs in a worker process when jobs > 1)."""
-    _n, path, shown, profile, prereg = task
+    _n, path, shown, profile, prereg, owner = task
     vreport = ValidationReport()
-    validate_run_file(path, shown, vreport)
+    info = validate_run_file(path, shown, vreport)
+    if owner is not None and not vreport.unreadable:
+        # a header naming another submission or track is a copied run: not scored here
+        vreport.findings.extend(header_mismatches(info, *owner))
     blocking = [f for f in vreport.findings if f.message != INCOMPLETE_MESSAGE]
     findings = vreport.unreadable + (vreport.findings if blocking else [])
     if blocking or vreport.unreadable:
         return findings, {"path": shown, "verdict": "MALFORMED", "reasons": [f.render() for f in blocking + vreport.unreadable]}
+    over = over_replay_limit(path)
+    if over is not None:
+        # replaying holds every event in memory: an over-size log is validated (streamed) but not scored
+        size, containers, weight, limit = over
+        message = (f"too large to replay: {size} bytes and {containers} JSON objects/arrays make a replay size "
+                   f"of {weight} (bytes + {REPLAY_CONTAINER_BYTES} per object/array), above the limit of "
+                   f"{limit}; the log's chain and events are valid, but it is not scored (UNVERIFIED)")
+        findings.append(Finding(shown, None, message))
+        return findings, {"path": shown, "verdict": "UNVERIFIED", "reasons": [message], "metrics": {},
+                          "log_sha256": file_sha256(path), "run_id": info.run_id, "cell": info.cell,
+                          "seed": info.seed, "track": info.track, "prereg_sha256": info.prereg_sha256}
     record = read_run(path, shown)
     ctx = VerifyContext(profile=profile, prereg=prereg, problem_sets=_WORKER_PROBLEM_SETS)
     start = record.start
@@ -235,9 +262,9 @@ def _score_task(task: tuple[int, Path, str, str, Prereg | None]) -> tuple[list[F
 def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None, key: str | None) -> None:
     from checker.results import build_results, canonical_json
 
+    result.runs.sort(key=lambda r: str(r.get("path")))  # also without a manifest: its runs are reported
     if result.manifest is None:
         return
-    result.runs.sort(key=lambda r: str(r.get("path")))
     findings = [f.to_json() for f in sorted(result.findings, key=lambda f: (f.path, f.line or 0, f.message))]
     result.results = build_results(result, findings, root)
     if cache_dir is not None and key is not None:
@@ -252,21 +279,28 @@ def _restore(result: SubmissionResult, cached: Any) -> None:
     result.findings = [Finding(f["path"], f["line"], f["message"], f.get("severity", "error")) for f in cached.findings]
 
 
-def _cache_key(root: Path, shown: list[tuple[Path, str]], profile: str, problem_sets: dict[str, Any]) -> str:
+def _cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]], profile: str,
+               problem_sets: dict[str, Any]) -> str:
+    """Digests of every input, as the load stage read them (nothing is re-read through a link)."""
     from checker.results import cache_key
 
-    def sha(p: Path) -> str | None:
-        return file_sha256(p) if p.is_file() else None
-
     return cache_key({
-        "submission": root.as_posix(),
-        "manifest": sha(root / "submission.yaml"),
-        "prereg": sha(root / "prereg.yaml"),
-        "logs": {display: sha(path) for path, display in shown},
+        "submission": loaded.root.as_posix(),
+        "manifest": loaded.manifest_sha256,
+        "prereg": loaded.prereg_sha256,
+        "logs": {display: _sha_or_none(path) for path, display in shown},
+        "refused": loaded.refused_runs,
         "problem_sets": sorted(problem_sets),
         "profile": profile,
-        "git": _git_first_commits(root),
+        "git": _git_history(loaded.root),
     })
+
+
+def _sha_or_none(path: Path) -> str | None:
+    try:
+        return file_sha256(path)
+    except OSError:
+        return None
 
 
 def _cache_get(cache_dir: Path, key: str) -> Any:
@@ -286,13 +320,46 @@ def _git_root() -> Path | None:
     return Path(out.stdout.strip()) if out.returncode == 0 else None
 
 
-def _git_first_commits(root: Path) -> str | None:
-    """Digest of the commits that added each file of the submission (feeds the commit-order check)."""
-    out = subprocess.run(["git", "-C", str(root), "log", "--diff-filter=A", "--name-only", "--format=%H", "--", "."],
-                         capture_output=True, text=True, check=False)
-    if out.returncode != 0:
+def _git_history(root: Path) -> str | None:
+    """Digest of every commit touching the submission, and of its uncommitted changes.
+
+    It feeds the commit-order check, which looks at every change to `prereg.yaml`, not only its first.
+    """
+    log = subprocess.run(["git", "-C", str(root), "log", "--name-status", "--format=%H", "--", "."],
+                         capture_output=True, check=False)
+    if log.returncode != 0:
         return None
-    return hashlib.sha256(out.stdout.encode()).hexdigest()
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-z", "--", "."],
+                            capture_output=True, check=False)
+    return hashlib.sha256(log.stdout + b"\0\0" + status.stdout).hexdigest()
+
+
+def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
+    """The same run reported twice: one run id (or one log's exact bytes) under two paths.
+
+    Every copy is flagged, naming the others, whichever submission it is in: which one is the
+    original is not the checker's call. Runs that were not read (MALFORMED) have no id or digest
+    and are not compared. The check spans the submissions of one `verify` invocation (every
+    submission for the site build; the pull-request check compares run ids against the whole
+    tree through `validate`), so it is reported, never written into a results file or the cache.
+    """
+    by_id: dict[str, list[tuple[str, str | None]]] = {}
+    for sub in subs:
+        for run in sub.runs:
+            run_id, path = run.get("run_id"), run.get("path")
+            if isinstance(run_id, str) and isinstance(path, str):
+                by_id.setdefault(run_id, []).append((path, run.get("log_sha256")))
+    out = []
+    for run_id, copies in sorted(by_id.items()):
+        if len({path for path, _ in copies}) < 2:
+            continue
+        for path, digest in sorted(copies):
+            others = sorted({p for p, _ in copies if p != path})
+            same = digest is not None and all(d == digest for p, d in copies if p != path)
+            what = "the same log (identical bytes, run id" if same else "run id"
+            out.append(Finding(path, 1, f"{what} {run_id!r}{')' if same else ''} is also reported in "
+                                        f"{', '.join(others)}: a run may be reported once, in one submission"))
+    return out
 
 
 def read_run(path: Path, shown: str) -> RunRecord:

@@ -8,8 +8,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
 
 from checker.cli import cli
+
+# Property tests are deterministic in CI: a fixed derandomised profile, no example database.
+# `HYPOTHESIS_PROFILE=explore` draws fresh random examples (for local bug hunting).
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("explore", database=None, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parent.parent
 # tests never read or write the user's verification cache

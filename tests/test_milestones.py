@@ -25,8 +25,9 @@ def run_ms(tmp_path, events, **kw):
 
 
 def test_level_event_in_window_verifies(tmp_path):
+    # the beat after the claim backs level 1 (the environment's own counter reaches it)
     ms = run_ms(tmp_path, [beat(1, step_id="C1-S0"), {"type": "level", "turn": 2, "level_counter": 1},
-                           claim(3, step_id="C1-S0")])
+                           claim(3, step_id="C1-S0"), beat(4, level_counter=1)])
     assert (ms["milestone_claims"], ms["milestones_verified"], ms["milestones_declared_only"]) == (1, 1, 0)
     assert ms["milestone_verified_ratio"] == 1.0
     assert ms["details"][0]["window"] == [1, 3] and ms["details"][0]["evidence_kind"] == "level"

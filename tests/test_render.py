@@ -326,3 +326,15 @@ def test_build_command_cli(run_line, tmp_path: Path, monkeypatch: pytest.MonkeyP
                   "--out", str(tmp_path / "site")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_csv_downloads_neutralise_spreadsheet_formulas() -> None:
+    from checker.render.tables import Column, Table
+
+    payloads = ["=HYPERLINK(\"http://evil\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\r=1"]
+    table = Table("t", "caption", [Column("text", "Text"), Column("n", "N", numeric=True)],
+                  rows=[{"text": p, "n": -1.5} for p in payloads] + [{"text": "plain", "n": None}])
+    rows = list(csv.reader(io.StringIO(table.to_csv(), newline="")))
+    assert [r[0] for r in rows[1:]] == [*("'" + p for p in payloads), "plain"]
+    assert [r[1] for r in rows[1:]] == ["-1.5"] * len(payloads) + [""]   # numbers stay numbers
+    assert [r["text"] for r in json.loads(table.to_json())["rows"]] == [*payloads, "plain"]  # JSON unchanged

@@ -18,7 +18,7 @@ def _stage(case: Path, tmp_path: Path) -> Path:
     """Copy a case (links kept as links) without its expectation files."""
     dest = tmp_path / case.name
     shutil.copytree(case, dest, symlinks=True)
-    for name in ("expected.txt", "exit_code"):
+    for name in ("expected.txt", "exit_code", "verify.json"):
         (dest / name).unlink(missing_ok=True)
     return dest
 

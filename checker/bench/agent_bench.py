@@ -35,10 +35,14 @@ SIZES = (400, 10_000)
 REPEATS = 3
 
 
-def generate(path: Path, beats: int) -> int:
-    """Write a synthetic, valid agent run of `beats` beats; returns the number of events."""
+def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> int:
+    """Write a synthetic, valid agent run of `beats` beats; returns the number of events.
+
+    `header` overrides fields of the `run_start` event (run id, submission, cell, seed, prereg digest).
+    """
     start = {"run_id": f"bench-agent-{beats}", "submission_id": "bench", "track": "agent", "cell": "FULL",
-             "seed": "s1", "backbone": "synthetic", "prereg_sha256": "0" * 64, "started_at": "2026-11-01T00:00:00Z"}
+             "seed": "s1", "backbone": "synthetic", "prereg_sha256": "0" * 64, "started_at": "2026-11-01T00:00:00Z",
+             **(header or {})}
     n = 0
     with RunLogWriter(path, start) as log:
 

@@ -32,10 +32,11 @@ from typing import Any
 from urllib.parse import quote
 
 import yaml
+from pydantic import ValidationError
 
 from checker import FORMAT_VERSION
 from checker.errors import UsageError
-from checker.logio import RunLogWriter, file_sha256, sha256_hex
+from checker.logio import RunLogWriter, file_sha256, format_validation_error, sha256_hex
 from checker.schema.manifest import SUBMISSION_ID_PATTERN, Thresholds
 
 IMPORTER = "arg@1"
@@ -156,16 +157,17 @@ def _collect_runs(state: sqlite3.Connection, probe: sqlite3.Connection, state_db
     configs: dict[str, sqlite3.Row] = {}
     if "run_config" in _tables(probe):
         for row in _rows(probe, "SELECT * FROM run_config ORDER BY started_at, run_id", (), probe_db):
-            configs[row["run_id"]] = row
+            configs[_run_id(row, probe_db, "run_config")] = row
     if "run" in _tables(state):
         for row in _rows(state, "SELECT * FROM run ORDER BY started_at, run_id", (), state_db):
-            cfg = _json(row["config_json"]) or {}
-            rc = configs.get(row["run_id"])
-            state_ids.add(row["run_id"])
+            run_id = _run_id(row, state_db, "run")
+            rc = configs.get(run_id)
+            state_ids.add(run_id)
             runs.append({
-                "native": row["run_id"], "game_id": row["game_id"], "backbone": row["backbone"] or "unknown",
-                "started_at": row["started_at"] or "", "status": row["status"], "config": cfg,
-                "arm": rc["arm"] if rc is not None else None, "comparator": False,
+                "native": run_id, "game_id": row["game_id"], "backbone": row["backbone"] or "unknown",
+                "started_at": row["started_at"] or "", "status": row["status"],
+                "config": _config(row["config_json"], state_db, run_id),
+                "arm": _text(rc["arm"]) if rc is not None else None, "comparator": False,
                 "render_ceiling_B": row["render_ceiling_B"],
             })
     for run_id, rc in configs.items():
@@ -175,10 +177,37 @@ def _collect_runs(state: sqlite3.Connection, probe: sqlite3.Connection, state_db
         runs.append({
             "native": run_id, "game_id": rc["game_id"], "backbone": rc["backbone"] or "unknown",
             "started_at": rc["started_at"] or "", "status": "COMPLETED" if rc["ended_at"] else "RUNNING",
-            "config": _json(rc["config_json"]) or {}, "arm": rc["arm"], "comparator": True, "cell": kind,
-            "render_ceiling_B": None,
+            "config": _config(rc["config_json"], probe_db, run_id), "arm": _text(rc["arm"]), "comparator": True,
+            "cell": kind, "render_ceiling_B": None,
         })
     return runs
+
+
+def _run_id(row: sqlite3.Row, path: Path, table: str) -> str:
+    """A row's run id, which must be non-empty text (it names files and the canonical run id)."""
+    value = row["run_id"]
+    if not isinstance(value, str) or not value:
+        raise UsageError(f"{path}: not an ARG store (table {table} has run_id {value!r}, not a text id)")
+    return value
+
+
+def _config(text: Any, path: Path, run_id: str) -> dict[str, Any]:
+    """A run's `config_json`: a JSON object, or NULL (no config)."""
+    value = _json(text)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise UsageError(f"{path}: run {run_id!r}: config_json is not a JSON object")
+    return value
+
+
+def _text(value: Any) -> str | None:
+    """A free-text column that may hold another SQLite type (bytes are decoded, numbers spelled)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
 
 
 def derive_cell(config: Mapping[str, Any]) -> str:
@@ -226,7 +255,7 @@ def _assign_labels(runs: list[dict[str, Any]]) -> None:
             seed = f"{seed}@{run['native']}"
         used_seeds.add((run["cell"], seed))
         run["seed"] = seed[:100]
-        base = re.sub(r"[^A-Za-z0-9._-]", "_", run["native"]) or "run"
+        base = re.sub(r"[^A-Za-z0-9._-]", "_", run["native"])[:100] or "run"  # a file name, not a path
         name, k = base, 1
         while name in used_files:
             k += 1
@@ -286,7 +315,7 @@ def _json(text: Any) -> Any:
         return text
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON (or nested beyond the parser): kept as the text
         return text
 
 
@@ -303,8 +332,21 @@ def _int(value: Any, default: int = 0) -> int:
         return default
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: a REAL column holding inf
         return default
+
+
+def _cells(text: Any, path: Path, locator: Any) -> list[list[int]]:
+    """A GridRegion's `cells_json`: a list of [x, y] integer pairs ([] when it is not a list)."""
+    value = _json(text)
+    if not isinstance(value, list):
+        return []
+    out = []
+    for cell in value:
+        if not (isinstance(cell, list) and len(cell) == 2 and all(type(c) is int for c in cell)):
+            raise UsageError(f"{path}: locator {locator!r}: cells_json holds {cell!r}, not an [x, y] pair of integers")
+        out.append([cell[0], cell[1]])
+    return out
 
 
 def _organ(value: Any, path: Path) -> str:
@@ -347,8 +389,7 @@ def _state_events(ev: _Events, conn: sqlite3.Connection, rid: str, path: Path) -
         })
     cells: dict[str, list[list[int]]] = {}
     for r in q("locator_gridregion", "SELECT locator_id, cells_json FROM locator_gridregion WHERE run_id=?"):
-        value = _json(r["cells_json"])
-        cells[r["locator_id"]] = [[int(c[0]), int(c[1])] for c in value] if isinstance(value, list) else []
+        cells[r["locator_id"]] = _cells(r["cells_json"], path, r["locator_id"])
     for r in q("referent", "SELECT * FROM referent WHERE run_id=? ORDER BY rowid"):
         ev.add(_int(r["created_turn"]), 1, {
             "type": "referent", "ref_id": r["ref_id"], "version": _int(r["version"], 1), "kind": r["kind"] or "",
@@ -499,7 +540,9 @@ def _write_run(
     _probe_events(ev, probe, run["native"], probe_db, run["comparator"])
     cfg = run["config"]
     start: dict[str, Any] = {
-        "run_id": f"{submission_id}/{run['native']}"[:200],
+        # the native id when it fits in 200 characters, else its start and a digest of all of it
+        "run_id": f"{submission_id}/{run['native']}" if len(run["native"]) <= 199 - len(submission_id)
+        else f"{submission_id}/{run['native'][:60]}~{sha256_hex(run['native'].encode('utf-8'))[:16]}",
         "submission_id": submission_id, "track": "agent", "cell": run["cell"], "seed": run["seed"],
         "flags": _flags(cfg), "backbone": run["backbone"], "prereg_sha256": prereg_sha,
         "started_at": run["started_at"], "comparator": run["comparator"],
@@ -507,7 +550,10 @@ def _write_run(
         "game_id": run["game_id"],
         "source": {"importer": IMPORTER, "files": dict(digests), "native_run_id": run["native"]},
     }
-    log = RunLogWriter(path, start)
+    try:
+        log = RunLogWriter(path, start)  # run ids, cells and seeds must be printable ASCII
+    except ValueError as exc:
+        raise _unfit(run, exc) from None
     try:
         for payload in ev.sorted():
             log.write(payload)
@@ -517,6 +563,12 @@ def _write_run(
         elif status in ("ABORTED", "FAILED"):
             log.end(status, f"ARG run status {status}")
     except ValueError as exc:
-        raise UsageError(f"{run['native']}: a row does not fit the canonical format ({exc})") from None
+        raise _unfit(run, exc) from None
     finally:
         log.close()
+
+
+def _unfit(run: dict[str, Any], exc: ValueError) -> UsageError:
+    """The usage error for a row the canonical format refuses (pydantic's errors as `field: message`)."""
+    detail = "; ".join(format_validation_error(exc)) if isinstance(exc, ValidationError) else str(exc)
+    return UsageError(f"run {run['native']!r}: a row does not fit the canonical format ({detail})")

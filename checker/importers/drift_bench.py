@@ -65,6 +65,25 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
 
 
+def _stems(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(model, method) -> a unique `<model>--<method>` slug for the run's file name and run id.
+
+    The parts are cut to 50 and 30 characters (so a run id with a 100-character submission id stays
+    within 200) and a slug already taken gets `-2`, `-3`, ... in key order ("a b" and "a/b" both slug to "a-b").
+    """
+    out: dict[tuple[str, str], str] = {}
+    used: set[str] = set()
+    for model, method in keys:
+        base = f"{_slug(model)[:50]}--{_slug(method)[:30]}"
+        stem, k = base, 1
+        while stem in used:
+            k += 1
+            stem = f"{base}-{k}"
+        used.add(stem)
+        out[(model, method)] = stem
+    return out
+
+
 def _flag(value: Any, what: str) -> int | None:
     if value is None:
         return None
@@ -74,8 +93,8 @@ def _flag(value: Any, what: str) -> int | None:
 
 
 def _opt_int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value == float("inf"):
+        return None  # JSON `Infinity` (json.loads reads it) has no integer value; NaN fails `>= 0`
     return int(value) if value >= 0 else None
 
 
@@ -144,7 +163,7 @@ def _attempts(raw: Any) -> list[dict[str, Any]]:
         detail = {k: v for k, v in ev.items() if k not in known}
         out.append({
             "attempt": _opt_int(ev.get("attempt")) if _opt_int(ev.get("attempt")) is not None else i + 1,
-            "codes": [str(c) for c in ev.get("codes") or []],
+            "codes": _codes(ev.get("codes")),
             "candidate_ledger_size": _opt_int(ev.get("candidate_ledger_size")),
             "candidate_is_sat": None if sat is None else bool(sat),
             "extracted_constraints_count": _opt_int(ev.get("extracted_constraints_count")),
@@ -153,6 +172,13 @@ def _attempts(raw: Any) -> list[dict[str, Any]]:
             "detail": detail or None,
         })
     return out
+
+
+def _codes(value: Any) -> list[str]:
+    """Repair reason codes: a list as strings; a lone code kept as one string; null/absent -> []."""
+    if value is None:
+        return []
+    return [str(c) for c in value] if isinstance(value, list) else [str(value)]
 
 
 def _infer_method(trace: dict[str, Any], intro: dict[str, Any]) -> str:
@@ -174,7 +200,8 @@ def read_transcripts(files: Iterable[Path]) -> dict[tuple[str, str], NativeRun]:
     for path in files:
         intro: dict[str, Any] = {}
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            # JSONL lines end at LF only: str.splitlines() would also split inside strings at U+0085, U+2028, ...
+            lines = path.read_text(encoding="utf-8").split("\n")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"{path}: cannot read ({exc})") from None
         for lineno, text in enumerate(lines, 1):
@@ -337,13 +364,15 @@ def import_submission(src: Path, problems: Path, out: Path) -> int:
     source_files = {f.name if len(files) == 1 else f.relative_to(src).as_posix(): file_sha256(f) for f in files}
     run_files: list[str] = []
     claims: list[dict[str, Any]] = []
+    stems = _stems(keys)
     for model, method in keys:
         run = native[(model, method)]
-        rel = f"runs/{_slug(model)}--{_slug(method)}--{SEED}.jsonl"
+        stem = stems[(model, method)]
+        rel = f"runs/{stem}--{SEED}.jsonl"
         run_files.append(rel)
         cell = f"{model}/{method}"
         start = {
-            "run_id": f"{submission_id}--{_slug(model)}--{_slug(method)}--{SEED}"[:200],
+            "run_id": f"{submission_id}--{stem}--{SEED}",
             "submission_id": submission_id, "track": "constraint", "cell": cell, "seed": SEED,
             "backbone": model, "prereg_sha256": prereg_sha,
             "started_at": _iso(min(run.timestamps)) if run.timestamps else EPOCH,
@@ -386,3 +415,5 @@ def _write_run(path: Path, start: dict[str, Any], run: NativeRun, by_id: dict[st
             log.end("COMPLETED", "imported")
     except ValidationError as exc:
         raise UsageError(f"{path}: cannot write a valid event: {'; '.join(format_validation_error(exc))}") from None
+    except ValueError as exc:  # e.g. a lone surrogate (a JSON "\ud800" escape): not encodable as UTF-8
+        raise UsageError(f"{path}: cannot write a valid event: {exc}") from None

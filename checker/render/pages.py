@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from checker.errors import visible
 from checker.render import charts
 from checker.render.context import (
     CellContext,
@@ -26,6 +27,7 @@ from checker.render.context import (
 )
 from checker.render.tables import Column, Table
 from checker.render.text import slug
+from checker.report import safe_json
 from checker.results_model import CellResult, MetricAggregate, ResultsFile
 
 TRACK_LABELS = {"agent": "Agent track: commitment vs binding drift",
@@ -387,7 +389,7 @@ def submissions_context(results: list[ResultsFile]) -> SubmissionsContext:
 def bibtex(r: ResultsFile, cell: CellResult | None, site_url: str) -> str:
     """A BibTeX entry for a submission or one of its cells (strings are sanitised, not trusted)."""
     def clean(s: str) -> str:
-        return " ".join(s.replace("{", "(").replace("}", ")").replace("\\", "/").split())
+        return visible(" ".join(s.replace("{", "(").replace("}", ")").replace("\\", "/").split()))
 
     key = slug(r.submission_id) + (f"-{slug(cell.cell)}" if cell else "")
     path = cell_path(r, cell.cell) if cell else submission_path(r)
@@ -598,7 +600,7 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
         "charts": chart_refs, "missing": _missing_table(r), "run_mismatches": _mismatch_table(r),
         "claims": _claims_table(r), "findings": findings, "logs": _logs_table(r),
         "bibtex": bibtex(r, None, site_url), "digest": r.digest, "prereg_sha256": r.prereg_sha256,
-        "reproduce": r.reproduce,
+        "reproduce": visible(r.reproduce),
         "manifest_fields": [(k, v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False))
                             for k, v in sorted(r.manifest.items()) if k not in ("claims", "files")],
     }
@@ -632,8 +634,8 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str) -> CellContext:
         "seeds_reported": list(c.seeds_reported), "decomposition": decomposition_table(r, [c]),
         "metrics": metrics, "run_table": gate_table(r, runs, name="runs"),
         "logs": _logs_table(r, set(c.log_sha256)),
-        "track_tables": json.dumps(c.tables, indent=2, sort_keys=True, ensure_ascii=False),
-        "bibtex": bibtex(r, c, site_url), "digest": c.digest, "reproduce": r.reproduce,
+        "track_tables": safe_json(c.tables).rstrip("\n"),
+        "bibtex": bibtex(r, c, site_url), "digest": c.digest, "reproduce": visible(r.reproduce),
     }
 
 

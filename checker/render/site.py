@@ -11,7 +11,8 @@ Layout of a build into `OUT` (default `build/site`):
 
 Per-submission and per-cell pages are left out of the navigation (they are linked from index
 pages), which keeps the build linear in the number of pages. The generated sources are
-deterministic: the same results give byte-identical files.
+deterministic: the same results give byte-identical files, and so does the site MkDocs builds from
+them (it gets a fixed `SOURCE_DATE_EPOCH`, see `BUILD_EPOCH`; `tests/test_determinism.py`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import json
 import logging
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +47,14 @@ REPORTED_DIRS = ("checker/baselines/reported", "data/reported")
 """Where the "reported, not verified" datasets live (CSV or JSON files), first existing wins."""
 MARKER = ".driftboard-generated"
 """Marks an assembled docs folder, so a build never deletes a folder it did not write."""
+BUILD_EPOCH = "0"
+"""`SOURCE_DATE_EPOCH` MkDocs builds with unless the caller set one (reproducible-builds.org spec).
+
+MkDocs 1.6 stamps the build date (UTC) into `sitemap.xml` (`<lastmod>`, written only when
+`site_url` is set) and into the gzip header of `sitemap.xml.gz`; it reads `SOURCE_DATE_EPOCH`
+instead of the clock when it is set. 0 is the gzip format's "no time stamp" (RFC 1952): the
+site carries no build time, so building the same results on another day gives the same bytes.
+"""
 
 
 class SiteBuildError(DriftboardError):
@@ -255,6 +266,27 @@ class _Collect(logging.Handler):
         self.messages.append(f"{record.levelname}: {record.getMessage()}")
 
 
+@contextmanager
+def build_epoch() -> Iterator[None]:
+    """Set `SOURCE_DATE_EPOCH` to `BUILD_EPOCH` unless already set; restore the environment after.
+
+    Raises:
+        UsageError: the caller's `SOURCE_DATE_EPOCH` is not a whole number of seconds.
+    """
+    previous = os.environ.get("SOURCE_DATE_EPOCH")
+    if previous is not None:
+        if not (previous.isascii() and previous.isdigit() and int(previous) < 2**32):  # gzip's MTIME is 32 bits
+            raise UsageError(f"SOURCE_DATE_EPOCH={previous!r}: must be a whole number of seconds since "
+                             "1970-01-01 UTC, below 2**32 (unset it to build with the default, 0)")
+    else:
+        os.environ["SOURCE_DATE_EPOCH"] = BUILD_EPOCH
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+
+
 def run_mkdocs(docs: Path, out: Path, nav_items: list[Any], config: Path | None = None) -> None:
     """`mkdocs build --strict` with the repository's `mkdocs.yml`, pointed at `docs` and `out`.
 
@@ -279,7 +311,8 @@ def run_mkdocs(docs: Path, out: Path, nav_items: list[Any], config: Path | None 
                           nav=nav_items, strict=True)
         cfg.plugins.on_startup(command="build", dirty=False)
         try:
-            build(cfg)
+            with build_epoch():
+                build(cfg)
         finally:
             cfg.plugins.on_shutdown()
     except (MkDocsException, SystemExit) as exc:

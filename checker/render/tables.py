@@ -3,6 +3,11 @@
 A page never formats a table by hand: it builds a `Table`, the `_table.md.j2` partial renders it,
 and `write_downloads` writes the same rows as `<name>.csv` and `<name>.json`, so what a reader
 downloads is exactly what the page shows (raw values: undefined is empty in CSV and null in JSON).
+
+Submitted strings are untrusted: a CSV cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage
+return would be run as a formula by a spreadsheet that opens the download, so such text cells are
+written with a leading `'` (the OWASP "CSV injection" rule). Numbers are written as numbers, and the
+JSON download keeps every string exactly as submitted.
 """
 
 from __future__ import annotations
@@ -48,12 +53,12 @@ class Table:
         return [{c.key: _plain(row.get(c.key)) for c in self.columns} for row in self.rows]
 
     def to_csv(self) -> str:
-        """CSV with a header row; undefined values are empty cells."""
+        """RFC 4180 CSV with a header row; undefined values are empty cells."""
         buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
+        writer = csv.writer(buf, lineterminator="\r\n")  # RFC 4180; also quotes a CR inside a cell
         writer.writerow([c.key for c in self.columns])
         for rec in self.records():
-            writer.writerow(["" if v is None else v for v in rec.values()])
+            writer.writerow([_csv_cell(v) for v in rec.values()])
         return buf.getvalue()
 
     def to_json(self) -> str:
@@ -61,6 +66,19 @@ class Table:
         doc = {"caption": self.caption, "columns": [{"key": c.key, "label": c.label} for c in self.columns],
                "rows": self.records()}
         return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet treat a CSV cell as a formula."""
+
+
+def _csv_cell(value: Value) -> Value:
+    """A CSV cell: undefined is empty; text a spreadsheet would evaluate gets a leading `'`."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
 
 
 def _plain(value: Any) -> Value:
@@ -74,5 +92,5 @@ def write_downloads(table: Table, docs: Path, prefix: str) -> None:
     table.download = f"{prefix}/{table.name}"
     target = docs / prefix
     target.mkdir(parents=True, exist_ok=True)
-    (target / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8")
+    (target / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8", newline="")
     (target / f"{table.name}.json").write_text(table.to_json(), encoding="utf-8")

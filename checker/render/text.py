@@ -3,8 +3,9 @@
 Every submitted string (titles, author names, cell names, reasons, mismatch text) reaches a page
 through `md_escape`: it HTML-escapes the string *and* turns every character that Markdown gives a
 meaning to into a numeric character reference, so the text is inert in raw-HTML blocks, in
-Markdown paragraphs and in table cells alike. Undefined values (`None`, a missing key) render as
-an em dash, never as 0.
+Markdown paragraphs and in table cells alike. Control, bidi and zero-width characters are shown
+as their escapes (`\\u202e`), so they can neither reorder nor hide the text around them.
+Undefined values (`None`, a missing key) render as an em dash, never as 0.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import re
 from typing import Any
 
 from markupsafe import Markup
+
+from checker.errors import escape_char, is_invisible
 
 DASH = "—"
 """What an undefined or missing value renders as."""
@@ -34,6 +37,8 @@ def md_escape(value: Any) -> Markup:
             out.append(f"&#{ord(ch)};")
         elif ch in "\r\n\t":
             out.append(" ")
+        elif is_invisible(ch):
+            out.append(escape_char(ch).replace("\\", "&#92;"))
         else:
             out.append(ch)
     return Markup("".join(out))

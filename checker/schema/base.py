@@ -2,18 +2,73 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+"""Every integer in a run log must fit in a signed 64-bit integer (checked by `checker.validate`)."""
+
+
+def out_of_range(obj: Any) -> tuple[tuple[str, ...], str] | None:
+    """(location, reason) of the first integer beyond 64 bits or infinite float in a JSON value, else None."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(obj, ())]
+    while stack:
+        value, loc = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((v, (*loc, str(k))) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((v, (*loc, str(i))) for i, v in reversed(list(enumerate(value))))
+        elif isinstance(value, bool):
+            continue
+        elif isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
+            return loc, "integer out of range (integers must fit in 64 bits: -2^63 to 2^63-1)"
+        elif isinstance(value, float) and not math.isfinite(value):
+            return loc, "number out of range (it overflows a 64-bit float to infinity)"
+    return None
+
+
+def _bounded(value: Any) -> Any:
+    """Refuse free-form JSON holding a number other readers cannot hold (1e400 parses as infinity)."""
+    stack = [value]
+    pop, extend = stack.pop, stack.extend
+    while stack:  # the fast pass (no locations): a receipt's `observed` is checked on every line
+        item = pop()
+        kind = type(item)
+        if kind is dict:
+            extend(item.values())
+        elif kind is list:
+            extend(item)
+        elif (kind is int and not INT_MIN <= item <= INT_MAX) or (kind is float and not math.isfinite(item)):
+            break
+    else:
+        return value
+    found = out_of_range(value)
+    if found is not None:
+        where = ".".join(found[0])
+        raise ValueError(f"{where}: {found[1]}" if where else found[1])
+    return value
+
+
+Int64 = Annotated[int, Field(ge=INT_MIN, le=INT_MAX)]
+"""An integer of a run log: larger ones overflow other readers, and sums and means of them fail."""
+Int64Max = Annotated[int, Field(le=INT_MAX)]
+"""An integer capped at 2^63-1, for fields that set their own lower bound (`Field(ge=0)`).
+
+Annotated bounds come after a field's own, and the later of two `ge` wins: `Int64` would undo `ge=0`."""
 
 Sha256Hex = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 """A lower-case hex SHA-256 digest."""
 
-Scalar = str | int | float | bool | None
+Scalar = str | Int64 | float | bool | None
 """A JSON scalar, as used in constraint arguments and action parameters."""
 
-JsonObject = dict[str, Any]
-"""A free-form JSON object (kept as written; the checker reads only documented keys)."""
+JsonObject = Annotated[dict[str, Any], AfterValidator(_bounded)]
+"""A free-form JSON object (kept as written; the checker reads only documented keys); numbers must be finite."""
+
+JsonValue = Annotated[list[Any] | Scalar | dict[str, Any], AfterValidator(_bounded)]
+"""Any JSON value; numbers must be finite and integers 64-bit."""
 
 
 class Model(BaseModel):
@@ -30,7 +85,7 @@ class EventBase(Model):
     prev = SHA-256 of the UTF-8 run id.
     """
 
-    seq: int = Field(ge=0)
+    seq: Int64Max = Field(ge=0)
     """Zero-based position of this line in the run log."""
     prev: Sha256Hex
     """SHA-256 of the previous line's exact bytes (line 0: of the run id)."""

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from checker.schema.base import EventBase, Model, Sha256Hex
+from checker.schema.base import EventBase, Int64Max, Model, Sha256Hex
+from checker.schema.labels import Label
 
 Track = Literal["agent", "constraint"]
 
@@ -37,15 +38,15 @@ class RunStart(EventBase):
     type: Literal["run_start"]
     format_version: str = Field(pattern=r"^\d+\.\d+$")
     """Log format version `MAJOR.MINOR`; a reader refuses a newer major version."""
-    run_id: str = Field(min_length=1, max_length=200)
+    run_id: Label = Field(min_length=1, max_length=200)
     """Identifier unique across the whole leaderboard."""
     submission_id: str = Field(min_length=1, max_length=100)
     """The submission folder name this run belongs to."""
     track: Track
     """`agent` or `constraint`."""
-    cell: str = Field(min_length=1, max_length=100)
+    cell: Label = Field(min_length=1, max_length=100)
     """Pre-registered cell name (agent: FULL, J0, A0, J0A0, BARE; constraint: `<model>/<method>`)."""
-    seed: str = Field(min_length=1, max_length=100)
+    seed: Label = Field(min_length=1, max_length=100)
     """Replicate label (ARG has no RNG seed; a seed is a label such as `seed3`)."""
     flags: dict[str, str] = Field(default_factory=dict)
     """Switches in force for the whole run, e.g. `{"ARG_JOIN": "0"}`."""
@@ -57,7 +58,7 @@ class RunStart(EventBase):
     """ISO 8601 start time as recorded by the harness (never used in results)."""
     comparator: bool = False
     """True for a BARE/RAW comparator run (not gated, used for compute parity)."""
-    horizon: int | None = Field(default=None, ge=0)
+    horizon: Int64Max | None = Field(default=None, ge=0)
     """Action cap of the run (agent track)."""
     game_id: str | None = None
     """Environment/game identifier (agent track)."""

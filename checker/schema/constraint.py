@@ -7,11 +7,11 @@ model's extracted ledger. Recorded labels are claims the checker recomputes.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from checker.schema.base import EventBase, JsonObject, Model, Scalar
+from checker.schema.base import EventBase, Int64, Int64Max, JsonObject, JsonValue, Model
 
 
 class LedgerEntry(Model):
@@ -21,21 +21,21 @@ class LedgerEntry(Model):
     """Constraint id, e.g. `C001`."""
     type: str
     """Constraint type (may be malformed: the checker fails closed on unknown types)."""
-    args: list[Any] | Scalar | JsonObject
+    args: JsonValue
     """Arguments as extracted (any JSON); anything that is not a list of known names/numbers fails closed."""
     nl: str | None = None
-    source_turn: int | None = None
+    source_turn: Int64 | None = None
 
 
 class RepairAttempt(Model):
     """One generation attempt within a turn (DRIFT-Bench `repair_reason_json` event)."""
 
-    attempt: int = Field(ge=0)
+    attempt: Int64Max = Field(ge=0)
     codes: list[str] = Field(default_factory=list)
-    candidate_ledger_size: int | None = None
+    candidate_ledger_size: Int64 | None = None
     candidate_is_sat: bool | None = None
-    extracted_constraints_count: int | None = None
-    mus_size: int | None = None
+    extracted_constraints_count: Int64 | None = None
+    mus_size: Int64 | None = None
     attempt_budget_exhausted: bool | None = None
     detail: JsonObject | None = None
 
@@ -46,7 +46,7 @@ class ProblemStart(EventBase):
     type: Literal["problem_start"]
     problem_id: str
     domain: Literal["seating", "scheduling", "logic_grid"]
-    n_turns: int = Field(ge=1)
+    n_turns: Int64Max = Field(ge=1)
 
 
 class Turn(EventBase):
@@ -54,7 +54,7 @@ class Turn(EventBase):
 
     type: Literal["turn"]
     problem_id: str
-    turn_number: int = Field(ge=1)
+    turn_number: Int64Max = Field(ge=1)
     user_message: str
     raw_response: str | None = None
     """The model's final response text, unparsed (null if the call failed)."""
@@ -70,8 +70,8 @@ class Turn(EventBase):
     z3_error: int | None = Field(default=None, ge=0, le=1)
     repair_attempts: list[RepairAttempt] = Field(default_factory=list)
     finish_reason: str | None = None
-    tokens_in: int | None = Field(default=None, ge=0)
-    tokens_out: int | None = Field(default=None, ge=0)
+    tokens_in: Int64Max | None = Field(default=None, ge=0)
+    tokens_out: Int64Max | None = Field(default=None, ge=0)
 
 
 CONSTRAINT_EVENTS = (ProblemStart, Turn)

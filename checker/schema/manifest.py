@@ -4,13 +4,26 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from checker.schema.base import Model, Sha256Hex
 from checker.schema.common import Track
+from checker.schema.labels import Label
 
 SUBMISSION_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,99}$"
 """Submission ids are folder names: lower-case letters, digits, `.`, `_`, `-`."""
+RESERVED_IDS = ("index",)
+RESERVED_ID_PREFIXES = ("shard-",)
+"""Ids a submission may not take: its results file would be `index.json` (the results index) or
+look like a shard's file, and its page would replace the submissions index."""
+
+
+def not_reserved(value: str) -> str:
+    """Refuse the reserved submission ids (see RESERVED_IDS)."""
+    if value in RESERVED_IDS or value.startswith(RESERVED_ID_PREFIXES):
+        raise ValueError(f"{value!r} is reserved (its results file would clash with the results index or a shard); "
+                         "choose another id")
+    return value
 
 
 class Author(Model):
@@ -69,12 +82,14 @@ class Submission(Model):
     claims: list[ClaimedFigure] = Field(default_factory=list)
     """Figures the submitter reports; shown only next to the recomputed value."""
 
+    _id_not_reserved = field_validator("id")(not_reserved)
+
 
 class Cell(Model):
     """A pre-registered cell: a name and its flag settings."""
 
     flags: dict[str, str] = Field(default_factory=dict)
-    seeds: list[str] = Field(min_length=1)
+    seeds: list[Label] = Field(min_length=1)
     """Replicate labels declared for this cell; every one must be reported."""
     comparator: bool = False
     """True for a BARE/RAW comparator cell (not gated, used for compute parity)."""
@@ -102,7 +117,7 @@ Comparison = Literal["<", "<=", "==", ">=", ">", "!="]
 class Defeater(Model):
     """A declared result that would defeat the study's claim, e.g. "~0 completions"."""
 
-    id: str
+    id: Label
     text: str
     metric: str
     """Metric the condition reads, e.g. `completions`, `valid_runs`, `gds_abandon`."""
@@ -116,7 +131,7 @@ class Defeater(Model):
 class Prediction(Model):
     """A pre-registered prediction, evaluated and reported, never used to gate."""
 
-    id: str
+    id: Label
     text: str
     metric: str | None = None
     cell: str | None = None
@@ -133,10 +148,12 @@ class Prereg(Model):
     submission_id: str = Field(pattern=SUBMISSION_ID_PATTERN)
     track: Track
     profile: Literal["driftboard", "arg-v1.0", "drift-bench-v1"] = "driftboard"
-    cells: dict[str, Cell] = Field(min_length=1)
+    cells: dict[Label, Cell] = Field(min_length=1)
     horizon: int | None = Field(default=None, ge=1)
     thresholds: Thresholds = Field(default_factory=Thresholds)
     problem_set: Sha256Hex | None = None
     """Constraint track: digest of the problem set the runs must use."""
     defeaters: list[Defeater] = Field(default_factory=list)
     predictions: list[Prediction] = Field(default_factory=list)
+
+    _id_not_reserved = field_validator("submission_id")(not_reserved)

@@ -61,9 +61,11 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     metrics.update(hypotheses(state))
     ms = milestones(state)
     details = ms.pop("details")
+    milestone_mismatches = ms.pop("mismatches")
     metrics.update(ms)
     mismatches = attribution_mismatches(state)
     metrics["attribution_mismatches"] = len(mismatches)
+    mismatches.extend(milestone_mismatches)
     comparator = run.start.comparator
     if comparator and ctx.prereg is not None:
         declared = ctx.prereg.cells.get(run.start.cell)
@@ -206,6 +208,10 @@ def render_text(run_results: list[dict[str, Any]]) -> str:
     lines: list[str] = []
     for res in run_results:
         if "metrics" not in res:
+            continue
+        if "gds" not in res:  # not scored (UNVERIFIED): its verdict and reasons only
+            lines.append(f"run {res.get('run_id')}  cell {res.get('cell')}  seed {res.get('seed')}  verdict {res['verdict']}")
+            lines += [f"  reason: {reason}" for reason in res.get("reasons", [])]
             continue
         m, g = res["metrics"], res["gds"]
         head = f"run {res['run_id']}  cell {res['cell']}  seed {res['seed']}  verdict {res['verdict']}"

@@ -12,7 +12,8 @@ Per turn, from the raw response, the recorded ledger and the problem set named b
 * `mus`: the reference's deletion MUS (constraint ids) for every UNSAT ledger.
 
 Constraint runs have no validity gate: a run is VALID unless it is INCOMPLETE (no run_end) or
-cannot be scored against its problem set, or logs a turn twice (INVALID, with the reason).
+cannot be scored against its problem set, logs a turn twice, or logs a turn whose user message
+is not the problem set's (INVALID, with the reason).
 """
 
 from __future__ import annotations
@@ -220,6 +221,16 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
         rec = score_turn(checker_for(digest, problem), event, line)
         turns.append(rec)
         result["mismatches"].extend(mismatches_of(rec))
+        asked = problem.turns[event.turn_number - 1].user_message
+        if asked and event.user_message != asked:
+            # the answer is scored against this turn's gold constraints, so the model must have been asked them
+            result["verdict"] = "INVALID"
+            reasons.append(f"{run.path}:{line}: turn {event.turn_number} of {event.problem_id!r} logs a user_message "
+                           "that differs from the problem set's: the model was asked something else")
+            shown = event.user_message if len(event.user_message) <= 200 else event.user_message[:200] + "…"
+            result["mismatches"].append({"line": line, "problem_id": event.problem_id, "turn_number": event.turn_number,
+                                         "field": "user_message", "recorded": shown, "recomputed": asked,
+                                         "reason": "the problem set's user message for this turn differs"})
     if run.end is None:
         result["verdict"] = "INCOMPLETE"
         reasons.append("run has no run_end event")
@@ -349,7 +360,7 @@ def render_text(run_results: list[dict[str, Any]]) -> str:
     out.append("Runs")
     out += _table(["run", "cell", "seed", "verdict", "turns", "accuracy", "mismatches"],
                   [[r["run_id"], r["cell"], r["seed"], r["verdict"], r["metrics"].get("turns"),
-                    r["metrics"].get("turn_accuracy"), len(r["mismatches"])] for r in run_results])
+                    r["metrics"].get("turn_accuracy"), len(r.get("mismatches", []))] for r in run_results])
     for r in run_results:
         out += [f"  {r['run_id']}: {reason}" for reason in r["reasons"]]
     out += ["", "Channels per cell (share = channel / turns with a ledger)"]
@@ -380,7 +391,7 @@ def render_text(run_results: list[dict[str, Any]]) -> str:
         ["cell", *(str(d) for d in range(1, MAX_DEPTH + 1))],
         [[c, *(row["accuracy"] for row in t["by_depth"]["per_turn"])] for c, t in tables.items()],
     )
-    n_turns = sum(len(r["turns"]) for r in run_results)
+    n_turns = sum(len(r.get("turns", [])) for r in run_results)
     out += [""]
     if n_turns <= TEXT_TURN_LIMIT:
         out.append("Per-turn records")
@@ -390,11 +401,11 @@ def render_text(run_results: list[dict[str, Any]]) -> str:
             [[r["cell"], t["problem_id"], t["turn_number"], t["line"], t["parse"], t["complete"], t["ledger_sat"],
               t["answer_satisfies_ledger"], t["correct"], t["channel"] or "none",
               ",".join(t["mus"]) if t["mus"] else "", t["recorded_z3_sat"], t["recorded_answer_correct"]]
-             for r in run_results for t in r["turns"]],
+             for r in run_results for t in r.get("turns", [])],
         )
     else:
         out.append(f"Per-turn records: {n_turns} turns (listed with --format json)")
-    mism = [(r, m) for r in run_results for m in r["mismatches"]]
+    mism = [(r, m) for r in run_results for m in r.get("mismatches", [])]
     out += ["", f"Recorded labels that disagree with the recomputation: {len(mism)}"]
     for r, m in mism:
         out.append(f"  {r.get('path', r['run_id'])}:{m['line']}: {m['problem_id']} turn {m['turn_number']}: "

@@ -30,11 +30,49 @@ REVERSIBLE_KINDS = frozenset({"read", "search", "fetch"})
 """Evidence kinds that are reversible by nature, whatever the event's `irreversible` flag says."""
 
 
-def _evidence(state: AgentState, include_reversible: bool) -> list[tuple[int, int, str]]:
-    """(line, beat, kind) of every piece of evidence that may verify a claim, sorted by beat then line."""
+def _level_events(state: AgentState) -> tuple[list[tuple[int, int, str]], list[dict[str, Any]]]:
+    """`level` events that are evidence, and those whose level no beat backs (as mismatches).
+
+    A `level` event is evidence only when it raises the level counter or the score above the
+    highest seen on earlier lines (beats and level events; both start at 0): repeating the current
+    level proves nothing. When the run has beats, the rise must also be backed by the environment's
+    own per-beat counters: some beat reports at least that level (or that score, for a score-only
+    rise); an unbacked level event is listed as a mismatch and is not evidence.
+    """
     items: list[tuple[int, int, str]] = []
-    for lev, line in zip(state.level_events, state.level_lines, strict=True):
-        items.append((line, lev.turn, "level"))
+    mismatches: list[dict[str, Any]] = []
+    if not state.level_events:
+        return items, mismatches
+    beat_level = max((b.level_counter for b in state.beats), default=None)
+    beat_score = max((b.score for b in state.beats), default=None)
+    order = sorted([(ln, 0, b.level_counter, b.score) for b, ln in zip(state.beats, state.beat_lines, strict=True)]
+                   + [(ln, 1, e.level_counter, e.score) for e, ln in zip(state.level_events, state.level_lines,
+                                                                          strict=True)])
+    turns = dict(zip(state.level_lines, (e.turn for e in state.level_events), strict=True))
+    level = score = 0
+    for line, is_event, lev, sc in order:
+        if is_event:
+            rose_level, rose_score = lev > level, sc > score
+            if beat_level is not None and beat_score is not None and (rose_level or rose_score):
+                field, recorded, backed = (("level_counter", lev, beat_level) if rose_level
+                                           else ("score", sc, beat_score))
+                if recorded > backed:
+                    mismatches.append({"line": line, "field": field, "recorded": recorded, "recomputed": backed,
+                                       "reason": f"no beat reports {field} {recorded} (the highest any beat reports "
+                                                 f"is {backed}): the level event is not evidence"})
+                    continue
+            if rose_level or rose_score:
+                items.append((line, turns[line], "level"))
+        level, score = max(level, lev), max(score, sc)
+    return items, mismatches
+
+
+def _evidence(state: AgentState, include_reversible: bool) -> tuple[list[tuple[int, int, str]], list[dict[str, Any]]]:
+    """Evidence that may verify a claim, as (line, beat, kind) sorted by beat then line; unbacked level events.
+
+    The second list holds the level events no beat backs, as mismatches (see `_level_events`).
+    """
+    items, mismatches = _level_events(state)
     prev_level = prev_score = None
     for beat, line in zip(state.beats, state.beat_lines, strict=True):
         if prev_level is not None and beat.level_counter > prev_level:
@@ -54,22 +92,36 @@ def _evidence(state: AgentState, include_reversible: bool) -> list[tuple[int, in
             continue
         items.append((line, ev.turn, ev.kind))
     items.sort(key=lambda it: (it[1], it[0]))
-    return items
+    return items, mismatches
 
 
 def milestones(state: AgentState, include_reversible: bool = False) -> dict[str, Any]:
-    """Per run: claims, verified, declared only, verified ratio (None with no claim) and details."""
-    items = _evidence(state, include_reversible) if state.claims else []
+    """Per run: claims, verified, declared only, verified ratio (None with no claim), details and mismatches.
+
+    `mismatches` lists recorded values the checker does not take as given: a claim's
+    `step_started_turn` earlier than the beat its step was compiled (the window then starts at the
+    compilation beat), and level events no beat backs (see `_level_events`).
+    """
+    items, mismatches = _evidence(state, include_reversible) if state.claims else ([], [])
     turns = [it[1] for it in items]
     details = []
     verified = 0
     for claim, line in zip(state.claims, state.claim_lines, strict=True):
+        step = state.plan_steps.get(claim.step_id) if claim.step_id else None
         if claim.step_started_turn is not None:
             start = claim.step_started_turn
         elif claim.step_id and claim.step_id in state.step_first_beat:
             start = state.step_first_beat[claim.step_id]
+        elif step is not None:
+            start = step.turn
         else:
             start = 0
+        if step is not None and claim.step_started_turn is not None and start < step.turn:
+            # an early start would widen the window to evidence from before the step existed
+            mismatches.append({"line": line, "field": "step_started_turn", "recorded": start, "recomputed": step.turn,
+                               "reason": f"step {claim.step_id} was compiled at beat {step.turn}: "
+                                         "it cannot have started earlier"})
+            start = step.turn
         hit = None
         for it in items[bisect_left(turns, start):]:
             if it[1] > claim.turn:
@@ -91,6 +143,7 @@ def milestones(state: AgentState, include_reversible: bool = False) -> dict[str,
         "milestones_declared_only": n - verified,
         "milestone_verified_ratio": round(verified / n, 3) if n else None,
         "details": details,
+        "mismatches": sorted(mismatches, key=lambda m: m["line"]),
     }
 
 

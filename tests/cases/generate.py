@@ -4,12 +4,15 @@ Each case is a submission folder named after the case. Invalid cases hold `expec
 the exact findings `driftboard validate <case>` must print (one per line, before the total),
 and `exit_code` when it is not 1. The expected messages are written here by hand, next to the
 mutation that should produce them; they are the specification, not a snapshot of the output.
+The hostile run logs of `hostile_logs.py` add `invalid/log-*` and `forged/*` (well-formed logs
+with forged values), each with a `verify.json` that `tests/test_hostile_logs.py` checks.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -66,6 +69,11 @@ cells:
   toy-model/direct:
     seeds: ["0"]
 """
+
+
+def yaml_str(text: str) -> str:
+    """A YAML scalar: plain when it is a plain path, else double-quoted with escapes (JSON's are YAML's)."""
+    return text if re.fullmatch(r"[A-Za-z0-9._/-]+", text) else json.dumps(text)
 
 
 def sha(b: bytes) -> str:
@@ -172,7 +180,7 @@ class Case:
     def manifest(self) -> str:
         if self.manifest_text is not None:
             return self.manifest_text
-        files = "\n".join(f"  - {f}" for f in self.files) or "  []"
+        files = "\n".join(f"  - {yaml_str(f)}" for f in self.files) or "  []"
         return MANIFEST.format(id=self.name, title=self.title, track=self.track, files=files) + self.manifest_extra
 
     def write(self, root: Path, raw: dict[str, bytes] | None = None) -> None:
@@ -520,6 +528,98 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         c.runs[RUN] = rechain(lines, f"{c.name}-r1")
         c.expected = [f"{p.format(n=c.name)}:1: submission_id 'someone-else' does not match the submission '{c.name}'"]
 
+    # ---------------------------------------------------------------- hostile submissions (issue 9)
+    # Manifest paths: every way to name a file outside the folder, or a name that is not what it seems.
+    man = "{n}/submission.yaml: files: "
+    rule = "names may use only A-Z a-z 0-9 . _ -"
+    ambiguous = "a non-ASCII character: look-alike letters and Unicode normalisation make such names ambiguous"
+
+    def listed_extra(name: str, path: str, expected: str) -> None:
+        @case(name)
+        def _(c: Case) -> None:
+            c.add_run(RUN)
+            c.files.append(path)
+            c.expected = [man.format(n=c.name) + expected]
+
+    listed_extra("manifest-path-backslash", "runs\\r1.jsonl", "'runs\\\\r1.jsonl' is not a plain relative path")
+    listed_extra("manifest-path-dot-slash-escape", "./../manifest-path-escape/runs/r1.jsonl",
+                 "'./../manifest-path-escape/runs/r1.jsonl' escapes the submission folder")
+    listed_extra("manifest-path-percent-encoded", "%2e%2e/%2e%2e/etc/passwd",
+                 f"'%2e%2e/%2e%2e/etc/passwd' has U+0025 PERCENT SIGN (not a portable file-name character) in "
+                 f"'%2e%2e': {rule}")
+    listed_extra("manifest-path-nul", "runs/r1.jsonl\x00.txt", "'runs/r1.jsonl\\x00.txt' is not a plain relative path")
+    long_name = "runs/" + "a" * 300 + ".jsonl"
+    listed_extra("manifest-path-too-long", long_name,
+                 f"{long_name[:100]!r}... (311 characters) is 311 characters long, longer than the 255-character limit")
+    listed_extra("manifest-path-unicode-normalisation", "runs/cafe\u0301.jsonl",
+                 f"'runs/cafe\u0301.jsonl' has U+0301 COMBINING ACUTE ACCENT ({ambiguous}) in 'cafe\u0301.jsonl': {rule}")
+    listed_extra("manifest-path-homoglyph", "runs/r1.js\u043enl",
+                 f"'runs/r1.js\u043enl' has U+043E CYRILLIC SMALL LETTER O ({ambiguous}) in 'r1.js\u043enl': {rule}")
+    listed_extra("manifest-path-zero-width", "runs/r1\u200b.jsonl",
+                 "'runs/r1\\u200b.jsonl' has U+200B ZERO WIDTH SPACE (a bidi or zero-width formatting character) in "
+                 f"'r1\\u200b.jsonl': {rule}")
+    listed_extra("manifest-lists-manifest", "submission.yaml",
+                 "'submission.yaml' is the manifest or the pre-registration, not a run log")
+    listed_extra("manifest-lists-folder", "runs", "'runs' is a folder, not a run log")
+
+    @case("manifest-path-case")
+    def _(c: Case) -> None:
+        c.add_run(RUN)
+        c.files = ["runs/R1.jsonl"]
+        c.expected = [man.format(n=c.name) + "'runs/R1.jsonl' does not exist (names are case-sensitive: there is "
+                      "'runs/r1.jsonl')",
+                      f"{c.name}/{RUN}: run log is not listed in submission.yaml"]
+
+    # Reserved submission ids: `index` would overwrite results/index.json and the submissions index page.
+    def reserved(name: str, sid: str) -> None:
+        @case(name)
+        def _(c: Case) -> None:
+            c.prereg = c.prereg.replace(f"submission_id: {c.name}".encode(), f"submission_id: {sid}".encode())
+            c.add_run(RUN)
+            c.manifest_text = c.manifest().replace(f"id: {c.name}\n", f"id: {sid}\n")
+            why = (f"value error, {sid!r} is reserved (its results file would clash with the results index or a "
+                   "shard); choose another id")
+            c.expected = [f"{c.name}/submission.yaml:2: field 'id': {why}",
+                          f"{c.name}/prereg.yaml:2: field 'submission_id': {why}"]
+
+    reserved("reserved-id-index", "index")
+    reserved("reserved-id-shard", "shard-1")
+
+    # Identifiers in run headers and the pre-registration: printable ASCII only.
+    ascii_only = "identifiers use printable ASCII only"
+
+    def header(name: str, key: str, value: str, what: str) -> None:
+        @case(name)
+        def _(c: Case) -> None:
+            lines = c.add_run(RUN)
+            o = json.loads(lines[0])
+            o[key] = value
+            run_id = o["run_id"]
+            c.runs[RUN] = rechain([dump(o), *lines[1:]], run_id)
+            c.expected = [f"{p.format(n=c.name)}:1: field {key!r}: value error, contains {what}: {ascii_only}"]
+
+    header("run-id-bidi-override", "run_id", "run-id-bidi-override-r1\u202e", "U+202E RIGHT-TO-LEFT OVERRIDE "
+           "(a bidi or zero-width formatting character)")
+    header("run-id-terminal-escape", "run_id", "run-\x1b[31mred", "U+001B (a control character)")
+    header("cell-name-zero-width", "cell", "FU\u200bLL", "U+200B ZERO WIDTH SPACE (a bidi or zero-width formatting "
+           "character)")
+    header("seed-homoglyph", "seed", "\u04551", f"U+0455 CYRILLIC SMALL LETTER DZE ({ambiguous})")
+
+    def prereg_label(name: str, old: str, new: str, expected: str) -> None:
+        @case(name)
+        def _(c: Case) -> None:
+            c.prereg = c.prereg.replace(old.encode(), new.encode())
+            c.add_run(RUN)
+            c.expected = [f"{c.name}/prereg.yaml:{expected}: {ascii_only}"]
+
+    prereg_label("prereg-cell-bidi-isolate", "  FULL:\n", '  "FULL\\u2066":\n',
+                 "6: key 'FULL\\u2066' of 'cells': value error, contains U+2066 LEFT-TO-RIGHT ISOLATE "
+                 "(a bidi or zero-width formatting character)")
+    prereg_label("prereg-seed-control-char", "seeds: [s1]", 'seeds: ["s1\\a"]',
+                 "7: field 'cells.FULL.seeds.0': value error, contains U+0007 (a control character)")
+    prereg_label("prereg-defeater-id-homoglyph", "- id: zero-completions", "- id: zero-c\u043empletions",
+                 f"16: field 'defeaters.0.id': value error, contains U+043E CYRILLIC SMALL LETTER O ({ambiguous})")
+
     return cases
 
 
@@ -537,17 +637,23 @@ def rechain_from(lines: list[bytes], start: int) -> list[bytes]:
 
 
 def main() -> None:
-    for sub in ("valid", "invalid"):
+    from hostile_logs import forged_cases, invalid_log_cases  # hostile run logs: see tests/cases/hostile_logs.py
+
+    for sub in ("valid", "invalid", "forged"):
         root = HERE / sub
         if root.exists():
             shutil.rmtree(root)
         root.mkdir()
     for c in valid_cases():
         c.write(HERE / "valid")
-    for c, mutate in invalid_cases():
+    invalid = [*invalid_cases(), *invalid_log_cases()]
+    for c, mutate in invalid:
         raw = mutate(c)
         c.write(HERE / "invalid", raw)
-    print(f"{len(valid_cases())} valid, {len(invalid_cases())} invalid cases")
+    forged = forged_cases()
+    for c, mutate in forged:
+        c.write(HERE / "forged", mutate(c))
+    print(f"{len(valid_cases())} valid, {len(invalid)} invalid, {len(forged)} forged cases")
 
 
 if __name__ == "__main__":

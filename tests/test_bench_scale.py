@@ -1,0 +1,134 @@
+"""`driftboard bench scale`: the smoke test of every stage (--quick), and its generators.
+
+Not a timed test: it checks that the bench runs end to end and that what it reports is
+consistent with the sizes it was asked for (cache hits and misses, curve points, identical
+results across passes), not how fast anything is.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from checker.baselines.suite import problem_bytes
+from checker.bench.agent_bench import generate
+from checker.bench.scale_bench import (
+    Sizes,
+    _swap_answer,
+    beats_for,
+    curve_points,
+    generate_agent,
+    generate_constraint,
+    perturb,
+    synthetic_problems,
+)
+from checker.logio import read_events
+from checker.problems import load_problem_sets
+
+
+def test_quick_end_to_end(run_line, tmp_path: Path) -> None:
+    out_json, out_md = tmp_path / "scale.json", tmp_path / "scale.md"
+    res = run_line(["bench", "scale", "--quick", "--workdir", str(tmp_path / "work"), "--json", str(out_json),
+                    "--markdown", str(out_md)])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[-1].startswith("agent_events_per_s=")
+    f = json.loads(out_json.read_text())["figures"]
+    # --quick: 16 agent runs = 2 submissions of 4 cells x 2 seeds; 2 constraint submissions of
+    # 4 runs over a 12-turn set = 48 turns each
+    assert (f["agent_submissions"], f["agent_runs"]) == (2, 16)
+    assert 0.8 * 8000 <= f["agent_events"] <= 1.2 * 8000
+    assert (f["constraint_submissions"], f["constraint_runs"], f["constraint_turns"]) == (2, 8, 96)
+    for half in ("agent", "constraint"):
+        assert f[f"{half}_cold_j1_misses"] == 2
+        assert (f[f"{half}_warm_j1_hits"], f[f"{half}_warm_j1_misses"]) == (2, 0)
+        assert (f[f"{half}_one_changed_hits"], f[f"{half}_one_changed_misses"]) == (1, 1)
+        assert f[f"{half}_results_identical_across_passes"] is True
+        assert f[f"{half}_cold_j1_s"] > 0 and f[f"{half}_cold_j1_rss_max_mb"] > 0
+        assert f[f"{half}_cold_j2_rss_tree_mb"] > 0  # the /proc sampler saw the process tree
+    assert f["constraint_forced_z3_turns"] == 48
+    assert f["site_pages"] > 0 and f["merge_results_mb"] > 0
+    assert f["cores"] >= 1 and f["cpu"] and f["python"]
+    curve = json.loads(out_json.read_text())["curve"]
+    assert [(r["half"], r["submissions"]) for r in curve] == [("agent", 1), ("agent", 2), ("constraint", 1),
+                                                              ("constraint", 2)]
+    assert [r["units"] for r in curve if r["half"] == "constraint"] == [48, 96]
+    md = out_md.read_text()
+    assert "| verify, cold cache, `--jobs 1` |" in md and "| site build (`build --no-verify`) |" in md
+
+
+def test_bad_sizes_are_usage_errors(run_line, tmp_path: Path) -> None:
+    res = run_line(["bench", "scale", "--quick", "--z3-subset", "3", "--workdir", str(tmp_path)])
+    assert res.exit_code == 2 and "--z3-subset" in res.output and "Traceback" not in res.output
+    res = run_line(["bench", "scale", "--quick", "--problems", str(tmp_path / "absent"), "--workdir", str(tmp_path)])
+    assert res.exit_code == 2 and "no such problem folder" in res.output
+
+
+def test_generated_data_is_reused_only_while_intact(tmp_path: Path) -> None:
+    sizes = Sizes(agent_runs=4, agent_events=800, agent_seeds=1, jobs=1)
+    first = generate_agent(tmp_path, sizes)
+    assert not first.reused and len(first.submissions) == 1 and len(first.log_files) == 4
+    again = generate_agent(tmp_path, sizes)
+    assert again.reused and again.units == first.units
+    victim = first.log_files[0]
+    size = victim.stat().st_size
+    victim.write_bytes(victim.read_bytes()[:-10])  # a truncated log is not reused: it is written again
+    assert not generate_agent(tmp_path, sizes).reused
+    assert victim.stat().st_size == size
+    assert not generate_agent(tmp_path, Sizes(agent_runs=4, agent_events=900, agent_seeds=1, jobs=1)).reused
+
+
+def test_beats_for_hits_the_event_count_of_the_agent_writer(tmp_path: Path) -> None:
+    for target in (500, 2_000, 10_000):
+        beats = beats_for(target)
+        n = generate(tmp_path / f"{target}.jsonl", beats)
+        assert n <= target < generate(tmp_path / f"{target}+1.jsonl", beats + 1)
+
+
+def test_curve_points() -> None:
+    assert curve_points(25) == [1, 5, 25]
+    assert curve_points(50) == [1, 10, 50]
+    assert curve_points(2) == [1, 2]
+    assert curve_points(1) == [1]
+
+
+def test_perturbations_change_a_turn_and_drop_its_labels() -> None:
+    text = 'Final: {"solution": {"Ada": 1, "Bea": 2}}'
+    assert _swap_answer(text, random.Random(0)) == 'Final: {"solution": {"Ada": 2, "Bea": 1}}'
+    assert _swap_answer("no answer here", random.Random(0)) is None
+    turn = {"type": "turn", "raw_response": text, "z3_sat": 1, "answer_correct": 1, "mus": None,
+            "ledger": [{"id": "C001", "type": "adjacent", "args": ["Ada", "Bea"], "nl": "x"}]}
+    rng = random.Random(1)
+    changed = [perturb(turn, rng) for _ in range(400)]
+    touched = [t for t in changed if t is not turn]
+    assert 0.2 * 400 < len(touched) < 0.4 * 400  # PERTURB_RATE = 0.3
+    assert all(t["z3_sat"] is None and t["answer_correct"] is None for t in touched)
+    assert any(t["raw_response"] != text for t in touched)
+    assert any(t["ledger"] != turn["ledger"] for t in touched)
+    assert turn["z3_sat"] == 1  # the base event itself is never modified
+    assert perturb({"type": "problem_start", "problem_id": "p"}, rng) == {"type": "problem_start", "problem_id": "p"}
+
+
+def test_synthetic_problem_set_has_the_asked_turns_and_is_valid(tmp_path: Path) -> None:
+    raws = synthetic_problems(40)
+    assert sum(len(p["turns"]) for p in raws) == 40
+    folder = tmp_path / "set"
+    folder.mkdir()
+    for p in raws:
+        (folder / f"{p['problem_id']}.json").write_bytes(problem_bytes(p))
+    assert len(load_problem_sets([folder])) == 1  # every gold turn re-checked with Z3 on load
+
+
+def test_constraint_half_over_a_given_problem_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "problems" / "test"
+    folder.mkdir(parents=True)
+    for p in synthetic_problems(6):
+        (folder / f"{p['problem_id']}.json").write_bytes(problem_bytes(p))
+    half = generate_constraint(tmp_path / "work", Sizes(constraint_submissions=2, problems=str(tmp_path / "problems"),
+                                                        jobs=1, z3_subset=1))
+    assert half.problems == tmp_path / "problems"
+    assert half.units == [4 * 6, 4 * 6]  # 4 methods x 6 turns per submission
+    digest = next(iter(load_problem_sets([tmp_path / "problems"])))
+    for log in half.log_files:
+        start = next(read_events(log))[1]
+        assert start.problem_set is not None and start.problem_set.digest == digest
