@@ -825,10 +825,10 @@ def markdown(figures: dict[str, Any], curve: list[dict[str, Any]], command: str)
         row(f"verify, cold cache, `--jobs {j}`", f"{h}_cold_j{j}", unit,
             f"speed-up {f(f'{h}_cold_j{j}_speedup_vs_j1')}× over 1 job")
         row("verify, warm cache (all hits)", f"{h}_warm_j1", unit,
-            f"{f(f'{h}_warm_j1_hits')} hits; cache speed-up {f(f'{h}_warm_j1_cache_speedup')}×")
+            f"{f(f'{h}_warm_j1_hits')} hit(s); cache speed-up {f(f'{h}_warm_j1_cache_speedup')}×")
         row("verify, `--no-cache` (slow path)", f"{h}_nocache_j1", unit, f"{f(f'{h}_nocache_j1_vs_cold')}× the cold pass")
         row("verify, one submission changed (a PR)", f"{h}_one_changed", unit,
-            f"{f(f'{h}_one_changed_hits')} hits, {f(f'{h}_one_changed_misses')} miss")
+            f"{f(f'{h}_one_changed_hits')} hit(s), {f(f'{h}_one_changed_misses')} miss(es)")
         if h == "constraint" and "constraint_forced_z3_forced_s" in figures:
             lines.append(f"| witness/pinned shortcuts off, {f('constraint_forced_z3_submissions')} submission(s) | "
                          f"{f('constraint_forced_z3_forced_s')} | {f('constraint_forced_z3_forced_turns_per_s'):,} turns/s | "
