@@ -22,6 +22,7 @@ import json
 import re
 import sqlite3
 import tempfile
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,19 +86,19 @@ def write_files(root: Path, files: dict[str, bytes]) -> None:
         path.write_bytes(data)
 
 
-class Target:
+class Target(ABC):
     """A fuzz target (subclasses set `name` and implement `strategy` and `execute`)."""
 
     name = ""
     description = ""
 
+    @abstractmethod
     def strategy(self) -> st.SearchStrategy[Case]:
         """Hypothesis strategy of cases."""
-        raise NotImplementedError
 
+    @abstractmethod
     def execute(self, case: Case, work: Path) -> set[str]:
         """Run one case in the empty folder `work`; return finding kinds, raise on a crash."""
-        raise NotImplementedError
 
 
 # ---------------------------------------------------------------------------------- seeds
