@@ -175,7 +175,7 @@ def merge(shards: tuple[Path, ...], out: Path) -> None:
     Example:
         driftboard merge shard-1/ shard-2/ --out build/results
     """
-    from checker.results import merge_command
+    from checker.shard import merge_command
 
     run_stage(lambda: merge_command(list(shards), out))
 

@@ -50,8 +50,10 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
                    out: Path | None = None, jobs: int = 1, shard: str | None = None, cache: bool = False,
                    cache_dir: Path | None = None) -> int:
     """`driftboard verify`: score every run, print tables (text) or the full records (JSON)."""
-    from checker.results import parse_shard
-    from checker.verify import default_cache_dir, default_problem_dirs, report_json, scorer_for, verify_paths
+    from checker.cache import default_cache_dir
+    from checker.scorers import scorer_for
+    from checker.shard import parse_shard
+    from checker.verify import default_problem_dirs, report_json, verify_paths
 
     report = verify_paths(paths, profile, problems or default_problem_dirs(), jobs=jobs, shard=parse_shard(shard),
                           cache_dir=(cache_dir or default_cache_dir()) if cache else None, results_dir=out)
@@ -102,7 +104,8 @@ def build_command(submissions: Path, results: Path, out: Path, verify: bool = Tr
     """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site."""
     from checker.errors import UsageError
     from checker.render.site import build_site
-    from checker.results import INDEX, ensure_results
+    from checker.results import INDEX
+    from checker.verify import ensure_results
 
     if verify:
         ensure_results(submissions, results)

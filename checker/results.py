@@ -1,4 +1,4 @@
-"""Results stage: turn a verified submission into its results file; cache, shard and merge them.
+"""Results stage: turn a verified submission into its results file, read and index results files.
 
 One results file per submission, `<results dir>/<submission-id>.json`, plus `index.json`.
 Files are canonical JSON (sorted keys, 2-space indent, no wall-clock time), so the same inputs
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from checker.preregistration import (
 )
 from checker.report import plural
 from checker.results_model import CellResult, LogDigest, NullResults, PreregCheck, ResultsFile
+from checker.scorers import scorer_for
 
 INDEX = "index.json"
 
@@ -118,8 +118,6 @@ def null_results(track: str, runs: list[dict[str, Any]], triggered: list[str]) -
 
 def build_results(sub: Any, findings: list[dict[str, Any]], root: Path | None) -> ResultsFile:
     """Assemble a `ResultsFile` from a verified submission (`checker.verify.SubmissionResult`)."""
-    from checker.verify import scorer_for
-
     manifest, prereg = sub.manifest, sub.prereg
     if manifest is None:
         raise DriftboardError(f"{sub.path}: cannot write results without a valid submission.yaml")
@@ -227,80 +225,3 @@ def write_index(out: Path) -> Path:
     path = out / INDEX
     path.write_text(canonical_json(index), encoding="utf-8")
     return path
-
-
-def parse_shard(text: str | None) -> tuple[int, int] | None:
-    """`k/n` -> (k, n) with 1 <= k <= n.
-
-    Raises:
-        UsageError: malformed shard specification.
-    """
-    if text is None:
-        return None
-    try:
-        k_s, n_s = text.split("/")
-        k, n = int(k_s), int(n_s)
-    except ValueError:
-        raise UsageError(f"--shard must look like K/N (e.g. 1/4), not {text!r}") from None
-    if not 1 <= k <= n:
-        raise UsageError(f"--shard {text}: K must be between 1 and N")
-    return k, n
-
-
-def in_shard(index: int, shard: tuple[int, int] | None) -> bool:
-    """Submission number `index` (0-based, in sorted order) belongs to shard k of n."""
-    return shard is None or index % shard[1] == shard[0] - 1
-
-
-def merge_command(shards: list[Path], out: Path) -> int:
-    """`driftboard merge`: copy every shard's results files into `out`, then write the index.
-
-    Raises:
-        UsageError: a shard folder is missing, or two shards disagree on a submission.
-    """
-    seen: dict[str, Path] = {}
-    for shard in shards:
-        if not shard.is_dir():
-            raise UsageError(f"{shard}: no such results folder")
-        for path in sorted(shard.glob("*.json")):
-            if path.name == INDEX or path.name.startswith("shard-"):
-                continue
-            read_results(path)
-            if path.name in seen and seen[path.name].read_bytes() != path.read_bytes():
-                raise UsageError(f"{path.name}: shards {seen[path.name].parent} and {shard} disagree")
-            seen[path.name] = path
-    out.mkdir(parents=True, exist_ok=True)
-    for name, path in sorted(seen.items()):
-        if (out / name).resolve() != path.resolve():
-            shutil.copyfile(path, out / name)
-    write_index(out)
-    print(f"merged {len(seen)} results files from {len(shards)} shards into {out}")
-    return 0
-
-
-def cache_key(parts: dict[str, Any]) -> str:
-    """Key of the verification cache: digests of every input plus the checker's version and code."""
-    return hashlib.sha256(
-        canonical_json({"checker_version": __version__, "checker_code": checker_code_digest(), **parts}).encode()
-    ).hexdigest()
-
-
-_CODE_DIGEST: list[str] = []
-
-
-def checker_code_digest() -> str:
-    """SHA-256 over the checker's own Python sources, so a code change never reuses stale results."""
-    if not _CODE_DIGEST:
-        package = Path(__file__).resolve().parent
-        h = hashlib.sha256()
-        for path in sorted(package.rglob("*.py")):
-            h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-        _CODE_DIGEST.append(h.hexdigest())
-    return _CODE_DIGEST[0]
-
-
-def ensure_results(submissions: Path, results: Path) -> None:
-    """Make sure `results` holds verified results for every submission (verifying with the cache)."""
-    from checker.verify import verify_to_results
-
-    verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None, use_cache=True)

@@ -8,10 +8,7 @@ re-verification can be split across machines (`shard`).
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import json
-import os
 import subprocess
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -19,22 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from checker.cache import cache_get, cache_put, default_cache_dir, submission_cache_key
 from checker.errors import Finding, MissingInputError
-from checker.load import SubmissionFiles, discover, load_submission
+from checker.load import discover, load_submission
 from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
+from checker.results import build_results, results_problems, write_index, write_results
 from checker.schema.common import RunEnd, RunStart
 from checker.schema.events import Event
 from checker.schema.manifest import Prereg, Submission
-from checker.tracks import RunRecord, TrackScorer, VerifyContext
+from checker.scorers import scorer_for
+from checker.shard import in_shard
+from checker.tracks import RunRecord, VerifyContext
 from checker.validate import INCOMPLETE_MESSAGE, ValidationReport, header_mismatches, validate_run_file
-
-SCORER_BY_TRACK = {"agent": "checker.score.agent", "constraint": "checker.score.constraints"}
-
-
-def scorer_for(track: str) -> TrackScorer:
-    """The scoring module of a track."""
-    module: Any = importlib.import_module(SCORER_BY_TRACK[track])
-    return module
 
 
 @dataclass
@@ -96,8 +89,6 @@ def verify_paths(
     Raises:
         UsageError: a path does not exist, or a problem-set path cannot be read.
     """
-    from checker.results import in_shard
-
     report = VerifyReport()
     problem_sets = _load_problem_sets(list(problem_dirs or ()))
     targets = discover(paths)
@@ -118,8 +109,8 @@ def verify_paths(
         shown = [(p, f"{display}/{p.relative_to(target.path).as_posix()}") for p in loaded.run_paths]
         key = None
         if cache_dir is not None and loaded.manifest is not None:
-            key = _cache_key(loaded, shown, chosen, problem_sets)
-            cached = _cache_get(cache_dir, key)
+            key = submission_cache_key(loaded, shown, chosen, problem_sets)
+            cached = cache_get(cache_dir, key)
             if cached is not None:
                 _restore(result, cached)
                 report.cache_hits += 1
@@ -142,16 +133,10 @@ def verify_paths(
         report.unreadable.extend(f for f in sub.findings if f.unreadable)
         report.findings.extend(f for f in sub.findings if not f.unreadable)
         if sub.results is not None:
-            from checker.results import results_problems
-
             report.findings.extend(Finding(f"{sub.path}", None, msg) for msg in results_problems(sub.results))
             if results_dir is not None:
-                from checker.results import write_results
-
                 write_results(sub.results, results_dir)
     if results_dir is not None and shard is None:
-        from checker.results import write_index
-
         results_dir.mkdir(parents=True, exist_ok=True)
         write_index(results_dir)
     return report
@@ -167,16 +152,11 @@ def verify_to_results(
                         results_dir=results_dir)
 
 
-def default_cache_dir() -> Path:
-    """The verification cache: `$DRIFTBOARD_CACHE_DIR`, else `~/.cache/driftboard`.
+def ensure_results(submissions: Path, results: Path) -> None:
+    """Make sure `results` holds verified results for every submission (verifying with the cache)."""
+    verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None, use_cache=True)
 
-    It lives outside the repository on purpose: a cache inside the tree could be committed, and
-    a forged cache entry would publish numbers no log backs.
-    """
-    env = os.environ.get("DRIFTBOARD_CACHE_DIR")
-    if env:
-        return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "driftboard"
+
 PROBLEMS_ROOT = Path("problems")
 """Problem sets shipped with the repository (one sub-folder each), used when `--problems` is not given."""
 
@@ -260,16 +240,13 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], dict[str, Any]]:
 
 
 def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None, key: str | None) -> None:
-    from checker.results import build_results, canonical_json
-
     result.runs.sort(key=lambda r: str(r.get("path")))  # also without a manifest: its runs are reported
     if result.manifest is None:
         return
     findings = [f.to_json() for f in sorted(result.findings, key=lambda f: (f.path, f.line or 0, f.message))]
     result.results = build_results(result, findings, root)
     if cache_dir is not None and key is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        (cache_dir / f"{key}.json").write_text(canonical_json(result.results.model_dump(mode="json")), encoding="utf-8")
+        cache_put(cache_dir, key, result.results)
 
 
 def _restore(result: SubmissionResult, cached: Any) -> None:
@@ -279,59 +256,9 @@ def _restore(result: SubmissionResult, cached: Any) -> None:
     result.findings = [Finding(f["path"], f["line"], f["message"], f.get("severity", "error")) for f in cached.findings]
 
 
-def _cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]], profile: str,
-               problem_sets: dict[str, Any]) -> str:
-    """Digests of every input, as the load stage read them (nothing is re-read through a link)."""
-    from checker.results import cache_key
-
-    return cache_key({
-        "submission": loaded.root.as_posix(),
-        "manifest": loaded.manifest_sha256,
-        "prereg": loaded.prereg_sha256,
-        "logs": {display: _sha_or_none(path) for path, display in shown},
-        "refused": loaded.refused_runs,
-        "problem_sets": sorted(problem_sets),
-        "profile": profile,
-        "git": _git_history(loaded.root),
-    })
-
-
-def _sha_or_none(path: Path) -> str | None:
-    try:
-        return file_sha256(path)
-    except OSError:
-        return None
-
-
-def _cache_get(cache_dir: Path, key: str) -> Any:
-    from checker.results_model import ResultsFile
-
-    path = cache_dir / f"{key}.json"
-    if not path.exists():
-        return None
-    try:
-        return ResultsFile.model_validate_json(path.read_bytes())
-    except ValueError:
-        return None
-
-
 def _git_root() -> Path | None:
     out = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=False)
     return Path(out.stdout.strip()) if out.returncode == 0 else None
-
-
-def _git_history(root: Path) -> str | None:
-    """Digest of every commit touching the submission, and of its uncommitted changes.
-
-    It feeds the commit-order check, which looks at every change to `prereg.yaml`, not only its first.
-    """
-    log = subprocess.run(["git", "-C", str(root), "log", "--name-status", "--format=%H", "--", "."],
-                         capture_output=True, check=False)
-    if log.returncode != 0:
-        return None
-    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-z", "--", "."],
-                            capture_output=True, check=False)
-    return hashlib.sha256(log.stdout + b"\0\0" + status.stdout).hexdigest()
 
 
 def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
@@ -383,6 +310,7 @@ def read_run(path: Path, shown: str) -> RunRecord:
 def _load_problem_sets(paths: list[Path]) -> dict[str, Any]:
     if not paths:
         return {}
+    # lazily: problem sets load Z3, which agent-track runs never need (start-up time)
     from checker.problems import load_problem_sets
 
     return load_problem_sets(paths)

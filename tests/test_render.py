@@ -315,10 +315,10 @@ def test_serve_binds_loopback(site: Path) -> None:
 
 
 def test_build_command_cli(run_line, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import checker.results
+    import checker.verify
     from checker.bench.site_bench import synthetic_results, write_results_dir
 
-    monkeypatch.setattr(checker.results, "ensure_results", lambda submissions, results: None)
+    monkeypatch.setattr(checker.verify, "ensure_results", lambda submissions, results: None)
 
     results = write_results_dir(synthetic_results(1), tmp_path / "results")
     (tmp_path / "subs").mkdir()

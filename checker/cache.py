@@ -1,0 +1,106 @@
+"""The verification cache: keys over every input of a submission, and cached results files.
+
+A key is the SHA-256 of the digests of every input (manifest, prereg, logs, problem sets,
+profile, git history) plus the checker's version and code, so an entry is reused only when
+nothing that could change the results file has changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from checker import __version__
+from checker.load import SubmissionFiles
+from checker.logio import file_sha256
+from checker.results import canonical_json
+from checker.results_model import ResultsFile
+
+
+def default_cache_dir() -> Path:
+    """The verification cache: `$DRIFTBOARD_CACHE_DIR`, else `~/.cache/driftboard`.
+
+    It lives outside the repository on purpose: a cache inside the tree could be committed, and
+    a forged cache entry would publish numbers no log backs.
+    """
+    env = os.environ.get("DRIFTBOARD_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "driftboard"
+
+
+def cache_key(parts: dict[str, Any]) -> str:
+    """Key of the verification cache: digests of every input plus the checker's version and code."""
+    return hashlib.sha256(
+        canonical_json({"checker_version": __version__, "checker_code": checker_code_digest(), **parts}).encode()
+    ).hexdigest()
+
+
+_CODE_DIGEST: list[str] = []
+
+
+def checker_code_digest() -> str:
+    """SHA-256 over the checker's own Python sources, so a code change never reuses stale results."""
+    if not _CODE_DIGEST:
+        package = Path(__file__).resolve().parent
+        h = hashlib.sha256()
+        for path in sorted(package.rglob("*.py")):
+            h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+        _CODE_DIGEST.append(h.hexdigest())
+    return _CODE_DIGEST[0]
+
+
+def submission_cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]], profile: str,
+                         problem_sets: dict[str, Any]) -> str:
+    """Digests of every input, as the load stage read them (nothing is re-read through a link)."""
+    return cache_key({
+        "submission": loaded.root.as_posix(),
+        "manifest": loaded.manifest_sha256,
+        "prereg": loaded.prereg_sha256,
+        "logs": {display: _sha_or_none(path) for path, display in shown},
+        "refused": loaded.refused_runs,
+        "problem_sets": sorted(problem_sets),
+        "profile": profile,
+        "git": git_history(loaded.root),
+    })
+
+
+def _sha_or_none(path: Path) -> str | None:
+    try:
+        return file_sha256(path)
+    except OSError:
+        return None
+
+
+def cache_get(cache_dir: Path, key: str) -> ResultsFile | None:
+    """The cached results file under `key`, or None (absent or unreadable: a miss, never an error)."""
+    path = cache_dir / f"{key}.json"
+    if not path.exists():
+        return None
+    try:
+        return ResultsFile.model_validate_json(path.read_bytes())
+    except ValueError:
+        return None
+
+
+def cache_put(cache_dir: Path, key: str, results: ResultsFile) -> None:
+    """Store a results file under `key` (canonical bytes)."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    (cache_dir / f"{key}.json").write_text(canonical_json(results.model_dump(mode="json")), encoding="utf-8")
+
+
+def git_history(root: Path) -> str | None:
+    """Digest of every commit touching the submission, and of its uncommitted changes.
+
+    It feeds the commit-order check, which looks at every change to `prereg.yaml`, not only its first.
+    """
+    log = subprocess.run(["git", "-C", str(root), "log", "--name-status", "--format=%H", "--", "."],
+                         capture_output=True, check=False)
+    if log.returncode != 0:
+        return None
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-z", "--", "."],
+                            capture_output=True, check=False)
+    return hashlib.sha256(log.stdout + b"\0\0" + status.stdout).hexdigest()
