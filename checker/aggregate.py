@@ -17,9 +17,12 @@ from typing import Any, TypeGuard
 import numpy as np
 import pandas as pd
 
-from checker.results_model import MetricAggregate
+from checker.metricdef import Metric
+from checker.results_model import MetricAggregate, RunResult, seed_labels
 
 BOOTSTRAP_RESAMPLES = 2000
+MIN_CI_VALUES = 5
+"""No bootstrap interval from fewer defined values than this (n is shown instead, with the reason)."""
 COUNTED_VERDICTS = frozenset({"VALID", "COMPARATOR"})
 """Runs that count toward a cell: VALID runs, and ungated comparator runs in comparator cells."""
 
@@ -30,8 +33,12 @@ def seed_for(key: str) -> int:
 
 
 def bootstrap_ci(values: list[float], key: str, resamples: int = BOOTSTRAP_RESAMPLES) -> list[float] | None:
-    """Percentile bootstrap 95% interval of the mean; None with fewer than two values."""
-    if len(values) < 2:
+    """Percentile bootstrap 95% interval of the mean; None with fewer than `MIN_CI_VALUES` values.
+
+    A bootstrap over two to four values mostly resamples the same few points and states a
+    precision the data cannot carry: below five defined values the page shows n and says why.
+    """
+    if len(values) < MIN_CI_VALUES:
         return None
     rng = np.random.default_rng(seed_for(key))
     arr = np.sort(np.asarray(values, dtype=float))  # depends on the values only, not on file order
@@ -51,31 +58,12 @@ def is_number(v: Any) -> TypeGuard[int | float]:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def seed_labels(runs: Iterable[dict[str, Any]]) -> list[str]:
-    """One distinct label per run, in order: its seed, or `<seed> (k)` for the k-th run of a repeated seed.
-
-    Two runs of one cell may carry the same seed label (a rerun, or a mistake); keyed by the bare
-    label, the later would silently replace the earlier in per-seed values and pooled rates.
-    """
-    seen: set[str] = set()
-    out = []
-    for run in runs:
-        seed = str(run.get("seed"))
-        label, k = seed, 1
-        while label in seen:
-            k += 1
-            label = f"{seed} ({k})"
-        seen.add(label)
-        out.append(label)
-    return out
-
-
-def counted_runs(runs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def counted_runs(runs: Iterable[RunResult]) -> list[RunResult]:
     """The runs that count toward a cell's figures (verdict VALID or COMPARATOR), in order."""
-    return [r for r in runs if r.get("verdict") in COUNTED_VERDICTS]
+    return [r for r in runs if r.verdict in COUNTED_VERDICTS]
 
 
-def metric_frame(runs: Iterable[dict[str, Any]]) -> pd.DataFrame:
+def metric_frame(runs: Iterable[RunResult]) -> pd.DataFrame:
     """Long table (cell, seed, metric, value) of every scalar metric of the counted runs.
 
     `seed` is the run's label from `seed_labels` (distinct even when a seed is repeated).
@@ -83,15 +71,15 @@ def metric_frame(runs: Iterable[dict[str, Any]]) -> pd.DataFrame:
     rows = []
     counted = counted_runs(runs)
     for run, label in zip(counted, seed_labels(counted), strict=True):
-        for name, value in (run.get("metrics") or {}).items():
+        for name, value in run.metrics.items():
             if value is None or is_number(value):
-                rows.append({"cell": run.get("cell"), "seed": label, "metric": name,
+                rows.append({"cell": run.cell, "seed": label, "metric": name,
                              "value": None if value is None else float(value)})
     return pd.DataFrame(rows, columns=["cell", "seed", "metric", "value"])
 
 
 def aggregate_metrics(
-    result_id: str, cell_runs: list[dict[str, Any]], rates: dict[str, dict[str, list[float]]] | None = None
+    result_id: str, cell_runs: list[RunResult], rates: dict[str, dict[str, list[float]]] | None = None
 ) -> dict[str, MetricAggregate]:
     """Aggregate every scalar metric of one cell's counted runs.
 
@@ -102,7 +90,7 @@ def aggregate_metrics(
             denominator] for pooled rates.
     """
     frame = metric_frame(cell_runs)
-    n = sum(1 for r in cell_runs if r.get("verdict") in COUNTED_VERDICTS)
+    n = sum(1 for r in cell_runs if r.verdict in COUNTED_VERDICTS)
     out: dict[str, MetricAggregate] = {}
     if frame.empty:
         return out
@@ -139,9 +127,9 @@ def _num(v: float) -> float | int:
     return int(f) if f.is_integer() and abs(f) < 2**53 else _clean(f)
 
 
-def efficiency(run: dict[str, Any]) -> dict[str, float | None]:
+def efficiency(run: RunResult) -> dict[str, float | None]:
     """Actions and tokens per completed level; undefined (None) when no level was completed."""
-    metrics = run.get("metrics") or {}
+    metrics = run.metrics
     completions = metrics.get("completions")
     if not is_number(completions) or float(completions) <= 0:
         return {"actions_per_level": None, "tokens_per_level": None}
@@ -152,3 +140,31 @@ def efficiency(run: dict[str, Any]) -> dict[str, float | None]:
         "actions_per_level": _clean(float(actions) / done) if is_number(actions) else None,
         "tokens_per_level": _clean(float(tokens) / done) if is_number(tokens) else None,
     }
+
+
+METRICS: tuple[Metric, ...] = (
+    # both tracks (checker/aggregate.py)
+    Metric(
+        name="actions_per_level",
+        track="both",
+        kind="value",
+        unit="beats per level",
+        definition=(
+            "actions / completions per run (beats, RESET included, per completed level), added to every "
+            "counted run before cells are aggregated."
+        ),
+        undefined=(
+            "completions absent or 0, in both profiles: always undefined on the constraint track (no "
+            "completions) and for agent runs that completed no level."
+        ),
+    ),
+    Metric(
+        name="tokens_per_level",
+        track="both",
+        kind="value",
+        unit="tokens per level",
+        definition="llm_tokens / completions per run (LLM tokens per completed level).",
+        undefined="completions absent or 0 (as `actions_per_level`); always undefined on the constraint track.",
+    ),
+)
+"""The metrics this module computes, declared once (gathered by `checker.metrics`)."""

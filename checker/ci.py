@@ -40,6 +40,7 @@ from checker.ci_summary import (
     ci_summary_command,
     code,
     outcome,
+    parse_document,
     render_summary,
     table,
     workflow_command,
@@ -337,7 +338,7 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path])
             with tempfile.TemporaryDirectory(prefix="driftboard-results-") as results:
                 verify = run_checker([*args, "--no-cache", "--out", results], tree)
     validate = split_validate(validate, [c.path for c in detection.changes])
-    doc = _merge(verify, validate, extra)
+    doc = parse_document(_merge(verify, validate, extra), "driftboard ci")
     text = render_summary(doc, "Driftboard: pull-request check", changes_section(detection, base_sha, head_sha))
     if summary is not None:
         summary.parent.mkdir(parents=True, exist_ok=True)

@@ -7,25 +7,37 @@ table nor start a line of output with `::` (which the Actions runner would obey 
 Every line that carries submitted text starts with a character this module chose (`#`, `|`,
 `-` or `::` followed by a command it wrote).
 
-The document is read defensively: a missing key renders as "—" or skips its section, so the
-summary keeps working while the verify output grows new fields.
+The document is read into the typed records the checker writes (`checker.results_model.VerifyDocument`):
+a document of another shape is refused (exit 2) with the first field that does not fit. Unknown
+top-level keys are ignored. Every number goes through the one formatter (`checker.numbers.fmt`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import ValidationError
 
 from checker.errors import UsageError, visible
+from checker.metrics import HEADLINE, header, show
+from checker.numbers import DASH, fmt
+from checker.results_model import (
+    CellResult,
+    ClaimCheck,
+    FindingRecord,
+    GateConditions,
+    MetricAggregate,
+    RunResult,
+    SubmissionReport,
+    VerifyDocument,
+)
 from checker.validate import INCOMPLETE_MESSAGE
 
-DASH = "—"
 MAX_ROWS = 100
 """Rows shown per table; the rest are counted."""
 MAX_CELL_CHARS = 300
@@ -36,7 +48,7 @@ MAX_SUMMARY_BYTES = 900_000
 """GitHub refuses job summaries over 1 MiB; the Markdown is cut (with a note) before that."""
 CELLS_PER_TABLE = 8
 """Per-cell figures: columns (cells) per table before the table is split."""
-STATUS = {"PASS": "✅ PASS", "FAIL": "❌ FAIL", "NOT_APPLICABLE": "n/a"}
+STATUS = {"PASS": "✅ PASS", "FAIL": "❌ FAIL", "NOT_APPLICABLE": "N/A"}
 VERDICTS = ("VALID", "INVALID", "INCOMPLETE", "COMPARATOR", "UNVERIFIED", "MALFORMED")
 
 
@@ -98,52 +110,32 @@ def workflow_command(kind: str, message: str, file: str | None = None, line: int
 
 
 def fmt_value(value: Any) -> str:
-    """A number or value as shown in the summary (None → "—", floats to 4 significant digits)."""
-    if value is None:
-        return DASH
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return str(value)
-        return f"{value:.4g}"
-    if isinstance(value, int | str):
-        return str(value)
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    """A value as shown in the summary: the one formatter (`checker.numbers.fmt`; None → "—")."""
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return fmt(value)
 
 
 # --------------------------------------------------------------------------- reading the document
 
 
-def _dicts(value: Any) -> list[dict[str, Any]]:
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _line(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def is_failing_problem(problem: Mapping[str, Any]) -> bool:
+def is_failing_problem(problem: FindingRecord) -> bool:
     """A problem fails the check unless it is a warning or merely says a run is INCOMPLETE."""
-    return problem.get("severity", "error") != "warning" and problem.get("message") != INCOMPLETE_MESSAGE
+    return problem.severity != "warning" and problem.message != INCOMPLETE_MESSAGE
 
 
-def disagreeing_claims(sub: Mapping[str, Any]) -> list[dict[str, Any]]:
+def disagreeing_claims(sub: SubmissionReport) -> list[ClaimCheck]:
     """Claimed figures of a submission whose recomputed value disagrees."""
-    return [c for c in _dicts(sub.get("claims")) if c.get("agrees") is False]
+    return [c for c in sub.claims or [] if not c.agrees]
 
 
 @dataclass
 class Outcome:
     """What a verify document means for the check."""
 
-    problems: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[FindingRecord] = field(default_factory=list)
     """Failing format / chain / manifest problems."""
-    claims: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    claims: list[tuple[str, ClaimCheck]] = field(default_factory=list)
     """(submission path, claim) for every claimed figure that disagrees."""
     verdicts: dict[str, int] = field(default_factory=dict)
     runs: int = 0
@@ -157,17 +149,16 @@ class Outcome:
         return bool(self.problems or self.claims or self.unreadable)
 
 
-def outcome(doc: Mapping[str, Any]) -> Outcome:
+def outcome(doc: VerifyDocument) -> Outcome:
     """Classify a verify (or validate) document: failing problems, disagreeing claims, verdict counts."""
-    out = Outcome(problems=[p for p in _dicts(doc.get("problems")) if is_failing_problem(p)])
-    out.unreadable = doc.get("exit_code") == 2
-    for sub in _dicts(doc.get("submissions")):
+    out = Outcome(problems=[p for p in doc.problems if is_failing_problem(p)])
+    out.unreadable = doc.exit_code == 2
+    for sub in doc.submissions:
         out.submissions += 1
-        out.claims.extend((str(sub.get("path", "")), c) for c in disagreeing_claims(sub))
-        for run in _dicts(sub.get("runs")):
+        out.claims.extend((sub.path, c) for c in disagreeing_claims(sub))
+        for run in sub.runs:
             out.runs += 1
-            verdict = str(run.get("verdict", "UNKNOWN"))
-            out.verdicts[verdict] = out.verdicts.get(verdict, 0) + 1
+            out.verdicts[run.verdict] = out.verdicts.get(run.verdict, 0) + 1
     return out
 
 
@@ -196,109 +187,68 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], total: int | Non
     return out
 
 
-def problems_section(problems: list[dict[str, Any]], heading: str) -> list[str]:
+def problems_section(problems: list[FindingRecord], heading: str) -> list[str]:
     """The failing problems as a `file | line | message` table."""
     if not problems:
         return []
-    rows = ([code(p.get("path")), md(_line(p.get("line"))), md(p.get("message"))] for p in problems)
+    rows = ([code(p.path), md(p.line), md(p.message)] for p in problems)
     return [f"### {heading} ({len(problems)})", "", *table(["file", "line", "message"], rows, len(problems))]
 
 
-def runs_section(runs: list[dict[str, Any]]) -> list[str]:
+def runs_section(runs: list[RunResult]) -> list[str]:
     """Per run: id, cell, seed, verdict and the reasons behind it."""
     if not runs:
         return ["No run was scored.", ""]
 
-    def row(run: dict[str, Any]) -> list[str]:
-        reasons = run.get("reasons")
-        text = "; ".join(str(r) for r in reasons) if isinstance(reasons, list) else None
-        verdict = run.get("verdict")
-        shown = f"**{md(verdict)}**" if verdict in ("INVALID", "MALFORMED") else md(verdict)
-        return [code(run.get("run_id") or run.get("path")), md(run.get("cell")), md(run.get("seed")), shown, md(text)]
+    def row(run: RunResult) -> list[str]:
+        shown = f"**{md(run.verdict)}**" if run.verdict in ("INVALID", "MALFORMED") else md(run.verdict)
+        return [code(run.run_id or run.path), md(run.cell), md(run.seed), shown, md("; ".join(run.reasons) or None)]
 
     return ["#### Runs", "", *table(["run", "cell", "seed", "verdict", "reasons"], map(row, runs), len(runs))]
 
 
-def gate_section(runs: list[dict[str, Any]]) -> list[str]:
-    """The validity gate: one row per gated run, one column per condition."""
-    gated = [r for r in runs if _dict(r.get("gate"))]
+def gate_section(runs: list[RunResult]) -> list[str]:
+    """The validity gate: one row per gated run, one column per condition (its status and note)."""
+    gated = [r for r in runs if r.gate is not None]
     if not gated:
         return []
-    conditions: list[str] = []
-    for run in gated:
-        conditions.extend(c for c in _dict(run.get("gate")) if c not in conditions)
+    conditions = list(GateConditions.model_fields)
 
-    def row(run: dict[str, Any]) -> list[str]:
-        gate = _dict(run.get("gate"))
-        cells = []
-        for name in conditions:
-            status = _dict(gate.get(name)).get("status")
-            cells.append(STATUS.get(str(status), md(status)) if status is not None else DASH)
-        return [code(run.get("run_id")), md(run.get("gate_verdict") or run.get("verdict")), *cells]
+    def row(run: RunResult) -> list[str]:
+        cells = [f"{STATUS[c.status]} ({md(c.note)})" for _name, c in run.gate.items()] if run.gate else []
+        return [code(run.run_id), md(run.gate_verdict or run.verdict), *cells]
 
     header = ["run", "gate", *(md(c) for c in conditions)]
     return ["#### Validity gate", "", *table(header, map(row, gated), len(gated))]
 
 
-def _figure(value: Any) -> str | None:
-    """A per-cell figure: a number, `mean (n_defined/n)`, `k/n`; None if the value is not a figure."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return md(value)
-    if isinstance(value, dict):
-        if "mean" in value:
-            mean = md(value.get("mean"))
-            if isinstance(value.get("n_defined"), int) and isinstance(value.get("n"), int):
-                return f"{mean} ({value['n_defined']}/{value['n']})"
-            return mean
-        if isinstance(value.get("k"), int) and isinstance(value.get("n"), int):
-            return f"{value['k']}/{value['n']}"
-    return None
+def _figure(name: str, agg: MetricAggregate) -> str:
+    """A per-cell figure: `mean (n_defined/n)`, at the metric's declared precision."""
+    return f"{md(show(name, agg.mean))} ({agg.n_defined}/{agg.n})"
 
 
-def _cell_items(cells: Any) -> list[tuple[str, dict[str, Any]]]:
-    """Cells as (name, body): verify gives a list of cell results; older output a name -> table dict."""
-    if isinstance(cells, dict):
-        return [(str(k), _dict(v)) for k, v in cells.items()]
-    return [(str(c.get("cell", DASH)), c) for c in _dicts(cells)]
-
-
-def cells_section(cells: Any) -> list[str]:
+def cells_section(cells: list[CellResult], track: str | None) -> list[str]:
     """Per-cell figures: rows are figures, columns are cells (split every CELLS_PER_TABLE cells).
 
-    The track's headline figures (the keys of the cell's `tables`, or its top-level figures)
-    come first; every other metric is listed in a collapsed block below.
+    The track's headline metrics (from the metric registry, with their direction arrows) come
+    first; every other metric is listed in a collapsed block below.
     """
-    items = _cell_items(cells)
-    counts: dict[str, dict[str, str]] = {}
-    headline: dict[str, dict[str, str]] = {}
-    rest: dict[str, dict[str, str]] = {}
-    for cell, body in items:
-        valid = body.get("valid_runs", body.get("valid"))
-        for name, value in (("runs", body.get("runs")), ("valid runs", valid)):
-            if isinstance(value, int) and not isinstance(value, bool):
-                counts.setdefault(name, {})[cell] = md(value)
-        if _dict(body.get("verdicts")):
-            counts.setdefault("verdicts", {})[cell] = verdict_counts(_dict(body.get("verdicts")))
-        metrics = _dict(body.get("metrics"))
-        chosen = _dict(body.get("tables")) or {k: v for k, v in body.items() if k not in ("runs", "valid")}
-        for name, value in chosen.items():
-            if name in ("runs", "valid", "valid_runs"):
-                continue
-            shown = _figure(metrics.get(name, value))
-            if shown is not None:
-                headline.setdefault(str(name), {})[cell] = shown
-        for name, value in metrics.items():
-            shown = _figure(value)
-            if shown is not None and str(name) not in headline:
-                rest.setdefault(str(name), {})[cell] = shown
-    if not (counts or headline or rest):
+    if not cells:
         return []
-    names = [cell for cell, _ in items]
+    first = HEADLINE.get(track or "", ())
+    counts: dict[str, dict[str, str]] = {"runs": {}, "valid runs": {}, "verdicts": {}}
+    headline: dict[str, dict[str, str]] = {header(n): {} for n in first}
+    rest: dict[str, dict[str, str]] = {}
+    for c in cells:
+        counts["runs"][c.cell] = md(c.runs)
+        counts["valid runs"][c.cell] = md(c.valid_runs)
+        counts["verdicts"][c.cell] = verdict_counts(c.verdicts)
+        for name, agg in c.metrics.items():
+            (headline if name in first else rest).setdefault(header(name), {})[c.cell] = _figure(name, agg)
+    names = [c.cell for c in cells]
     out = ["#### Per-cell figures", "",
            "Means over the cell's VALID runs; (n defined / n) counts the seeds where a figure is defined; "
-           "— means undefined, never zero.", ""]
+           "— means undefined, never zero; ↑ higher is better, ↓ lower is better.", ""]
     for start in range(0, len(names), CELLS_PER_TABLE):
         chunk = names[start:start + CELLS_PER_TABLE]
         main = {**counts, **headline}
@@ -312,79 +262,77 @@ def cells_section(cells: Any) -> list[str]:
     return out
 
 
-def null_results_section(sub: Mapping[str, Any]) -> list[str]:
+def null_results_section(sub: SubmissionReport) -> list[str]:
     """Null results first: the headline, triggered defeaters."""
-    null = _dict(sub.get("null_results"))
     out = []
-    if null.get("headline"):
-        out.append(f"- null results: **{md(null.get('headline'))}**")
-    for d in _dicts(sub.get("defeaters")):
-        state = {True: "**TRIGGERED**", False: "not triggered", None: "undefined"}.get(d.get("triggered"), DASH)
-        out.append(f"- defeater {code(d.get('id'))}: {state} ({md(d.get('metric'))} = {md(d.get('value'))}, "
-                   f"declared {md(d.get('op'))} {md(d.get('threshold'))})")
+    if sub.null_results is not None:
+        out.append(f"- null results: **{md(sub.null_results.headline)}**")
+    for d in sub.defeaters or []:
+        state = {True: "**TRIGGERED**", False: "not triggered", None: "undefined"}[d.triggered]
+        out.append(f"- defeater {code(d.id)}: {state} ({md(d.metric)} = {md(show(d.metric, d.value))}, "
+                   f"declared {md(d.op)} {md(d.threshold)})")
     return [*out, ""] if out else []
 
 
-def prereg_section(sub: Mapping[str, Any]) -> list[str]:
+def prereg_section(sub: SubmissionReport) -> list[str]:
     """Pre-registration: missing and undeclared runs, digest mismatches, commit order."""
-    check = _dict(sub.get("prereg_check"))
+    check = sub.prereg_check
+    if check is None:
+        return []
     out = []
-    for m in _dicts(check.get("missing")):
+    for m in check.missing:
         out.append(f"- declared {code(m.get('cell'))} / {code(m.get('seed'))}: {md(m.get('status') or 'missing')}")
-    for u in _dicts(check.get("undeclared")):
+    for u in check.undeclared:
         out.append(f"- undeclared run {code(u.get('run_id'))} ({code(u.get('cell'))} / {code(u.get('seed'))})")
-    for m in _dicts(check.get("digest_mismatch")):
+    for m in check.digest_mismatch:
         out.append(f"- {code(m.get('path'))}: header names pre-registration {code(m.get('header'))}, "
                    f"prereg.yaml is {code(m.get('prereg_yaml'))}")
-    order = _dict(check.get("commit_order"))
+    order = check.commit_order
     if order.get("status") not in (None, "ok"):
         out.append(f"- commit order: {md(order.get('status'))} ({md(order.get('detail'))})")
     return ["#### Pre-registration", "", *out, ""] if out else []
 
 
-def claims_section(claims: list[dict[str, Any]]) -> list[str]:
+def claims_section(claims: list[ClaimCheck]) -> list[str]:
     """Claimed vs recomputed figures; a disagreement fails the check."""
     if not claims:
         return []
 
-    def row(c: dict[str, Any]) -> list[str]:
-        agrees = c.get("agrees")
-        mark = "✅ agrees" if agrees is True else "❌ **disagrees**" if agrees is False else DASH
-        return [code(c.get("cell")), md(c.get("metric")), md(c.get("claimed")), md(c.get("recomputed")), mark,
-                md(c.get("source"))]
+    def row(c: ClaimCheck) -> list[str]:
+        mark = "✅ agrees" if c.agrees else "❌ **disagrees**"
+        return [code(c.cell), md(c.metric), md(c.claimed), md(c.recomputed), mark, md(c.source)]
 
-    header = ["cell", "metric", "claimed", "recomputed", "", "source"]
-    return ["#### Claimed vs recomputed", "", *table(header, map(row, claims), len(claims))]
+    header_ = ["cell", "metric", "claimed", "recomputed", "", "source"]
+    return ["#### Claimed vs recomputed", "", *table(header_, map(row, claims), len(claims))]
 
 
-def mismatches_section(runs: list[dict[str, Any]]) -> list[str]:
-    """Recorded labels the checker recomputed differently (reported; they do not fail the check)."""
-    found = [(run, m) for run in runs for m in _dicts(run.get("mismatches"))]
+def mismatches_section(runs: list[RunResult]) -> list[str]:
+    """Recorded labels the checker recomputed differently (it uses its own value)."""
+    found = [(run, m) for run in runs for m in run.mismatches]
     if not found:
         return []
-    rows = ([code(run.get("path")), md(_line(m.get("line"))), md(m.get("field")), md(m.get("recorded")),
-             md(m.get("recomputed")), md(m.get("reason"))] for run, m in found)
-    header = ["file", "line", "field", "recorded", "recomputed", "reason"]
+    rows = ([code(run.path), md(m.line), md(m.field), md(fmt_value(m.recorded)), md(fmt_value(m.recomputed)),
+             md(m.reason)] for run, m in found)
+    header_ = ["file", "line", "field", "recorded", "recomputed", "reason"]
     return ["#### Label mismatches (reported, not failing)", "",
             "The log recorded these labels; the checker recomputed them from the log and uses its own value.", "",
-            *table(header, rows, len(found))]
+            *table(header_, rows, len(found))]
 
 
-def submission_section(sub: Mapping[str, Any]) -> list[str]:
+def submission_section(sub: SubmissionReport) -> list[str]:
     """Everything about one submission."""
-    runs = _dicts(sub.get("runs"))
     counts: dict[str, int] = {}
-    for run in runs:
-        counts[str(run.get("verdict"))] = counts.get(str(run.get("verdict")), 0) + 1
-    title = code(sub.get("path") or sub.get("submission_id"))
-    out = [f"### {title}", "", f"- profile: {md(sub.get('profile'))}; {len(runs)} run(s): {verdict_counts(counts)}"]
+    for run in sub.runs:
+        counts[run.verdict] = counts.get(run.verdict, 0) + 1
+    title = code(sub.path or sub.submission_id)
+    out = [f"### {title}", "", f"- profile: {md(sub.profile)}; {len(sub.runs)} run(s): {verdict_counts(counts)}"]
     out += null_results_section(sub) or [""]
-    out += runs_section(runs)
-    out += gate_section(runs)
-    out += cells_section(sub.get("cells"))
+    out += runs_section(sub.runs)
+    out += gate_section(sub.runs)
+    out += cells_section(sub.cells or [], sub.track)
     out += prereg_section(sub)
-    out += claims_section(_dicts(sub.get("claims")))
-    out += mismatches_section(runs)
+    out += claims_section(sub.claims or [])
+    out += mismatches_section(sub.runs)
     return out
 
 
@@ -407,15 +355,15 @@ def headline(result: Outcome, what: str) -> list[str]:
             f"{verdict_counts(result.verdicts)}.", ""]
 
 
-def render_summary(doc: Mapping[str, Any], heading: str = "Driftboard verification",
+def render_summary(doc: VerifyDocument, heading: str = "Driftboard verification",
                    preamble: Sequence[str] = ()) -> str:
     """The whole Markdown summary of a verify document (bounded to MAX_SUMMARY_BYTES)."""
     result = outcome(doc)
     lines = [f"## {heading}", "", *headline(result, "Verified"), *preamble]
     lines += problems_section(result.problems, "Problems that fail the check")
-    warnings = [p for p in _dicts(doc.get("problems")) if not is_failing_problem(p)]
+    warnings = [p for p in doc.problems if not is_failing_problem(p)]
     lines += problems_section(warnings, "Notes (not failing)")
-    for sub in _dicts(doc.get("submissions")):
+    for sub in doc.submissions:
         lines += submission_section(sub)
     text = "\n".join(lines).rstrip("\n") + "\n"
     return truncate(text)
@@ -433,7 +381,7 @@ def truncate(text: str) -> str:
 # --------------------------------------------------------------------------- annotations
 
 
-def annotation_lines(doc: Mapping[str, Any], extra_problems: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+def annotation_lines(doc: VerifyDocument) -> list[str]:
     """GitHub annotations for a verify document, at most MAX_ANNOTATIONS of each kind.
 
     Errors on failing problems and disagreeing claims, warnings on label mismatches, notices on
@@ -443,51 +391,48 @@ def annotation_lines(doc: Mapping[str, Any], extra_problems: Sequence[Mapping[st
     warnings: list[str] = []
     notices: list[str] = []
     seen: set[tuple[Any, ...]] = set()
-    for p in [*extra_problems, *_dicts(doc.get("problems"))]:
-        key = (p.get("path"), p.get("line"), p.get("message"))
+    for p in doc.problems:
+        key = (p.path, p.line, p.message)
         if key in seen:
             continue
         seen.add(key)
         bucket = errors if is_failing_problem(p) else warnings
-        path = str(p.get("path") or "")
-        file = path if path and not path.startswith("(") else None  # "(checker)", "(run files)": no file
-        bucket.append(workflow_command("error" if bucket is errors else "warning", str(p.get("message", "")),
-                                       file, _line(p.get("line"))))
-    for sub in _dicts(doc.get("submissions")):
-        path = str(sub.get("path") or "")
-        manifest = f"{path}/submission.yaml" if path and not path.startswith("(") else None
-        said = {str(p.get("message", "")) for p in _dicts(doc.get("problems")) if p.get("path") == path}
+        file = p.path if p.path and not p.path.startswith("(") else None  # "(checker)", "(run files)": no file
+        bucket.append(workflow_command("error" if bucket is errors else "warning", p.message, file, _line(p.line)))
+    for sub in doc.submissions:
+        manifest = f"{sub.path}/submission.yaml" if sub.path and not sub.path.startswith("(") else None
+        said = {p.message for p in doc.problems if p.path == sub.path}
         for c in disagreeing_claims(sub):
-            if any(m.startswith(f"claim {c.get('cell')}/{c.get('metric')}:") for m in said):
+            if any(m.startswith(f"claim {c.cell}/{c.metric}:") for m in said):
                 continue  # verify already reported this claim as a problem (annotated above)
-            msg = (f"claimed {fmt_value(c.get('metric'))} = {fmt_value(c.get('claimed'))} for cell "
-                   f"{fmt_value(c.get('cell'))}, recomputed {fmt_value(c.get('recomputed'))}")
+            msg = (f"claimed {fmt_value(c.metric)} = {fmt_value(c.claimed)} for cell "
+                   f"{fmt_value(c.cell)}, recomputed {fmt_value(c.recomputed)}")
             errors.append(workflow_command("error", msg, manifest, title="Claimed figure disagrees"))
-        for run in _dicts(sub.get("runs")):
-            file = str(run.get("path") or "") or None
-            for m in _dicts(run.get("mismatches")):
-                msg = (f"{fmt_value(m.get('field'))}: recorded {fmt_value(m.get('recorded'))}, recomputed "
-                       f"{fmt_value(m.get('recomputed'))}" + (f" ({m['reason']})" if m.get("reason") else ""))
-                warnings.append(workflow_command("warning", msg, file, _line(m.get("line")), "Label mismatch"))
-            for name, cond in _dict(run.get("gate")).items():
-                cond = _dict(cond)
-                if cond.get("status") != "FAIL":
+        for run in sub.runs:
+            file = run.path or None
+            for m in run.mismatches:
+                msg = (f"{fmt_value(m.field)}: recorded {fmt_value(m.recorded)}, recomputed "
+                       f"{fmt_value(m.recomputed)}" + (f" ({m.reason})" if m.reason else ""))
+                warnings.append(workflow_command("warning", msg, file, _line(m.line), "Label mismatch"))
+            for name, cond in run.gate.items() if run.gate is not None else ():
+                if cond.status != "FAIL":
                     continue
-                lines = cond.get("lines") if isinstance(cond.get("lines"), list) else []
+                lines = getattr(cond, "lines", None) or []
                 first = _line(lines[0]) if lines else None
-                msg = f"gate condition {name} failed: run {fmt_value(run.get('run_id'))} is INVALID (a result)"
+                msg = f"gate condition {name} failed: run {fmt_value(run.run_id)} is INVALID (a result)"
                 notices.append(workflow_command("notice", msg, file, first, "Validity gate"))
     return errors[:MAX_ANNOTATIONS] + warnings[:MAX_ANNOTATIONS] + notices[:MAX_ANNOTATIONS]
 
 
-# --------------------------------------------------------------------------- command
+def _line(value: int | None) -> int | None:
+    return value if value is not None and value > 0 else None
 
 
-def load_document(path: Path) -> dict[str, Any]:
+def load_document(path: Path) -> VerifyDocument:
     """Read a verify JSON document.
 
     Raises:
-        UsageError: the file cannot be read or is not a JSON object.
+        UsageError: the file cannot be read, is not JSON, or is not a verify document.
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -499,7 +444,22 @@ def load_document(path: Path) -> dict[str, Any]:
         raise UsageError(f"{path}: not JSON ({exc}); expected `driftboard verify --format json` output") from None
     if not isinstance(doc, dict):
         raise UsageError(f"{path}: expected a JSON object from `driftboard verify --format json`")
-    return doc
+    return parse_document(doc, str(path))
+
+
+def parse_document(doc: dict[str, Any], where: str) -> VerifyDocument:
+    """A verify document as typed records.
+
+    Raises:
+        UsageError: the document does not have the shape `driftboard verify --format json` writes.
+    """
+    try:
+        return VerifyDocument.model_validate(doc)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = "/".join(str(x) for x in first["loc"])
+        raise UsageError(f"{where}: not a `driftboard verify --format json` document: {loc}: {first['msg']} "
+                         f"({exc.error_count()} problem(s)); re-run verify with this checker version") from None
 
 
 def ci_summary_command(verify_json: Path, annotations: bool) -> int:

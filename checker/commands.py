@@ -51,7 +51,9 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
                    cache_dir: Path | None = None) -> int:
     """`driftboard verify`: score every run, print tables (text) or the full records (JSON)."""
     from checker.cache import default_cache_dir
-    from checker.scorers import scorer_for
+    from checker.numbers import fmt as shown
+    from checker.report_text import track_text
+    from checker.results_model import RunResult
     from checker.shard import parse_shard
     from checker.verify import default_problem_dirs, report_json, verify_paths
 
@@ -73,19 +75,18 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
             for m in sub.results.prereg_check.missing:
                 _echo(f"   {m['cell']} / {m['seed']}: missing (not reported)")
             for pred in sub.results.predictions:
-                holds = {True: "holds", False: "does not hold", None: "undefined"}[pred.get("holds")]
-                _echo(f"   prediction {pred['id']}: {holds} ({pred.get('metric')} {pred.get('value')}"
-                      f" {pred.get('op')} {pred.get('compared_to')})")
-        by_track: dict[str, list[dict[str, object]]] = {}
+                holds = {True: "holds", False: "does not hold", None: "undefined"}[pred.holds]
+                _echo(f"   prediction {pred.id}: {holds} ({pred.metric} {shown(pred.value)} {pred.op} {shown(pred.compared_to)})")
+        by_track: dict[str, list[RunResult]] = {}
         for res in sub.runs:
-            if res.get("verdict") != "MALFORMED":
-                track = str(res.get("track") or (sub.manifest.track if sub.manifest else "agent"))
+            if res.verdict != "MALFORMED":
+                track = str(res.track or (sub.manifest.track if sub.manifest else "agent"))
                 by_track.setdefault(track, []).append(res)
         for track, results in sorted(by_track.items()):
-            _echo(scorer_for(track).render_text(results), nl=False)
+            _echo(track_text(track, results), nl=False)
         for res in sub.runs:
-            if res.get("verdict") == "MALFORMED":
-                _echo(f"MALFORMED {res['path']} (not scored)")
+            if res.verdict == "MALFORMED":
+                _echo(f"MALFORMED {res.path} (not scored)")
     total_runs = sum(len(s.runs) for s in report.submissions)
     summary = f"{plural(errors, 'problem')} found" if errors else "ok: verified"
     tail = f"{plural(len(report.submissions), 'submission')}, {plural(total_runs, 'run')}"

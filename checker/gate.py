@@ -18,15 +18,15 @@ Two profiles:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker.numbers import fmt
 from checker.replay import AgentState
 from checker.schema.manifest import Thresholds
 
 PASS, FAIL, NOT_APPLICABLE = "PASS", "FAIL", "NOT_APPLICABLE"
-CONDITIONS = ("render_ceiling", "silent_degrade", "startup_probe", "shadow_identity", "canary_echo", "write_error_rate")
-"""The six conditions, in arg-spec.md §b order."""
 MAX_LINES = 20
 """At most this many offending log lines are listed per condition."""
 
@@ -183,17 +183,121 @@ def write_error_rate(state: AgentState, floor: float, min_ops: int) -> dict[str,
     return {"status": status, "floor": floor, "min_ops": min_ops, "organs": organs, "failed": failed}
 
 
+@dataclass(frozen=True)
+class Condition:
+    """One gate condition, declared once: the gate, the CLI text, the site and the job summary read it."""
+
+    name: str
+    """Key in the run's `gate` table (and `GateConditions` field)."""
+    title: str
+    """Short human name."""
+    rule: str
+    """What must hold, in words (arg-spec.md §b)."""
+    evaluate: Callable[[AgentState, Thresholds, str], tuple[dict[str, Any], list[dict[str, Any]]]]
+    """(state, thresholds, profile) -> (the condition's record with `status` and numbers, mismatches found)."""
+    reason: Callable[[dict[str, Any], str], str]
+    """(record, profile) -> the line that explains a FAIL."""
+    note: Callable[[dict[str, Any]], str]
+    """record -> one-line summary of the numbers, for tables."""
+
+
+def _g(x: float) -> str:
+    return fmt(x)
+
+
+def _note_startup(c: dict[str, Any]) -> str:
+    return "no startup probe" if not c["present"] else f"image_receipt_ok {fmt(c['image_receipt_ok'])}"
+
+
+def _note_canary(c: dict[str, Any]) -> str:
+    if c["status"] == NOT_APPLICABLE:
+        return "no canary echo rows"
+    rates = " ".join(f"{z}={_g(r)}" for z, r in c["rates"].items())
+    return f"{rates} (floor {_g(c['floor'])}, warm-up {c['warmup']}{', all rows' if c['fallback_all_rows'] else ''})"
+
+
+def _note_wer(c: dict[str, Any]) -> str:
+    parts = [f"{o} {e['rejects']}/{e['ops']}" + ("" if e["judged"] else " (below min ops)")
+             for o, e in c["organs"].items()]
+    return (", ".join(parts) or "no ops") + f" (floor {_g(c['floor'])}, min ops {c['min_ops']})"
+
+
+def _reason_canary(c: dict[str, Any], profile: str) -> str:
+    rates = ", ".join(f"{z} {r}" for z, r in c["rates"].items())
+    rule = "every zone" if profile == "arg-v1.0" else "zone(s) " + ", ".join(c["zones_below"])
+    return f"canary echo: {rule} below the floor {c['floor']} after warm-up {c['warmup']} ({rates})"
+
+
+def _reason_wer(c: dict[str, Any], _profile: str) -> str:
+    organs = ", ".join(
+        f"{o} {c['organs'][o]['rejects']}/{c['organs'][o]['ops']} = {c['organs'][o]['wer']}" for o in c["failed"]
+    )
+    return f"write-error rate above {c['floor']} (min ops {c['min_ops']}): {organs}"
+
+
+GATE: tuple[Condition, ...] = (
+    Condition(
+        "render_ceiling", "render ceiling", "no beat and no LLM call renders more than B tokens (strict >)",
+        lambda st, th, _p: (render_ceiling(st, th.render_ceiling_B), []),
+        lambda c, _p: (f"render ceiling: {c['breaches']} render(s) above B={c['B']} tokens "
+                       f"({c['beat_breaches']} beat(s), {c['call_breaches']} LLM call(s); max {c['max_render_tokens']})"),
+        lambda c: f"{c['breaches']} breach(es), max {c['max_render_tokens']} vs B {c['B']}",
+    ),
+    Condition(
+        "silent_degrade", "silent degrade", "every acted (non-RESET) beat carries a reference stamp",
+        lambda st, _th, _p: (silent_degrade(st), []),
+        lambda c, _p: f"silent degrade: {c['count']} acted beat(s) without a reference stamp (drift_ref null)",
+        lambda c: f"{c['count']} of {c['acted_beats']} acted beat(s) unstamped",
+    ),
+    Condition(
+        "startup_probe", "startup probe", "a startup probe exists and did not fail",
+        lambda st, _th, p: (startup_probe(st, p), []),
+        lambda c, _p: ("startup probe: no startup_probe event" if not c["present"]
+                       else "startup probe: image receipt failed (image_receipt_ok false)"),
+        _note_startup,
+    ),
+    Condition(
+        "shadow_identity", "shadow byte-identity", "live and shadow captures of the same view are byte-identical",
+        lambda st, _th, p: (shadow_identity(st, p), []),
+        lambda c, _p: f"shadow byte-identity: {c['differing']} of {c['paired_groups']} live/shadow zone pair(s) differ",
+        lambda c: f"{c['differing']} of {c['paired_groups']} live/shadow pair(s) differ",
+    ),
+    Condition(
+        "canary_echo", "canary echo", "per-zone canary echo rate after warm-up is not below the floor",
+        lambda st, th, p: canary_echo(st, th.canary_floor, th.canary_warmup, p),
+        _reason_canary,
+        _note_canary,
+    ),
+    Condition(
+        "write_error_rate", "write-error rate", "per organ with at least min-ops ops, rejects / ops is not above the floor",
+        lambda st, th, _p: (write_error_rate(st, th.wer_floor, th.wer_min_ops), []),
+        _reason_wer,
+        _note_wer,
+    ),
+)
+"""The gate's conditions, in arg-spec.md §b order."""
+
+CONDITIONS = tuple(c.name for c in GATE)
+"""The conditions' names, in order."""
+
+
 def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str) -> GateResult:
-    """Evaluate the six conditions and the verdict for one replayed run."""
+    """Evaluate every condition of `GATE` and the verdict for one replayed run.
+
+    Each condition's record gets its `note` (numbers in one line) and, when it fails, its `reason`.
+    """
     th = thresholds or Thresholds()
     conds: dict[str, dict[str, Any]] = {}
-    conds["render_ceiling"] = render_ceiling(state, th.render_ceiling_B)
-    conds["silent_degrade"] = silent_degrade(state)
-    conds["startup_probe"] = startup_probe(state, profile)
-    conds["shadow_identity"] = shadow_identity(state, profile)
-    conds["canary_echo"], echo_mismatches = canary_echo(state, th.canary_floor, th.canary_warmup, profile)
-    conds["write_error_rate"] = write_error_rate(state, th.wer_floor, th.wer_min_ops)
-    reasons = [_reason(name, conds[name], profile) for name in CONDITIONS if conds[name]["status"] == FAIL]
+    mismatches: list[dict[str, Any]] = []
+    reasons: list[str] = []
+    for cond in GATE:
+        record, found = cond.evaluate(state, th, profile)
+        mismatches.extend(found)
+        record["note"] = cond.note(record)
+        record["reason"] = cond.reason(record, profile) if record["status"] == FAIL else None
+        if record["reason"]:
+            reasons.append(record["reason"])
+        conds[cond.name] = record
     verdict = "INVALID" if reasons else "VALID"
     c1, c5, c6 = conds["render_ceiling"], conds["canary_echo"], conds["write_error_rate"]
     legibility = {
@@ -208,28 +312,7 @@ def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str) -> 
         "wer_by_organ": {o: e["wer"] for o, e in c6["organs"].items() if e["judged"]},
         "wer_floor_ok": c6["status"] != FAIL,
     }
-    return GateResult(verdict, conds, reasons, legibility, echo_mismatches)
+    return GateResult(verdict, conds, reasons, legibility, mismatches)
 
 
-def _reason(name: str, c: dict[str, Any], profile: str) -> str:
-    if name == "render_ceiling":
-        return (f"render ceiling: {c['breaches']} render(s) above B={c['B']} tokens "
-                f"({c['beat_breaches']} beat(s), {c['call_breaches']} LLM call(s); max {c['max_render_tokens']})")
-    if name == "silent_degrade":
-        return f"silent degrade: {c['count']} acted beat(s) without a reference stamp (drift_ref null)"
-    if name == "startup_probe":
-        return ("startup probe: no startup_probe event" if not c["present"]
-                else "startup probe: image receipt failed (image_receipt_ok false)")
-    if name == "shadow_identity":
-        return f"shadow byte-identity: {c['differing']} of {c['paired_groups']} live/shadow zone pair(s) differ"
-    if name == "canary_echo":
-        rates = ", ".join(f"{z} {r}" for z, r in c["rates"].items())
-        rule = "every zone" if profile == "arg-v1.0" else "zone(s) " + ", ".join(c["zones_below"])
-        return f"canary echo: {rule} below the floor {c['floor']} after warm-up {c['warmup']} ({rates})"
-    organs = ", ".join(
-        f"{o} {c['organs'][o]['rejects']}/{c['organs'][o]['ops']} = {c['organs'][o]['wer']}" for o in c["failed"]
-    )
-    return f"write-error rate above {c['floor']} (min ops {c['min_ops']}): {organs}"
-
-
-__all__ = ["CONDITIONS", "FAIL", "NOT_APPLICABLE", "PASS", "GateResult", "run_gate"]
+__all__ = ["CONDITIONS", "FAIL", "GATE", "NOT_APPLICABLE", "PASS", "Condition", "GateResult", "run_gate"]

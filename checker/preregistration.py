@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.aggregate import COUNTED_VERDICTS, is_number
-from checker.results_model import CellResult, ClaimCheck, DefeaterResult, PreregCheck
+from checker.results_model import CellResult, ClaimCheck, DefeaterResult, PreregCheck, RunResult
 from checker.schema.manifest import Prereg, Submission
 
 OPS: dict[str, Callable[[float, float], bool]] = {
@@ -21,11 +21,11 @@ OPS: dict[str, Callable[[float, float], bool]] = {
 }
 
 
-def check_declared(prereg: Prereg | None, runs: list[dict[str, Any]], prereg_sha256: str | None) -> PreregCheck:
+def check_declared(prereg: Prereg | None, runs: list[RunResult], prereg_sha256: str | None) -> PreregCheck:
     """Missing (declared, not reported), undeclared, and prereg-digest mismatches."""
     if prereg is None:
         return PreregCheck()
-    reported = {(str(r.get("cell")), str(r.get("seed"))) for r in runs if r.get("cell") is not None}
+    reported = {(str(r.cell), str(r.seed)) for r in runs if r.cell is not None}
     missing = [
         {"cell": cell, "seed": seed, "status": "missing (not reported)"}
         for cell, spec in sorted(prereg.cells.items()) for seed in spec.seeds
@@ -33,16 +33,15 @@ def check_declared(prereg: Prereg | None, runs: list[dict[str, Any]], prereg_sha
     ]
     declared = {(cell, seed) for cell, spec in prereg.cells.items() for seed in spec.seeds}
     undeclared = [
-        {"run_id": str(r.get("run_id")), "cell": str(r.get("cell")), "seed": str(r.get("seed")),
-         "path": str(r.get("path"))}
+        {"run_id": str(r.run_id), "cell": str(r.cell), "seed": str(r.seed), "path": r.path}
         for r in runs
-        if r.get("cell") is not None and (str(r.get("cell")), str(r.get("seed"))) not in declared
+        if r.cell is not None and (str(r.cell), str(r.seed)) not in declared
     ]
     mismatch = [
-        {"run_id": str(r.get("run_id")), "path": str(r.get("path")), "header": str(r.get("prereg_sha256")),
+        {"run_id": str(r.run_id), "path": r.path, "header": str(r.prereg_sha256),
          "prereg_yaml": str(prereg_sha256)}
         for r in runs
-        if r.get("prereg_sha256") is not None and prereg_sha256 is not None and r["prereg_sha256"] != prereg_sha256
+        if r.prereg_sha256 is not None and prereg_sha256 is not None and r.prereg_sha256 != prereg_sha256
     ]
     return PreregCheck(missing=missing, undeclared=sorted(undeclared, key=lambda d: d["path"]),
                        digest_mismatch=sorted(mismatch, key=lambda d: d["path"]))
@@ -117,18 +116,17 @@ def _pool(values: list[float], how: str) -> float | None:
     return float(max(values) if how == "max" else min(values))
 
 
-def evaluate_defeaters(prereg: Prereg | None, runs: list[dict[str, Any]]) -> list[DefeaterResult]:
+def evaluate_defeaters(prereg: Prereg | None, runs: list[RunResult]) -> list[DefeaterResult]:
     """Evaluate each declared defeater over the VALID runs of its scope."""
     if prereg is None:
         return []
     out = []
     for d in prereg.defeaters:
-        scoped = [r for r in runs if r.get("verdict") == "VALID" and (d.scope == "all" or r.get("cell") == d.scope)]
+        scoped = [r for r in runs if r.verdict == "VALID" and (d.scope == "all" or r.cell == d.scope)]
         if d.metric == "valid_runs":
             value: float | None = float(len(scoped))
         else:
-            vals = [float(r["metrics"][d.metric]) for r in scoped
-                    if is_number((r.get("metrics") or {}).get(d.metric))]
+            vals = [float(v) for r in scoped if is_number(v := r.metric(d.metric))]
             value = _pool(vals, d.aggregate)
         triggered = None if value is None else OPS[d.op](value, d.value)
         out.append(DefeaterResult(id=d.id, text=d.text, metric=d.metric, op=d.op, threshold=d.value,
@@ -182,7 +180,7 @@ def agrees(claimed: float | int | None, recomputed: float | int | None) -> bool:
     return abs(float(claimed) - float(recomputed)) <= tolerance
 
 
-def check_claims(manifest: Submission | None, cells: dict[str, CellResult], runs: list[dict[str, Any]]) -> list[ClaimCheck]:
+def check_claims(manifest: Submission | None, cells: dict[str, CellResult], runs: list[RunResult]) -> list[ClaimCheck]:
     """Compare every claimed figure with the recomputed cell mean (a single-seed cell: that run's value)."""
     if manifest is None:
         return []
@@ -194,8 +192,8 @@ def check_claims(manifest: Submission | None, cells: dict[str, CellResult], runs
                 cell = cells[claim.cell]
                 recomputed = float(cell.valid_runs if claim.metric == "valid_runs" else cell.runs)
             else:
-                counted = [r for r in runs if r.get("cell") == claim.cell]
-                recomputed = float(sum(1 for r in counted if r.get("verdict") in COUNTED_VERDICTS)
+                counted = [r for r in runs if r.cell == claim.cell]
+                recomputed = float(sum(1 for r in counted if r.verdict in COUNTED_VERDICTS)
                                    if claim.metric == "valid_runs" else len(counted))
         out.append(ClaimCheck(cell=claim.cell, metric=claim.metric, claimed=claim.value, recomputed=recomputed,
                               agrees=agrees(claim.value, recomputed), source=claim.source))

@@ -11,10 +11,10 @@ import hashlib
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from checker import __version__
-from checker.aggregate import COUNTED_VERDICTS, aggregate_metrics, counted_runs, efficiency, is_number, seed_labels
+from checker.aggregate import COUNTED_VERDICTS, aggregate_metrics, counted_runs, efficiency, is_number
 from checker.errors import DriftboardError, UsageError
 from checker.preregistration import (
     check_claims,
@@ -24,10 +24,31 @@ from checker.preregistration import (
     evaluate_predictions,
 )
 from checker.report import plural
-from checker.results_model import CellResult, LogDigest, NullResults, PreregCheck, ResultsFile
+from checker.results_model import (
+    CellResult,
+    FindingRecord,
+    LogDigest,
+    NullResults,
+    ProblemSetRef,
+    ResultsFile,
+    RunResult,
+    seed_labels,
+)
+from checker.schema.manifest import Prereg, Submission
 from checker.scorers import scorer_for
 
 INDEX = "index.json"
+
+
+class SubmissionInput(Protocol):
+    """What the results stage reads of a verified submission (`checker.verify.SubmissionResult` provides it)."""
+
+    path: str
+    manifest: Submission | None
+    prereg: Prereg | None
+    profile: str
+    runs: list[RunResult]
+    prereg_sha256: str | None
 
 
 def canonical_json(obj: Any) -> str:
@@ -46,7 +67,7 @@ def combined_log_digest(digests: list[str]) -> str:
     return hashlib.sha256("".join(f"{d}\n" for d in sorted(digests)).encode()).hexdigest()
 
 
-def pooled_rates(runs: list[dict[str, Any]]) -> dict[str, dict[str, list[float]]]:
+def pooled_rates(runs: list[RunResult]) -> dict[str, dict[str, list[float]]]:
     """Metric -> seed label -> [numerator, denominator], from the `rates` record of each counted run.
 
     Labels are `seed_labels` of the counted runs, the same keys `aggregate_metrics` uses.
@@ -54,75 +75,97 @@ def pooled_rates(runs: list[dict[str, Any]]) -> dict[str, dict[str, list[float]]
     out: dict[str, dict[str, list[float]]] = {}
     counted = counted_runs(runs)
     for run, label in zip(counted, seed_labels(counted), strict=True):
-        for metric, pair in (run.get("rates") or {}).items():
-            if isinstance(pair, list | tuple) and len(pair) == 2 and all(is_number(x) for x in pair):
+        for metric, pair in run.rates.items():
+            if len(pair) == 2 and all(is_number(x) for x in pair):
                 out.setdefault(metric, {})[label] = [float(pair[0]), float(pair[1])]
     return out
 
 
-def build_cells(submission_id: str, prereg: Any, runs: list[dict[str, Any]],
+def _comparator_cells(prereg: Prereg | None, runs: list[RunResult]) -> set[str]:
+    """Cells whose ungated COMPARATOR runs count: the prereg's comparator cells, else cells of comparator runs only."""
+    names = {str(r.cell) for r in runs if r.cell is not None} | (set(prereg.cells) if prereg is not None else set())
+    out = set()
+    for name in names:
+        spec = prereg.cells.get(name) if prereg is not None else None
+        cell_runs = [r for r in runs if r.cell == name]
+        if (bool(spec.comparator) if spec is not None else bool(cell_runs) and all(r.comparator for r in cell_runs)):
+            out.add(name)
+    return out
+
+
+def _counts(run: RunResult, comparator_cells: set[str]) -> bool:
+    """A run counts toward its cell: VALID, or COMPARATOR in a comparator cell (never beside gated runs)."""
+    return run.verdict == "VALID" or (run.cell in comparator_cells and run.verdict in COUNTED_VERDICTS)
+
+
+def with_efficiency(runs: list[RunResult], comparator_cells: set[str]) -> list[RunResult]:
+    """Counted agent runs gain `actions_per_level` and `tokens_per_level` (the results file stores them)."""
+    return [r.model_copy(update={"metrics": {**r.metrics, **efficiency(r)}})
+            if _counts(r, comparator_cells) and r.track in ("agent", None) else r for r in runs]
+
+
+def build_cells(submission_id: str, prereg: Prereg | None, runs: list[RunResult],
                 track_tables: dict[str, Any]) -> list[CellResult]:
     """One `CellResult` per declared or reported cell, in name order."""
     names = set(prereg.cells) if prereg is not None else set()
-    names |= {str(r["cell"]) for r in runs if r.get("cell") is not None}
+    names |= {str(r.cell) for r in runs if r.cell is not None}
+    comparators = _comparator_cells(prereg, runs)
     cells = []
     for name in sorted(names):
         spec = prereg.cells.get(name) if prereg is not None else None
-        cell_runs = [r for r in runs if r.get("cell") == name]
-        comparator = (bool(spec.comparator) if spec is not None
-                      else bool(cell_runs) and all(r.get("comparator") for r in cell_runs))
-        # ungated COMPARATOR runs count only in a comparator cell, never beside gated runs
-        counted = [r for r in cell_runs if r.get("verdict") == "VALID"
-                   or (comparator and r.get("verdict") in COUNTED_VERDICTS)]
-        for r in counted:
-            if r.get("track", "agent") == "agent":
-                r.setdefault("metrics", {}).update(efficiency(r))
+        cell_runs = [r for r in runs if r.cell == name]
+        counted = [r for r in cell_runs if _counts(r, comparators)]
         result_id = f"{submission_id}/{name}"
-        verdicts = Counter(str(r.get("verdict")) for r in cell_runs)
+        verdicts = Counter(str(r.verdict) for r in cell_runs)
         cell = {
             "result_id": result_id,
             "cell": name,
             "flags": dict(spec.flags) if spec is not None else {},
-            "comparator": comparator,
+            "comparator": name in comparators,
             "seeds_declared": list(spec.seeds) if spec is not None else [],
-            "seeds_reported": sorted(str(r.get("seed")) for r in cell_runs),
+            "seeds_reported": sorted(str(r.seed) for r in cell_runs),
             "runs": len(cell_runs),
             "valid_runs": len(counted),
             "verdicts": dict(sorted(verdicts.items())),
             "metrics": {k: v.model_dump() for k, v in
                         aggregate_metrics(result_id, counted, pooled_rates(counted)).items()},
             "tables": track_tables.get(name, {}),
-            "log_sha256": sorted(str(r["log_sha256"]) for r in cell_runs if r.get("log_sha256")),
+            "log_sha256": sorted(r.log_sha256 for r in cell_runs if r.log_sha256),
         }
         cell["digest"] = content_digest(cell)
         cells.append(CellResult.model_validate(cell))
     return cells
 
 
-def null_results(track: str, runs: list[dict[str, Any]], triggered: list[str]) -> NullResults:
+def null_results(track: str, runs: list[RunResult], triggered: list[str]) -> NullResults:
     """Completions first: "0 completions across N valid runs" (agent) or correct turns (constraint)."""
-    valid = [r for r in runs if r.get("verdict") == "VALID"]
+    valid = [r for r in runs if r.verdict == "VALID"]
     if track == "agent":
-        completions = sum(int((r.get("metrics") or {}).get("completions") or 0) for r in valid)
+        completions = sum(_int(r.metric("completions")) for r in valid)
         headline = f"{plural(completions, 'completion')} across {plural(len(valid), 'valid run')}"
         if not valid:
             headline = f"no valid runs ({len(runs)} reported): no completion can be counted"
         return NullResults(valid_runs=len(valid), runs=len(runs), completions=completions if valid else None,
                            headline=headline, triggered_defeaters=triggered)
-    correct = sum(int((r.get("metrics") or {}).get("correct_turns") or 0) for r in valid)
-    turns = sum(int((r.get("metrics") or {}).get("turns") or 0) for r in valid)
+    correct = sum(_int(r.metric("correct_turns")) for r in valid)
+    turns = sum(_int(r.metric("turns")) for r in valid)
     headline = f"{correct} of {plural(turns, 'turn')} correct across {plural(len(valid), 'valid run')}"
     return NullResults(valid_runs=len(valid), runs=len(runs), completions=None, headline=headline,
                        triggered_defeaters=triggered)
 
 
-def build_results(sub: Any, findings: list[dict[str, Any]], root: Path | None) -> ResultsFile:
+def _int(value: object) -> int:
+    return int(value) if is_number(value) else 0
+
+
+def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Path | None) -> ResultsFile:
     """Assemble a `ResultsFile` from a verified submission (`checker.verify.SubmissionResult`)."""
     manifest, prereg = sub.manifest, sub.prereg
     if manifest is None:
         raise DriftboardError(f"{sub.path}: cannot write results without a valid submission.yaml")
-    runs = sorted(sub.runs, key=lambda r: str(r.get("path")))
-    scored = [r for r in runs if r.get("verdict") != "MALFORMED"]
+    runs = sorted(sub.runs, key=lambda r: r.path)
+    runs = with_efficiency(runs, _comparator_cells(prereg, runs))
+    scored = [r for r in runs if r.verdict != "MALFORMED"]
     tables: dict[str, Any] = scorer_for(manifest.track).cell_tables(scored) if scored else {}
     cells = build_cells(manifest.id, prereg, runs, tables)
     by_name = {c.cell: c for c in cells}
@@ -131,36 +174,34 @@ def build_results(sub: Any, findings: list[dict[str, Any]], root: Path | None) -
     prereg_sha = sub.prereg_sha256  # as the load stage read it: never re-read through a link or a FIFO
     check = check_declared(prereg, runs, prereg_sha)
     if root is not None and prereg_sha is not None:
-        order = commit_order(root, prereg_path, [Path(str(r["path"])) for r in runs if r.get("path")])
-        check = PreregCheck(**{**check.model_dump(), "commit_order": order})
-    thresholds = prereg.thresholds.model_dump() if prereg is not None else {}
-    data: dict[str, Any] = {
-        "checker_version": __version__,
-        "submission_id": manifest.id,
-        "title": manifest.title,
-        "authors": [a.name for a in manifest.authors],
-        "track": manifest.track,
-        "synthetic": manifest.synthetic,
-        "profile": sub.profile,
-        "thresholds": thresholds,
-        "thresholds_source": "prereg" if prereg is not None and "thresholds" in prereg.model_fields_set else "defaults",
-        "prereg_sha256": prereg_sha,
-        "problem_sets": sorted({_problem_set_digest(r["problem_set"]) for r in runs if r.get("problem_set")}),
-        "logs": [LogDigest(path=str(r["path"]), sha256=str(r["log_sha256"]), run_id=r.get("run_id")).model_dump()
-                 for r in runs if r.get("log_sha256")],
-        "null_results": null_results(manifest.track, runs, [d.id for d in defeaters if d.triggered]).model_dump(),
-        "runs": runs,
-        "cells": [c.model_dump() for c in cells],
-        "prereg_check": check.model_dump(),
-        "defeaters": [d.model_dump() for d in defeaters],
-        "predictions": evaluate_predictions(prereg, by_name),
-        "claims": [c.model_dump() for c in check_claims(manifest, by_name, runs)],
-        "findings": findings,
-        "manifest": manifest.model_dump(mode="json"),
-        "reproduce": f"driftboard verify {sub.path}",
-    }
-    # normalise through the model (defaults filled in) and canonical JSON, then digest
-    data = json.loads(canonical_json(ResultsFile.model_validate(data).model_dump(mode="json")))
+        order = commit_order(root, prereg_path, [Path(r.path) for r in runs])
+        check = check.model_copy(update={"commit_order": order})
+    results = ResultsFile(
+        checker_version=__version__,
+        submission_id=manifest.id,
+        title=manifest.title,
+        authors=[a.name for a in manifest.authors],
+        track=manifest.track,
+        synthetic=manifest.synthetic,
+        profile=sub.profile,
+        thresholds=prereg.thresholds.model_dump() if prereg is not None else {},
+        thresholds_source="prereg" if prereg is not None and "thresholds" in prereg.model_fields_set else "defaults",
+        prereg_sha256=prereg_sha,
+        problem_sets=sorted({_problem_set_digest(r.problem_set) for r in runs if r.problem_set}),
+        logs=[LogDigest(path=r.path, sha256=r.log_sha256, run_id=r.run_id) for r in runs if r.log_sha256],
+        null_results=null_results(manifest.track, runs, [d.id for d in defeaters if d.triggered]),
+        runs=runs,
+        cells=cells,
+        prereg_check=check,
+        defeaters=defeaters,
+        predictions=evaluate_predictions(prereg, by_name),
+        claims=check_claims(manifest, by_name, runs),
+        findings=findings,
+        manifest=manifest.model_dump(mode="json"),
+        reproduce=f"driftboard verify {sub.path}",
+    )
+    # normalise through canonical JSON (what the file holds), then digest
+    data = json.loads(canonical_json(results.model_dump(mode="json")))
     data["digest"] = content_digest(data)
     return ResultsFile.model_validate(data)
 
@@ -170,7 +211,7 @@ def results_problems(results: ResultsFile) -> list[str]:
     out = [f"claim {c.cell}/{c.metric}: claimed {c.claimed}, recomputed {c.recomputed}"
            for c in results.claims if not c.agrees]
     out += [f"undeclared run {u['run_id']} (cell {u['cell']}, seed {u['seed']})" for u in results.prereg_check.undeclared]
-    repeated = Counter((str(r.get("cell")), str(r.get("seed"))) for r in results.runs if r.get("cell") is not None)
+    repeated = Counter((str(r.cell), str(r.seed)) for r in results.runs if r.cell is not None)
     out += [f"cell {cell}, seed {seed}: {n} runs carry this seed label (a seed is reported once)"
             for (cell, seed), n in sorted(repeated.items()) if n > 1]
     out += [f"run {m['run_id']}: prereg digest in the header differs from prereg.yaml"
@@ -180,9 +221,9 @@ def results_problems(results: ResultsFile) -> list[str]:
     return out
 
 
-def _problem_set_digest(ref: Any) -> str:
+def _problem_set_digest(ref: ProblemSetRef | str) -> str:
     """A run's problem set as its digest (scorers record either the digest or {name, digest})."""
-    return str(ref.get("digest")) if isinstance(ref, dict) else str(ref)
+    return ref.digest if isinstance(ref, ProblemSetRef) else ref
 
 
 def write_results(results: ResultsFile, out: Path) -> Path:

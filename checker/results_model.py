@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, SerializerFunctionWrapHandler, model_serializer
 
 RESULTS_FORMAT: Literal["1.0"] = "1.0"
 
@@ -28,6 +28,261 @@ class LogDigest(_Model):
     run_id: str | None = None
 
 
+Verdict = Literal["VALID", "INVALID", "INCOMPLETE", "MALFORMED", "UNVERIFIED", "COMPARATOR"]
+"""A run's verdict. VALID / INVALID: the gate's (agent) or the recomputation's (constraint) outcome;
+INCOMPLETE: no `run_end`; MALFORMED: the log failed validation and was not scored; UNVERIFIED: it
+could not be scored (over the replay size bound, or its problem set was not given); COMPARATOR: an
+ungated run of a pre-registered comparator cell (BARE, RAW)."""
+Status = Literal["PASS", "FAIL", "NOT_APPLICABLE"]
+"""A gate condition's outcome; NOT_APPLICABLE is vacuous (nothing to judge), never a silent pass."""
+
+
+class Mismatch(_Model):
+    """A label recorded in the log that disagrees with the value the checker recomputed."""
+
+    line: int | None
+    """Line of the log holding the recorded label."""
+    field: str
+    """The recorded field (`target_ref`, `echoed`, `z3_sat`, ...)."""
+    recorded: JsonValue
+    """The value as written in the log."""
+    recomputed: JsonValue
+    """The value the checker derived from lower-level evidence."""
+    reason: str
+    """Why the two differ, in words a submitter can act on."""
+    problem_id: str | None = None
+    """Constraint track: the problem of the turn."""
+    turn_number: int | None = None
+    """Constraint track: the turn."""
+
+    @model_serializer(mode="wrap")
+    def _drop_unused_turn_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """An agent-track mismatch has no problem or turn: they are left out, not written as null."""
+        data: dict[str, Any] = handler(self)
+        for key in ("problem_id", "turn_number"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+
+class ConditionResult(_Model):
+    """Outcome of one gate condition, with the numbers that decided it."""
+
+    status: Status
+    note: str
+    """The numbers in one line, for tables (from the condition's declaration in `checker.gate.GATE`)."""
+    reason: str | None
+    """Why the condition failed, in words a submitter can act on; None unless FAIL."""
+
+
+class RenderCeilingResult(ConditionResult):
+    """Condition 1: no beat and no LLM call renders more than B tokens."""
+
+    B: int
+    """The ceiling in tokens (strict >)."""
+    breaches: int
+    beat_breaches: int
+    call_breaches: int
+    max_render_tokens: int
+    lines: list[int]
+    """Offending log lines (at most 20)."""
+
+
+class SilentDegradeResult(ConditionResult):
+    """Condition 2: every acted beat carries a reference stamp."""
+
+    count: int
+    """Acted beats without a stamp."""
+    acted_beats: int
+    lines: list[int]
+
+
+class StartupProbeResult(ConditionResult):
+    """Condition 3: a startup probe exists and did not fail."""
+
+    present: bool
+    image_receipt_ok: bool | None
+    """Tri-state: None = no vision path."""
+
+
+class ShadowIdentityResult(ConditionResult):
+    """Condition 4: live and shadow captures of the same view are byte-identical."""
+
+    paired_groups: int
+    differing: int
+    examples: list[dict[str, JsonValue]]
+    """Differing groups (turn, zone, organ, call, lines), at most 20."""
+
+
+class CanaryEchoResult(ConditionResult):
+    """Condition 5: per-zone canary echo rate after warm-up is not below the floor."""
+
+    floor: float
+    warmup: int
+    rows: int
+    rows_used: int
+    fallback_all_rows: bool
+    """True when no row is past the warm-up, so every row was used."""
+    rates: dict[str, float]
+    """Zone -> echo rate (3 decimals)."""
+    zones_below: list[str]
+
+
+class OrganWer(_Model):
+    """One organ's write-error figures."""
+
+    rejects: int
+    accepted: int
+    ops: int
+    judged: bool
+    """At least `min_ops` ops (only judged organs can fail the condition)."""
+    wer: float | None
+    """rejects / ops (3 decimals); None with no op."""
+
+
+class WriteErrorRateResult(ConditionResult):
+    """Condition 6: per judged organ, rejects / ops is not above the floor."""
+
+    floor: float
+    min_ops: int
+    organs: dict[str, OrganWer]
+    failed: list[str]
+
+
+class GateConditions(_Model):
+    """The gate's conditions for one run, in arg-spec.md §b order (see `checker.gate.CONDITIONS`)."""
+
+    render_ceiling: RenderCeilingResult
+    silent_degrade: SilentDegradeResult
+    startup_probe: StartupProbeResult
+    shadow_identity: ShadowIdentityResult
+    canary_echo: CanaryEchoResult
+    write_error_rate: WriteErrorRateResult
+
+    def items(self) -> list[tuple[str, ConditionResult]]:
+        """(name, result) in declaration order."""
+        return [(name, getattr(self, name)) for name in type(self).model_fields]
+
+
+class GdsCounts(_Model):
+    """GDS decomposition counts of one agent run (rates are in `metrics`)."""
+
+    reference_beats: int
+    live: int
+    shadow: int
+    bind: int
+    aligned: int
+    abandon: int
+
+
+class MilestoneDetail(_Model):
+    """One claimed milestone and what the log shows for it."""
+
+    claim_id: str
+    step_id: str | None
+    status: str
+    """verified / declared_only / ..."""
+    line: int
+    evidence_kind: str | None
+    evidence_line: int | None
+    window: JsonValue = None
+
+
+class ProblemSetRef(_Model):
+    """The problem set a constraint run names."""
+
+    name: str
+    digest: str
+
+
+class TurnResult(_Model):
+    """One constraint turn, recomputed (drift-spec.md §b)."""
+
+    line: int
+    problem_id: str
+    domain: str
+    turn_number: int
+    parse: bool
+    """An answer could be extracted from the raw response."""
+    complete: bool
+    """The answer assigns every entity."""
+    ledger_size: int | None
+    """Constraints in the logged ledger; None when the turn logs no ledger."""
+    ledger_sat: bool | None
+    """SAT(base axioms ∧ ledger), recomputed with Z3; None without a ledger."""
+    answer_satisfies_ledger: bool | None
+    correct: bool
+    """The answer extends to a solution of the gold cumulative constraints."""
+    channel: Literal["consistent", "drift", "contradiction", "other"] | None
+    """None when the turn has no ledger."""
+    mus: list[str] | None
+    """A minimal unsatisfiable subset of ledger ids when the ledger is UNSAT."""
+    solver_error: str | None
+    recorded_z3_sat: int | None
+    recorded_answer_correct: int | None
+
+
+MetricValue = JsonValue
+"""A per-run metric: a number, None (undefined, never 0), or a small per-run table (ARG's JSON keys)."""
+
+
+class RunResult(_Model):
+    """Everything the checker derived for one run.
+
+    What `TrackScorer.score_run` returns, what the results file stores under `runs`, and what
+    reports, job summaries and pages read. Fields that do not apply to a run (a MALFORMED run has
+    no metrics; a constraint run no gate) are None.
+    """
+
+    path: str
+    """Display path of the log (`submissions/<id>/runs/<file>.jsonl`)."""
+    verdict: Verdict
+    reasons: list[str] = Field(default_factory=list)
+    """Every reason behind the verdict, one line each."""
+    run_id: str | None = None
+    native_run_id: str | None = None
+    """The run's id in its native system (ARG run id), when imported."""
+    track: Literal["agent", "constraint"] | None = None
+    cell: str | None = None
+    seed: str | None = None
+    comparator: bool | None = None
+    """True only for a run of a pre-registered comparator cell (never gated)."""
+    profile: str | None = None
+    log_sha256: str | None = None
+    prereg_sha256: str | None = None
+    """The pre-registration digest the run's header names."""
+    metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    """Metric name -> value; names and meaning are declared in the metric registry (`checker.metrics`)."""
+    rates: dict[str, list[int]] = Field(default_factory=dict)
+    """Rate metric -> [numerator, denominator], pooled across a cell's seeds by the results stage."""
+    mismatches: list[Mismatch] = Field(default_factory=list)
+    # agent track
+    thresholds: dict[str, float | int] | None = None
+    """The gate thresholds applied (agent track)."""
+    gate_verdict: Literal["VALID", "INVALID"] | None = None
+    """The gate's verdict (also for an INCOMPLETE run); None when no gate ran."""
+    gate: GateConditions | None = None
+    legibility: dict[str, JsonValue] | None = None
+    """The gate in the shape ARG's legibility probe prints."""
+    gds: GdsCounts | None = None
+    milestones: list[MilestoneDetail] | None = None
+    # constraint track
+    method: str | None = None
+    backbone: str | None = None
+    problem_set: ProblemSetRef | str | None = None
+    """The problem set the run names ({name, digest}; the bare digest for a run that was not scored)."""
+    turns: list[TurnResult] | None = None
+
+    @property
+    def is_counted(self) -> bool:
+        """VALID, or an ungated COMPARATOR run: the runs that count toward a cell's figures."""
+        return self.verdict in ("VALID", "COMPARATOR")
+
+    def metric(self, name: str) -> MetricValue:
+        """A metric's value (None when undefined or absent)."""
+        return self.metrics.get(name)
+
+
 class MetricAggregate(_Model):
     """One metric over the VALID runs of a cell. Undefined seeds are left out, never counted as 0."""
 
@@ -42,7 +297,7 @@ class MetricAggregate(_Model):
     min: float | None
     max: float | None
     ci95: list[float] | None = None
-    """Seeded percentile-bootstrap 95% interval of the mean (None with fewer than 2 defined seeds)."""
+    """Seeded percentile-bootstrap 95% interval of the mean (None with fewer than 5 defined seeds: too few to mean something)."""
     pooled: float | None = None
     """For rates over beats/turns: total numerator / total denominator over defined seeds."""
     pooled_num: float | None = None
@@ -99,6 +354,31 @@ class DefeaterResult(_Model):
     """None when the metric is undefined (no valid runs, ...)."""
 
 
+class FindingRecord(_Model):
+    """A problem found in the submission's files, as `path:line: message`."""
+
+    path: str
+    line: int | None
+    message: str
+    severity: Literal["error", "warning"] = "error"
+
+
+class PredictionResult(_Model):
+    """A pre-registered prediction, evaluated on the recomputed cell figures."""
+
+    id: str
+    text: str
+    cell: str
+    metric: str
+    op: str | None
+    versus: str | None
+    """The other cell of a comparison (None: compared to a constant)."""
+    value: float | None
+    compared_to: float | None
+    holds: bool | None
+    """None when a figure it needs is undefined."""
+
+
 class ClaimCheck(_Model):
     """A figure the submitter claimed, next to the recomputed one."""
 
@@ -139,14 +419,14 @@ class ResultsFile(_Model):
     problem_sets: list[str] = Field(default_factory=list)
     logs: list[LogDigest]
     null_results: NullResults
-    runs: list[dict[str, Any]]
-    """Per-run records from the track scorer: verdict, reasons, gate, metrics, mismatches, ..."""
+    runs: list[RunResult]
+    """Every run of the submission, whatever its verdict (runs in = runs reported)."""
     cells: list[CellResult]
     prereg_check: PreregCheck
     defeaters: list[DefeaterResult] = Field(default_factory=list)
-    predictions: list[dict[str, Any]] = Field(default_factory=list)
+    predictions: list[PredictionResult] = Field(default_factory=list)
     claims: list[ClaimCheck] = Field(default_factory=list)
-    findings: list[dict[str, Any]] = Field(default_factory=list)
+    findings: list[FindingRecord] = Field(default_factory=list)
     """Format problems found while verifying (path, line, message)."""
     manifest: dict[str, Any] = Field(default_factory=dict)
     """The manifest as submitted (strings shown escaped on the site)."""
@@ -154,3 +434,58 @@ class ResultsFile(_Model):
     """The command that reproduces these results."""
     digest: str = ""
     """Content digest of the whole file."""
+
+
+class SubmissionReport(_Model):
+    """One submission in the `driftboard verify --format json` document (what the job summary reads)."""
+
+    path: str
+    submission_id: str | None
+    track: Literal["agent", "constraint"] | None = None
+    profile: str
+    cached: bool
+    runs: list[RunResult]
+    cells: list[CellResult] | None = None
+    """None when no results file could be written (no valid manifest)."""
+    claims: list[ClaimCheck] | None = None
+    prereg_check: PreregCheck | None = None
+    defeaters: list[DefeaterResult] | None = None
+    predictions: list[PredictionResult] | None = None
+    null_results: NullResults | None = None
+    digest: str | None = None
+
+
+class VerifyDocument(BaseModel):
+    """The whole `driftboard verify --format json` document (also a validate document, or the PR check's merge).
+
+    Unknown top-level keys are ignored (a newer checker may add some); everything read is typed.
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    command: str = "verify"
+    ok: bool | None = None
+    exit_code: int | None = None
+    """2 when some input could not be read."""
+    problems: list[FindingRecord] = Field(default_factory=list)
+    submissions: list[SubmissionReport] = Field(default_factory=list)
+    cache: dict[str, int] = Field(default_factory=dict)
+
+
+def seed_labels(runs: list[RunResult]) -> list[str]:
+    """One distinct label per run, in order: its seed, or `<seed> (k)` for the k-th run of a repeated seed.
+
+    Two runs of one cell may carry the same seed label (a rerun, or a mistake); keyed by the bare
+    label, the later would silently replace the earlier in per-seed values and pooled rates.
+    """
+    seen: set[str] = set()
+    out = []
+    for run in runs:
+        seed = str(run.seed)
+        label, k = seed, 1
+        while label in seen:
+            k += 1
+            label = f"{seed} ({k})"
+        seen.add(label)
+        out.append(label)
+    return out

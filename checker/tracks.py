@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from checker.results_model import RunResult
 from checker.schema.common import RunEnd, RunStart
 from checker.schema.events import Event
 from checker.schema.manifest import Prereg
@@ -51,21 +52,10 @@ class VerifyContext:
 class TrackScorer(Protocol):
     """What `checker.score.agent` and `checker.score.constraints` provide."""
 
-    def score_run(self, run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
-        """Replay, gate and score one run; returns a JSON-able dict.
-
-        The dict has at least:
-
-        `run_id`, `cell`, `seed`, `verdict` (VALID / INVALID / INCOMPLETE), `reasons` (list of str),
-        `metrics` (name -> number or None), `mismatches` (list of {line, field, recorded, recomputed, reason}).
-        Undefined metrics are None, never 0.
-        """
+    def score_run(self, run: RunRecord, ctx: VerifyContext) -> RunResult:
+        """Replay, gate and score one run. Undefined metrics are None, never 0."""
         ...
 
-    def cell_tables(self, run_results: list[dict[str, Any]]) -> dict[str, Any]:
+    def cell_tables(self, run_results: list[RunResult]) -> dict[str, Any]:
         """Track-specific per-cell tables (JSON-able), keyed by cell name."""
-        ...
-
-    def render_text(self, run_results: list[dict[str, Any]]) -> str:
-        """Human-readable tables for `driftboard verify` (gate table, decomposition, ...)."""
         ...

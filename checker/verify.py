@@ -8,7 +8,6 @@ re-verification can be split across machines (`shard`).
 
 from __future__ import annotations
 
-import json
 import subprocess
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -21,6 +20,7 @@ from checker.errors import Finding, MissingInputError
 from checker.load import discover, load_submission
 from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
 from checker.results import build_results, results_problems, write_index, write_results
+from checker.results_model import FindingRecord, ResultsFile, RunResult, SubmissionReport
 from checker.schema.common import RunEnd, RunStart
 from checker.schema.events import Event
 from checker.schema.manifest import Prereg, Submission
@@ -38,10 +38,10 @@ class SubmissionResult:
     manifest: Submission | None
     prereg: Prereg | None
     profile: str
-    runs: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[RunResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     cached: bool = False
-    results: Any = None
+    results: ResultsFile | None = None
     """The `ResultsFile` written for this submission (None for loose run files)."""
     prereg_sha256: str | None = None
     """SHA-256 of `prereg.yaml` as the load stage read it (None when missing or refused)."""
@@ -104,7 +104,7 @@ def verify_paths(
         result = SubmissionResult(display, loaded.manifest, loaded.prereg, chosen, findings=list(loaded.findings),
                                   prereg_sha256=loaded.prereg_sha256)
         # run files found but not read (links, FIFOs, unlisted...) are reported too: runs in = runs reported
-        result.runs.extend({"path": f"{display}/{rel}", "verdict": "MALFORMED", "reasons": [f"{display}/{rel}: {why}"]}
+        result.runs.extend(RunResult(path=f"{display}/{rel}", verdict="MALFORMED", reasons=[f"{display}/{rel}: {why}"])
                            for rel, why in loaded.refused_runs)
         shown = [(p, f"{display}/{p.relative_to(target.path).as_posix()}") for p in loaded.run_paths]
         key = None
@@ -199,7 +199,7 @@ ScoreTask = tuple[int, Path, str, str, Prereg | None, tuple[str, str] | None]
 """(submission index, log path, display path, profile, prereg, (manifest id, track) or None)."""
 
 
-def _score_task(task: ScoreTask) -> tuple[list[Finding], dict[str, Any]]:
+def _score_task(task: ScoreTask) -> tuple[list[Finding], RunResult]:
     """Validate, read and score one run log (runs in a worker process when jobs > 1)."""
     _n, path, shown, profile, prereg, owner = task
     vreport = ValidationReport()
@@ -210,7 +210,7 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], dict[str, Any]]:
     blocking = [f for f in vreport.findings if f.message != INCOMPLETE_MESSAGE]
     findings = vreport.unreadable + (vreport.findings if blocking else [])
     if blocking or vreport.unreadable:
-        return findings, {"path": shown, "verdict": "MALFORMED", "reasons": [f.render() for f in blocking + vreport.unreadable]}
+        return findings, RunResult(path=shown, verdict="MALFORMED", reasons=[f.render() for f in blocking + vreport.unreadable])
     over = over_replay_limit(path)
     if over is not None:
         # replaying holds every event in memory: an over-size log is validated (streamed) but not scored
@@ -219,31 +219,28 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], dict[str, Any]]:
                    f"of {weight} (bytes + {REPLAY_CONTAINER_BYTES} per object/array), above the limit of "
                    f"{limit}; the log's chain and events are valid, but it is not scored (UNVERIFIED)")
         findings.append(Finding(shown, None, message))
-        return findings, {"path": shown, "verdict": "UNVERIFIED", "reasons": [message], "metrics": {},
-                          "log_sha256": file_sha256(path), "run_id": info.run_id, "cell": info.cell,
-                          "seed": info.seed, "track": info.track, "prereg_sha256": info.prereg_sha256}
+        return findings, RunResult(path=shown, verdict="UNVERIFIED", reasons=[message], log_sha256=file_sha256(path),
+                                   run_id=info.run_id, cell=info.cell, seed=info.seed, track=info.track,
+                                   prereg_sha256=info.prereg_sha256)
     record = read_run(path, shown)
     ctx = VerifyContext(profile=profile, prereg=prereg, problem_sets=_WORKER_PROBLEM_SETS)
     start = record.start
     try:
-        run_result = scorer_for(start.track).score_run(record, ctx)
+        return findings, scorer_for(start.track).score_run(record, ctx)
     except MissingInputError as exc:
         findings.append(Finding(shown, 1, str(exc)))
-        run_result = {"verdict": "UNVERIFIED", "reasons": [str(exc)], "metrics": {}}
-    for key, value in (("path", shown), ("log_sha256", record.sha256), ("run_id", start.run_id),
-                       ("cell", start.cell), ("seed", start.seed), ("track", start.track),
-                       ("prereg_sha256", start.prereg_sha256), ("comparator", start.comparator)):
-        run_result.setdefault(key, value)
-    if start.problem_set is not None:
-        run_result.setdefault("problem_set", start.problem_set.digest)
-    return findings, run_result
+        return findings, RunResult(
+            path=shown, verdict="UNVERIFIED", reasons=[str(exc)], log_sha256=record.sha256, run_id=start.run_id,
+            cell=start.cell, seed=start.seed, track=start.track, prereg_sha256=start.prereg_sha256,
+            comparator=start.comparator, problem_set=start.problem_set.digest if start.problem_set else None)
 
 
 def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None, key: str | None) -> None:
-    result.runs.sort(key=lambda r: str(r.get("path")))  # also without a manifest: its runs are reported
+    result.runs.sort(key=lambda r: r.path)  # also without a manifest: its runs are reported
     if result.manifest is None:
         return
-    findings = [f.to_json() for f in sorted(result.findings, key=lambda f: (f.path, f.line or 0, f.message))]
+    findings = [FindingRecord.model_validate(f.to_json())
+                for f in sorted(result.findings, key=lambda f: (f.path, f.line or 0, f.message))]
     result.results = build_results(result, findings, root)
     if cache_dir is not None and key is not None:
         cache_put(cache_dir, key, result.results)
@@ -253,7 +250,7 @@ def _restore(result: SubmissionResult, cached: Any) -> None:
     result.cached = True
     result.results = cached
     result.runs = list(cached.runs)
-    result.findings = [Finding(f["path"], f["line"], f["message"], f.get("severity", "error")) for f in cached.findings]
+    result.findings = [Finding(f.path, f.line, f.message, f.severity) for f in cached.findings]
 
 
 def _git_root() -> Path | None:
@@ -273,9 +270,8 @@ def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
     by_id: dict[str, list[tuple[str, str | None]]] = {}
     for sub in subs:
         for run in sub.runs:
-            run_id, path = run.get("run_id"), run.get("path")
-            if isinstance(run_id, str) and isinstance(path, str):
-                by_id.setdefault(run_id, []).append((path, run.get("log_sha256")))
+            if run.run_id is not None:
+                by_id.setdefault(run.run_id, []).append((run.path, run.log_sha256))
     out = []
     for run_id, copies in sorted(by_id.items()):
         if len({path for path, _ in copies}) < 2:
@@ -317,14 +313,16 @@ def _load_problem_sets(paths: list[Path]) -> dict[str, Any]:
 
 
 def report_json(report: VerifyReport) -> dict[str, Any]:
-    """The `--format json` document's submission part."""
+    """The `--format json` document's submission part (the shape of `checker.results_model.SubmissionReport`)."""
     subs = []
     for s in report.submissions:
-        entry: dict[str, Any] = {"path": s.path, "submission_id": s.manifest.id if s.manifest else None,
-                                 "profile": s.profile, "cached": s.cached, "runs": s.runs}
-        if s.results is not None:
-            doc = json.loads(s.results.model_dump_json())
-            for key in ("cells", "claims", "prereg_check", "defeaters", "predictions", "null_results", "digest"):
-                entry[key] = doc[key]
-        subs.append(entry)
+        r = s.results
+        entry = SubmissionReport(
+            path=s.path, submission_id=s.manifest.id if s.manifest else None,
+            track=s.manifest.track if s.manifest else None, profile=s.profile, cached=s.cached,
+            runs=s.runs, cells=r.cells if r else None, claims=r.claims if r else None,
+            prereg_check=r.prereg_check if r else None, defeaters=r.defeaters if r else None,
+            predictions=r.predictions if r else None, null_results=r.null_results if r else None,
+            digest=r.digest if r else None)
+        subs.append(entry.model_dump(mode="json"))
     return {"submissions": subs, "cache": {"hits": report.cache_hits, "misses": report.cache_misses}}

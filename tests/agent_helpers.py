@@ -96,3 +96,10 @@ def plan_step(step_id: str, target: str | None, action: str | None, turn: int = 
                           "step_ord": 0, "kind": "INTERACT", "target_ref": target, "action": action}
     ev.update(kw)
     return ev
+
+
+def scored(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
+    """`score_run` of the agent track, as the JSON the results file stores for the run."""
+    from checker.score.agent import score_run
+
+    return score_run(run, ctx).model_dump(mode="json")

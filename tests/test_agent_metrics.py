@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from agent_helpers import beat, click, context, llm, make_run, plan_step, referent, reject, startup, status
+from agent_helpers import beat, click, context, llm, make_run, plan_step, referent, reject, scored, startup, status
 
-from checker.score.agent import cell_tables, render_text, score_run
+from checker.report_text import agent_text
+from checker.score.agent import cell_tables, score_run
 
 
 def events():
@@ -45,7 +46,7 @@ def events():
 
 
 def test_metric_table(tmp_path):
-    m = score_run(make_run(tmp_path, events()), context("arg-v1.0"))["metrics"]
+    m = scored(make_run(tmp_path, events()), context("arg-v1.0"))["metrics"]
     # §c.1: 5 beats incl. RESET, 4 acted
     assert m["actions"] == 5
     assert m["completions"] == 1
@@ -89,8 +90,8 @@ def test_metric_table(tmp_path):
 
 def test_empty_denominators_arg_zero_driftboard_undefined(tmp_path):
     run = make_run(tmp_path, [startup()])
-    arg = score_run(run, context("arg-v1.0"))["metrics"]
-    db = score_run(run, context("driftboard"))["metrics"]
+    arg = scored(run, context("arg-v1.0"))["metrics"]
+    db = scored(run, context("driftboard"))["metrics"]
     for key in ("RGR", "WER", "FBR", "FSN", "grounding_rate_all"):
         assert arg[key] == 0.0, key
         assert db[key] is None, key
@@ -111,5 +112,5 @@ def test_cell_tables_and_compute_parity(tmp_path):
     assert tables["FULL"]["parity"] == {"comparator_cell": "BARE", "calls": 0.25, "tokens": 0.25}
     assert tables["FULL"]["gds_bind"] == {"per_seed": [None, None], "n_defined": 0, "n": 2, "mean": None}
     assert tables["BARE"]["parity"] is None
-    text = render_text([*full, bare])
+    text = agent_text([*full, bare])
     assert "render_ceiling    PASS" in text and "COMPARATOR" in text

@@ -72,14 +72,14 @@ def test_suite_shape_and_every_turn_sat_with_z3() -> None:
 def agent_runs() -> dict[tuple[str, str], dict[str, Any]]:
     report = verify_paths([SUBMISSIONS / AGENT_ID])
     assert report.exit_code == 0
-    return {(r["cell"], r["seed"]): r for r in report.submissions[0].runs}
+    return {(r.cell, r.seed): r.model_dump(mode="json") for r in report.submissions[0].runs}
 
 
 @pytest.fixture(scope="module")
 def constraint_runs() -> dict[str, dict[str, Any]]:
     report = verify_paths([SUBMISSIONS / cb.SUBMISSION_ID], problem_dirs=[SUITE_DIR])
     assert report.exit_code == 0
-    return {r["method"]: r for r in report.submissions[0].runs}
+    return {r.method: r.model_dump(mode="json") for r in report.submissions[0].runs}
 
 
 def test_agent_states_come_out_of_the_checker(agent_runs: dict[tuple[str, str], dict[str, Any]]) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from checker.ci import Change, detect_changes, split_validate
-from checker.ci_summary import annotation_lines, escape_data, escape_property, md, render_summary
+from checker.ci_summary import annotation_lines, escape_data, escape_property, md, parse_document, render_summary
 from checker.logio import RunLogWriter
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
@@ -289,10 +289,30 @@ def test_ci_outside_a_git_repository_is_a_usage_error(tmp_path, run_line, monkey
 
 # --------------------------------------------------------------------------- ci-summary on fixtures
 
+def gate(**failed: list[int]) -> dict:
+    """A gate table as verify writes it: every condition PASS (canary N/A) unless named with its offending lines."""
+    base = {
+        "render_ceiling": {"B": 6000, "breaches": 0, "beat_breaches": 0, "call_breaches": 0, "max_render_tokens": 300,
+                           "lines": [], "note": "0 breach(es), max 300 vs B 6000"},
+        "silent_degrade": {"count": 0, "acted_beats": 10, "lines": [], "note": "0 of 10 acted beat(s) unstamped"},
+        "startup_probe": {"present": True, "image_receipt_ok": True, "note": "image_receipt_ok yes"},
+        "shadow_identity": {"paired_groups": 1, "differing": 0, "examples": [], "note": "0 of 1 live/shadow pair(s) differ"},
+        "canary_echo": {"status": "NOT_APPLICABLE", "floor": 0.9, "warmup": 2, "rows": 0, "rows_used": 0,
+                        "fallback_all_rows": False, "rates": {}, "zones_below": [], "note": "no canary echo rows"},
+        "write_error_rate": {"floor": 0.25, "min_ops": 5, "organs": {}, "failed": [], "note": "no ops (floor 0.25, min ops 5)"},
+    }
+    out = {}
+    for name, record in base.items():
+        record = {"status": "PASS", "reason": None, **record}
+        if name in failed:
+            record.update(status="FAIL", lines=failed[name], reason=f"{name}: failed")
+        out[name] = record
+    return out
+
+
 RUN_OK = {
     "run_id": "lab-full-s1", "cell": "FULL", "seed": "s1", "verdict": "VALID", "reasons": [],
-    "path": "submissions/lab/runs/full-s1.jsonl", "gate_verdict": "VALID",
-    "gate": {"render_ceiling": {"status": "PASS", "lines": []}, "canary_echo": {"status": "NOT_APPLICABLE"}},
+    "path": "submissions/lab/runs/full-s1.jsonl", "gate_verdict": "VALID", "gate": gate(),
     "metrics": {"gds_bind": 0.25},
     "mismatches": [{"line": 12, "field": "target_ref", "recorded": "R0001", "recomputed": "R0002",
                     "reason": "landed on another referent"}],
@@ -300,21 +320,25 @@ RUN_OK = {
 RUN_INVALID = {
     "run_id": "lab-full-s2", "cell": "FULL", "seed": "s2", "verdict": "INVALID",
     "reasons": ["render_ceiling: 2 breaches (max 7000 > 6000)"], "path": "submissions/lab/runs/full-s2.jsonl",
-    "gate_verdict": "INVALID",
-    "gate": {"render_ceiling": {"status": "FAIL", "lines": [40, 41]}, "canary_echo": {"status": "PASS"}},
+    "gate_verdict": "INVALID", "gate": gate(render_ceiling=[40, 41]),
     "metrics": {"gds_bind": None}, "mismatches": [],
 }
+
+
+def agg(mean: float) -> dict:
+    return {"mean": mean, "n_defined": 1, "n": 1, "values": {"s1": mean}, "min": mean, "max": mean}
+
+
 DOC = {
     "command": "verify", "ok": True, "exit_code": 0, "problems": [],
     "submissions": [{
-        "path": "submissions/lab", "submission_id": "lab", "profile": "driftboard",
+        "path": "submissions/lab", "submission_id": "lab", "track": "agent", "profile": "driftboard", "cached": False,
         "runs": [RUN_OK, RUN_INVALID],
-        "cells": [{"cell": "FULL", "runs": 2, "valid_runs": 1, "verdicts": {"VALID": 1, "INVALID": 1},
-                   "metrics": {"gds_bind": {"mean": 0.25, "n_defined": 1, "n": 1},
-                               "llm_calls": {"mean": 12.0, "n_defined": 1, "n": 1}},
-                   "tables": {"gds_bind": {"mean": 0.25, "n_defined": 1, "n": 1}}}],
+        "cells": [{"result_id": "lab/FULL", "cell": "FULL", "runs": 2, "valid_runs": 1,
+                   "verdicts": {"VALID": 1, "INVALID": 1},
+                   "metrics": {"gds_bind": agg(0.25), "llm_calls": agg(12.0)}}],
         "claims": [{"cell": "FULL", "metric": "gds_bind", "claimed": 0.25, "recomputed": 0.25, "agrees": True}],
-        "null_results": {"headline": "0 completions across 1 valid run"},
+        "null_results": {"valid_runs": 1, "runs": 2, "completions": 0, "headline": "0 completions across 1 valid run"},
     }],
 }
 
@@ -335,10 +359,12 @@ def test_summary_shows_verdicts_gate_cells_claims_and_mismatches(tmp_path, run_l
     assert "| <code>lab-full-s2</code> | FULL | s2 | **INVALID** | render\\_ceiling" not in text
     assert "| <code>lab-full-s2</code> | FULL | s2 | **INVALID** | render_ceiling: 2 breaches (max 7000 &gt; 6000) |" \
         in text
-    assert "| run | gate | render_ceiling | canary_echo |" in text
-    assert "| <code>lab-full-s1</code> | VALID | ✅ PASS | n/a |" in text
-    assert "| <code>lab-full-s2</code> | INVALID | ❌ FAIL | ✅ PASS |" in text
-    assert "| gds_bind | 0.25 (1/1) |" in text
+    assert ("| run | gate | render_ceiling | silent_degrade | startup_probe | shadow_identity | canary_echo "
+            "| write_error_rate |") in text
+    assert "| <code>lab-full-s1</code> | VALID | ✅ PASS (0 breach(es), max 300 vs B 6000) |" in text
+    assert "| N/A (no canary echo rows) |" in text
+    assert "| <code>lab-full-s2</code> | INVALID | ❌ FAIL (0 breach(es), max 300 vs B 6000) |" in text
+    assert "| gds_bind ↓ | 0.25 (1/1) |" in text  # a headline metric, with its direction
     assert "| llm_calls | 12 (1/1) |" in text  # under "All other metrics"
     assert "| <code>FULL</code> | gds_bind | 0.25 | 0.25 | ✅ agrees | — |" in text
     assert "| <code>submissions/lab/runs/full-s1.jsonl</code> | 12 | target_ref | R0001 | R0002 |" in text
@@ -377,11 +403,13 @@ def test_summary_no_annotations(tmp_path, run_line):
     assert result.stderr == ""
 
 
-def test_summary_tolerates_missing_keys(tmp_path, run_line):
+def test_summary_refuses_a_document_of_another_shape(tmp_path, run_line):
     doc = {"submissions": [{"runs": [{"verdict": "VALID"}, {}], "cells": {"X": {"runs": 1}}}, "junk"], "problems": None}
-    result = run_line(["ci-summary", str(write_doc(tmp_path, doc))])
-    assert result.exit_code == 0
-    assert "| — | — | — | VALID | — |" in result.stdout
+    path = write_doc(tmp_path, doc)
+    result = run_line(["ci-summary", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: {path}: not a `driftboard verify --format json` document: problems: ")
+    assert result.stderr.rstrip().endswith("re-run verify with this checker version")
 
 
 @pytest.mark.parametrize("content", ["not json", "[1, 2]"])
@@ -408,12 +436,17 @@ def test_workflow_command_escaping_follows_github_rules():
 
 def test_submitted_text_cannot_inject_workflow_commands_or_break_tables():
     evil = "x|y\n::error::pwned\r\n::set-env name=A::1 <img src=x>"
-    doc = {"problems": [{"path": "submissions/e,v:il/runs/a.jsonl", "line": 3, "message": evil, "severity": "error"}],
-           "submissions": [{"path": evil, "runs": [{"run_id": evil, "cell": evil, "verdict": evil, "reasons": [evil],
-                                                    "gate": {evil: {"status": "FAIL", "lines": [1]}},
-                                                    "mismatches": [{"line": 2, "field": evil, "recorded": evil}]}],
-                            "cells": {evil: {"runs": 1}},
-                            "claims": [{"cell": evil, "metric": evil, "agrees": False}]}]}
+    # submitted text reaches a verify document only in string fields (ids, cells, seeds, reasons, messages,
+    # recorded values): a verdict or a gate condition name is the checker's own and is refused otherwise
+    doc = parse_document({
+        "problems": [{"path": "submissions/e,v:il/runs/a.jsonl", "line": 3, "message": evil, "severity": "error"}],
+        "submissions": [{"path": evil, "submission_id": evil, "profile": evil, "cached": False, "track": "agent",
+                         "runs": [{"path": evil, "run_id": evil, "cell": evil, "seed": evil, "verdict": "INVALID",
+                                   "reasons": [evil],
+                                   "mismatches": [{"line": 2, "field": evil, "recorded": evil, "recomputed": None,
+                                                   "reason": evil}]}],
+                         "claims": [{"cell": evil, "metric": evil, "claimed": 1, "recomputed": None,
+                                     "agrees": False, "source": evil}]}]}, "test")
     text = render_summary(doc)
     for line in text.splitlines():
         assert not line.lstrip().startswith("::"), line

@@ -38,7 +38,7 @@ def _verify(name: str, out: Path, thresholds: dict[str, Any] | None) -> dict[str
     report = verify_paths([sub], profile="arg-v1.0")
     assert report.exit_code == 0, [f.render() for f in report.findings]
     (submission,) = report.submissions
-    return {r["native_run_id"]: r for r in submission.runs}
+    return {r.native_run_id: r.model_dump(mode="json") for r in submission.runs}
 
 
 def _diff(expected: dict[str, Any], got: dict[str, Any], where: str) -> list[str]:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from agent_helpers import beat, context, echo, llm, make_run, reject, startup
+from agent_helpers import beat, context, echo, llm, make_run, reject, scored, startup
 
 from checker.gate import run_gate
 from checker.replay import replay
 from checker.schema.manifest import Thresholds
-from checker.score.agent import score_run
 
 
 def gate(tmp_path, events, profile="driftboard", **th):
@@ -133,28 +132,28 @@ def test_wer_min_ops_guard_and_strict_floor(tmp_path):
 
 def test_thresholds_come_from_the_prereg(tmp_path):
     run = make_run(tmp_path, [startup(), beat(1, render_tokens=100)])
-    assert score_run(run, context(render_ceiling_B=99))["verdict"] == "INVALID"
-    assert score_run(run, context(render_ceiling_B=100))["verdict"] == "VALID"
+    assert scored(run, context(render_ceiling_B=99))["verdict"] == "INVALID"
+    assert scored(run, context(render_ceiling_B=100))["verdict"] == "VALID"
 
 
 def test_every_reason_is_listed(tmp_path):
     events = [beat(1, drift_ref=None, render_tokens=7000), reject(1, "ACTUATOR", retry_count=0)] + \
         [reject(1, "ACTUATOR") for _ in range(5)]
-    res = score_run(make_run(tmp_path, events), context())
+    res = scored(make_run(tmp_path, events), context())
     assert res["verdict"] == "INVALID"
     assert [r.split(":")[0] for r in res["reasons"]] == [
         "render ceiling", "silent degrade", "startup probe", "write-error rate above 0.25 (min ops 5)"]
 
 
 def test_incomplete_run_keeps_its_gate(tmp_path):
-    res = score_run(make_run(tmp_path, [startup(), beat(1)], end=False), context())
+    res = scored(make_run(tmp_path, [startup(), beat(1)], end=False), context())
     assert res["verdict"] == "INCOMPLETE"
     assert res["gate_verdict"] == "VALID"
 
 
 def test_comparator_runs_are_not_gated(tmp_path):
-    res = score_run(make_run(tmp_path, [llm(1, "BASELINE", prompt_tokens=10)], comparator=True, cell="BARE"),
+    res = scored(make_run(tmp_path, [llm(1, "BASELINE", prompt_tokens=10)], comparator=True, cell="BARE"),
                     context(cells={"BARE": {"seeds": ["s1"], "comparator": True}}))
     assert res["verdict"] == "COMPARATOR"
-    assert res["gate"] == {}
+    assert res["gate"] is None  # no gate ran (not an empty table)
     assert res["metrics"]["llm_tokens"] == 10

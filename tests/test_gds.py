@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from agent_helpers import beat, click, context, make_run, plan_step, referent, startup
+from agent_helpers import beat, click, context, make_run, plan_step, referent, scored, startup
 
 from checker.replay import replay
-from checker.score.agent import score_run
 from checker.score.gds import attribution_mismatches, gds, landings
 
 SHADOW = "G0001|ACTION6|R0001|RU0001"
@@ -36,9 +35,9 @@ def test_fixture_reproduces_bind_04_abandon_02(tmp_path):
 def test_arg_profile_uses_recorded_landing_driftboard_recomputes(tmp_path):
     # no referents at all: every click recomputes to background
     run = make_run(tmp_path, [startup(), *fixture_events()])
-    arg = score_run(run, context("arg-v1.0"))["metrics"]
+    arg = scored(run, context("arg-v1.0"))["metrics"]
     assert (arg["gds_bind"], arg["gds_abandon"]) == (0.4, 0.2)
-    res = score_run(run, context("driftboard"))
+    res = scored(run, context("driftboard"))
     assert (res["metrics"]["gds_bind"], res["metrics"]["gds_abandon"]) == (0.6, 0.2)
     assert [(m["recorded"], m["recomputed"]) for m in res["mismatches"]] == [
         ("R0002", None), ("R0001", None), ("R0002", None)]
@@ -51,9 +50,9 @@ def test_containment_bug_class_is_caught(tmp_path):
     events = [startup(), referent(0, "R0004", board), referent(0, "R0089", [[3, 3], [3, 4]]),
               plan_step("C1-S0", "R0089", "ACTION6"), click(1, 3, 3, target_ref="R0004", step_id="C1-S0")]
     run = make_run(tmp_path, events)
-    arg = score_run(run, context("arg-v1.0"))
+    arg = scored(run, context("arg-v1.0"))
     assert arg["metrics"]["gds_bind"] == 1.0  # recorded landing: a false bind
-    db = score_run(run, context("driftboard"))
+    db = scored(run, context("driftboard"))
     assert db["metrics"]["gds_bind"] == 0.0
     assert db["mismatches"] == [{"line": 6, "field": "target_ref", "recorded": "R0004", "recomputed": "R0089",
                                  "reason": "the smallest current, non-dormant referent containing the click differs"}]
@@ -61,7 +60,7 @@ def test_containment_bug_class_is_caught(tmp_path):
 
 def test_no_reference_beats_is_undefined_not_zero(tmp_path):
     events = [startup(), beat(1), beat(2, step_id="C9-S0"), beat(3, shadow_step_id="G1|ACTION1")]
-    m = score_run(make_run(tmp_path, events), context())["metrics"]
+    m = scored(make_run(tmp_path, events), context())["metrics"]
     assert m["drift_ref_beats"] == 0
     assert (m["gds_bind"], m["gds_abandon"], m["drift_total"], m["gds_aligned"]) == (None, None, None, None)
 

@@ -31,7 +31,7 @@ from conftest import CASES
 from test_ci import commit, git, make_submission
 
 from checker import load
-from checker.ci_summary import annotation_lines, code, escape_data, md, render_summary
+from checker.ci_summary import annotation_lines, code, escape_data, md, parse_document, render_summary
 from checker.errors import Finding, visible
 from checker.logio import RunLogWriter
 from checker.render.text import md_escape
@@ -774,7 +774,8 @@ def test_every_payload_is_shown_as_text(hostile_site):
 @pytest.mark.slow
 def test_the_job_summary_of_the_hostile_submission_is_inert(hostile_site):
     """The same verify document as the pull-request check sees it: Markdown and annotations stay inert."""
-    _, p, doc = hostile_site
+    _, p, raw = hostile_site
+    doc = parse_document(raw, "verify.json")
     summary = render_summary(doc)
     no_raw_controls(summary)
     for raw in ("<script", "<img", "<a ", "<!--"):

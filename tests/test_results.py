@@ -9,6 +9,8 @@ import subprocess
 import pytest
 from submission_factory import make_agent_submission
 
+from checker.results_model import RunResult
+
 
 def _verify(run_line, *args):
     return run_line(["verify", *[str(a) for a in args]])
@@ -76,25 +78,28 @@ def test_undefined_seeds_are_left_out_not_zero(tmp_path, run_line):
     from checker.aggregate import aggregate_metrics
 
     runs = [
-        {"verdict": "VALID", "cell": "A0", "seed": "a", "metrics": {"gds_abandon": 1.0}},
-        {"verdict": "VALID", "cell": "A0", "seed": "b", "metrics": {"gds_abandon": None}},
-        {"verdict": "VALID", "cell": "A0", "seed": "c", "metrics": {"gds_abandon": 0.5}},
-        {"verdict": "INVALID", "cell": "A0", "seed": "d", "metrics": {"gds_abandon": 0.0}},
+        RunResult(path="a", verdict="VALID", cell="A0", seed="a", metrics={"gds_abandon": 1.0}),
+        RunResult(path="b", verdict="VALID", cell="A0", seed="b", metrics={"gds_abandon": None}),
+        RunResult(path="c", verdict="VALID", cell="A0", seed="c", metrics={"gds_abandon": 0.5}),
+        RunResult(path="d", verdict="INVALID", cell="A0", seed="d", metrics={"gds_abandon": 0.0}),
     ]
     agg = aggregate_metrics("x/A0", runs)["gds_abandon"]
     assert (agg.n_defined, agg.n) == (2, 3)
     assert agg.mean == 0.75
     assert agg.values == {"a": 1, "b": None, "c": 0.5}
-    lo, hi = agg.ci95
-    assert 0.5 <= lo <= 0.75 <= hi <= 1.0
-    assert aggregate_metrics("x/A0", runs)["gds_abandon"].ci95 == agg.ci95  # seeded
+    assert agg.ci95 is None  # two defined values: too few for a bootstrap interval (the page shows n)
+    more = [RunResult(path=str(i), verdict="VALID", cell="A0", seed=str(i), metrics={"gds_abandon": v})
+            for i, v in enumerate([1.0, 0.5, 0.5, 0.0, 1.0])]
+    lo, hi = aggregate_metrics("x/A0", more)["gds_abandon"].ci95
+    assert 0.0 <= lo <= 0.6 <= hi <= 1.0  # mean 0.6 of five values
+    assert aggregate_metrics("x/A0", more)["gds_abandon"].ci95 == [lo, hi]  # seeded
 
 
 def test_pooled_rate_differs_from_mean_of_rates():
     from checker.aggregate import aggregate_metrics
 
-    runs = [{"verdict": "VALID", "cell": "A0", "seed": "a", "metrics": {"gds_bind": 1.0}},
-            {"verdict": "VALID", "cell": "A0", "seed": "b", "metrics": {"gds_bind": 0.0}}]
+    runs = [RunResult(path="a", verdict="VALID", cell="A0", seed="a", metrics={"gds_bind": 1.0}),
+            RunResult(path="b", verdict="VALID", cell="A0", seed="b", metrics={"gds_bind": 0.0})]
     agg = aggregate_metrics("x/A0", runs, {"gds_bind": {"a": [1, 1], "b": [0, 9]}})["gds_bind"]
     assert agg.mean == 0.5
     assert agg.pooled == 0.1

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from agent_helpers import click, context, llm, make_run, referent, startup
+from agent_helpers import click, context, llm, make_run, referent, scored, startup
 
 from checker.logio import RunLogWriter
 from checker.score.agent import cell_tables, score_run
@@ -86,8 +86,8 @@ def test_run_cannot_exempt_itself_from_the_gate_by_claiming_comparator(tmp_path,
 
 def test_declared_comparator_cell_still_exempts_its_runs(tmp_path):
     run = make_run(tmp_path, [llm(1, "BASELINE", prompt_tokens=10)], comparator=True, cell="BARE")
-    assert score_run(run, context(cells={"BARE": {"seeds": ["s1"], "comparator": True}}))["verdict"] == "COMPARATOR"
-    gated = score_run(run, context())  # BARE not declared: the run's own flag is not enough
+    assert scored(run, context(cells={"BARE": {"seeds": ["s1"], "comparator": True}}))["verdict"] == "COMPARATOR"
+    gated = scored(run, context())  # BARE not declared: the run's own flag is not enough
     assert gated["verdict"] == "INVALID" and gated["comparator"] is False
 
 
@@ -127,8 +127,8 @@ def test_incomplete_comparator_run_is_incomplete_and_left_out_of_parity(tmp_path
                               comparator=True, cell="BARE", seed="b1"), ctx)
     cut = score_run(make_run(tmp_path, [llm(1, "BASELINE", prompt_tokens=100)], name="b2.jsonl", end=False,
                              comparator=True, cell="BARE", seed="b2"), ctx)
-    assert cut["verdict"] == "INCOMPLETE" and cut["gate_verdict"] is None
-    assert cut["reasons"][0] == "run has no run_end event: INCOMPLETE"
+    assert cut.verdict == "INCOMPLETE" and cut.gate_verdict is None
+    assert cut.reasons[0] == "run has no run_end event: INCOMPLETE"
     tables = cell_tables([full, done, cut])
     assert tables["FULL"]["parity"]["calls"] == 0.25  # 1 call / 4 (the truncated comparator run is not counted)
     # a comparator cell's table counts its COMPARATOR runs (not "0 valid")
@@ -140,7 +140,7 @@ def test_empty_nonce_is_not_echoed_by_every_output(tmp_path):
     # recorded as not echoed; recomputing "" in text must not turn a deaf organ into a passing one
     echoes = [{"type": "canary_echo", "turn": 1, "organ": "SURVEYOR", "call_idx": 3, "zone": "Z2", "nonce": "",
                "echoed": False, "output_text": "ignored the prompt"} for _ in range(5)]
-    res = score_run(make_run(tmp_path, [startup(), *echoes]), context())
+    res = scored(make_run(tmp_path, [startup(), *echoes]), context())
     assert res["gate"]["canary_echo"]["rates"] == {"Z2": 0.0}
     assert res["verdict"] == "INVALID"
 
@@ -149,7 +149,7 @@ def test_a_read_never_verifies_a_milestone_by_default(tmp_path):
     events = [startup(), {"type": "beat", "turn": 1, "action": "ACTION1", "drift_ref": "LIVE"},
               {"type": "evidence", "turn": 1, "kind": "read", "irreversible": True, "subject": "README"},
               {"type": "milestone_claim", "turn": 2, "claim_id": "c1"}]
-    res = score_run(make_run(tmp_path, events), context())
+    res = scored(make_run(tmp_path, events), context())
     assert res["milestones"][0]["status"] == "DECLARED_ONLY"
     assert res["metrics"]["milestones_verified"] == 0
 

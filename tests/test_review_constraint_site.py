@@ -8,7 +8,7 @@ from pathlib import Path
 
 from constraint_helpers import seating_problem, write_problems, write_transcript
 
-from checker.ci_summary import code, render_summary
+from checker.ci_summary import code, parse_document, render_summary
 from checker.logio import RunLogWriter
 
 GOLD = seating_problem()
@@ -66,9 +66,10 @@ def test_ci_summary_code_cells_do_not_render_markdown():
         assert ch not in out, ch
     assert out.startswith("<code>") and out.endswith("</code>")
     # a cell name reaches the summary through code(): no live link can come out of it
-    doc = {"submissions": [{"path": "submissions/x", "runs": [{"run_id": evil, "cell": evil, "verdict": "VALID"}],
-                            "claims": [{"cell": evil, "metric": "turn_accuracy", "claimed": 1, "recomputed": 0,
-                                        "agrees": False}]}]}
+    doc = parse_document({"submissions": [{
+        "path": "submissions/x", "submission_id": "x", "profile": "driftboard", "cached": False,
+        "runs": [{"path": "submissions/x/runs/a.jsonl", "run_id": evil, "cell": evil, "verdict": "VALID"}],
+        "claims": [{"cell": evil, "metric": "turn_accuracy", "claimed": 1, "recomputed": 0, "agrees": False}]}]}, "test")
     text = render_summary(doc)
     assert not re.search(r"(?<!\\)\[click(?<!\\)\]\(", text), text
 

@@ -537,7 +537,7 @@ class ImportArgTarget(Target):
         if _tree(out) != _tree(again):
             raise ContractViolation("importing the same stores twice gave different bytes")
         report = verify_paths([out])
-        kinds = {"imported"} | {f"verdict {r.get('verdict')}" for s in report.submissions for r in s.runs}
+        kinds = {"imported"} | {f"verdict {r.verdict}" for s in report.submissions for r in s.runs}
         return kinds | {kind_of(f.message) for f in report.findings}
 
 
@@ -606,7 +606,7 @@ class ImportDriftBenchTarget(Target):
         if _tree(out) != _tree(again):
             raise ContractViolation("importing the same source twice gave different bytes")
         report = verify_paths([out], problem_dirs=[problems])
-        kinds = {"imported"} | {f"verdict {r.get('verdict')}" for s in report.submissions for r in s.runs}
+        kinds = {"imported"} | {f"verdict {r.verdict}" for s in report.submissions for r in s.runs}
         return kinds | {kind_of(f.message) for f in report.findings}
 
 

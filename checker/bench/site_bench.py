@@ -40,6 +40,28 @@ def _agg(values: dict[str, float | int | None]) -> dict[str, Any]:
             "ci95": [min(defined), max(defined)] if len(defined) >= 2 else None}
 
 
+def _gate(rng: random.Random) -> dict[str, dict[str, Any]]:
+    """A synthetic gate table in the shape of `GateConditions` (random statuses, plausible numbers)."""
+    common: dict[str, dict[str, Any]] = {
+        "render_ceiling": {"B": 6000, "breaches": 0, "beat_breaches": 0, "call_breaches": 0, "max_render_tokens": 300,
+                           "lines": [1, 2]},
+        "silent_degrade": {"count": 0, "acted_beats": 150, "lines": [1, 2]},
+        "startup_probe": {"present": True, "image_receipt_ok": None},
+        "shadow_identity": {"paired_groups": 6, "differing": 0, "examples": []},
+        "canary_echo": {"floor": 0.9, "warmup": 2, "rows": 64, "rows_used": 60, "fallback_all_rows": False,
+                        "rates": {"Z2": 1.0}, "zones_below": []},
+        "write_error_rate": {"floor": 0.25, "min_ops": 5, "failed": [],
+                             "organs": {"OBSERVER": {"rejects": 3, "accepted": 97, "ops": 100, "judged": True,
+                                                     "wer": 0.03}}},
+    }
+    gate: dict[str, dict[str, Any]] = {}
+    for cond in CONDITIONS:
+        status = rng.choices(["PASS", "FAIL", "NOT_APPLICABLE"], [8, 1, 1])[0]
+        gate[cond] = {**common[cond], "status": status, "note": f"{rng.randint(0, 3)} synthetic",
+                      "reason": f"{cond} failed" if status == "FAIL" else None}
+    return gate
+
+
 def _agent(sid: str, rng: random.Random) -> dict[str, Any]:
     runs: list[dict[str, Any]] = []
     cells: list[dict[str, Any]] = []
@@ -53,10 +75,7 @@ def _agent(sid: str, rng: random.Random) -> dict[str, Any]:
             refs = 0 if (cell == "A0" and seed == "s1") else rng.randint(5, 40)
             bind = rng.randint(0, refs // 3) if refs else 0
             abandon = 0 if cell in ("FULL", "J0") or not refs else rng.randint(0, (refs - bind) // 2)
-            gate = {}
-            for cond in CONDITIONS:
-                status = rng.choices(["PASS", "FAIL", "NOT_APPLICABLE"], [8, 1, 1])[0]
-                gate[cond] = {"status": status, "count": rng.randint(0, 3), "lines": [1, 2]}
+            gate = _gate(rng)
             verdict = ("COMPARATOR" if comparator else
                        "INVALID" if any(g["status"] == "FAIL" for g in gate.values()) else "VALID")
             verdicts[verdict] = verdicts.get(verdict, 0) + 1
@@ -66,10 +85,11 @@ def _agent(sid: str, rng: random.Random) -> dict[str, Any]:
                      {"gds_bind": None, "gds_abandon": None, "gds_aligned": None, "drift_total": None})
             metrics = {**rates, "drift_ref_beats": refs, "completions": 0, "llm_calls": rng.randint(10, 200)}
             run_id = f"{sid}-{cell}-{seed}"
-            runs.append({"run_id": run_id, "track": "agent", "cell": cell, "seed": seed, "comparator": comparator,
+            runs.append({"path": f"submissions/{sid}/runs/{run_id}.jsonl",
+                         "run_id": run_id, "track": "agent", "cell": cell, "seed": seed, "comparator": comparator,
                          "verdict": verdict, "reasons": [f"{c} failed" for c, g in gate.items()
                                                           if g["status"] == "FAIL"],
-                         "gate": {} if comparator else gate, "metrics": metrics,
+                         "gate": None if comparator else gate, "metrics": metrics,
                          "mismatches": [{"line": 12, "field": "target_ref", "recorded": "R3", "recomputed": None,
                                          "reason": "background"}] if seed == "s2" and cell == "FULL" else [],
                          "log_sha256": _sha(run_id)})
@@ -115,7 +135,8 @@ def _constraint(sid: str, rng: random.Random) -> dict[str, Any]:
             run_id = f"{sid}-{cell.replace('/', '-')}-{seed}"
             a = round(rng.uniform(0.3, 0.8), 4)
             acc[seed] = a
-            runs.append({"run_id": run_id, "track": "constraint", "cell": cell, "seed": seed, "verdict": "VALID",
+            runs.append({"path": f"submissions/{sid}/runs/{run_id}.jsonl",
+                         "run_id": run_id, "track": "constraint", "cell": cell, "seed": seed, "verdict": "VALID",
                          "reasons": [], "metrics": {"turns": 60, "correct": int(60 * a), "turn_accuracy": a},
                          "turns": [], "mismatches": [], "log_sha256": _sha(run_id)})
         cells.append({"result_id": f"{sid}/{cell}", "cell": cell, "seeds_declared": list(SEEDS),

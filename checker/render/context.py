@@ -169,6 +169,13 @@ class MetricDoc(TypedDict):
     track: str
     definition: str
     undefined: str
+    kind: str
+    """How the value is shown (count, rate, ...)."""
+    unit: str
+    direction: str
+    """↑ higher is better, ↓ lower is better, empty: descriptive."""
+    worst_means: str
+    """The all-declared (intent-to-treat) worst value in words; empty: no all-declared figure."""
     names: NotRequired[list[str]]
     """The keys a family entry covers (one entry documents them all)."""
 

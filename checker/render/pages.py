@@ -28,15 +28,13 @@ from checker.render.context import (
 from checker.render.tables import Column, Table
 from checker.render.text import slug
 from checker.report import safe_json
-from checker.results_model import CellResult, MetricAggregate, ResultsFile
+from checker.results_model import CellResult, GateConditions, MetricAggregate, ResultsFile, RunResult
 
 TRACK_LABELS = {"agent": "Agent track: commitment vs binding drift",
                 "constraint": "Constraint track: satisfiable drift vs contradiction"}
 AGENT_COMPONENTS = ("bind", "abandon", "aligned")
 CONSTRAINT_CHANNELS = ("consistent", "drift", "contradiction", "other")
 STATUS_LABELS = {"PASS": "PASS", "FAIL": "FAIL", "NOT_APPLICABLE": "N/A"}
-GATE_CONDITIONS = ("render_ceiling", "silent_degrade", "startup_probe", "shadow_identity", "canary_echo",
-                   "write_error_rate")
 
 
 # ---------------------------------------------------------------- paths
@@ -258,21 +256,15 @@ def decomposition_data(r: ResultsFile) -> tuple[list[dict[str, Any]], list[dict[
     return means, points
 
 
-def gate_counts(runs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def gate_counts(runs: Iterable[RunResult]) -> list[dict[str, Any]]:
     """Runs per (gate condition, status), in condition order."""
     counts: Counter[tuple[str, str]] = Counter()
-    names: list[str] = list(GATE_CONDITIONS)
+    names: list[str] = list(GateConditions.model_fields)
     for run in runs:
-        gate = run.get("gate")
-        if not isinstance(gate, dict):
+        if run.gate is None:
             continue
-        for cond, val in gate.items():
-            status = _gate_status(val)
-            if status is None:
-                continue
-            if cond not in names:
-                names.append(cond)
-            counts[(cond, status)] += 1
+        for cond, val in run.gate.items():
+            counts[(cond, STATUS_LABELS[val.status])] += 1
     order = {"PASS": 0, "FAIL": 1, "N/A": 2}
     return [{"condition": cond, "status": st, "runs": counts[(cond, st)], "order": order.get(st, 3)}
             for cond in names for st in ("PASS", "FAIL", "N/A") if counts[(cond, st)]]
@@ -405,32 +397,22 @@ def bibtex(r: ResultsFile, cell: CellResult | None, site_url: str) -> str:
     return "\n".join(lines)
 
 
-def _runs_for_cell(r: ResultsFile, cell: str) -> list[dict[str, Any]]:
-    return [run for run in r.runs if run.get("cell") == cell]
+def _runs_for_cell(r: ResultsFile, cell: str) -> list[RunResult]:
+    return [run for run in r.runs if run.cell == cell]
 
 
-def gate_table(r: ResultsFile, runs: list[dict[str, Any]], name: str = "gate") -> Table:
-    """Per run: verdict and PASS / FAIL / N/A per gate condition with its numbers."""
-    conds: list[str] = []
-    for run in runs:
-        for cond in (run.get("gate") or {}):
-            if cond not in conds:
-                conds.append(cond)
-    conds = [c for c in GATE_CONDITIONS if c in conds] + [c for c in conds if c not in GATE_CONDITIONS]
+def gate_table(r: ResultsFile, runs: list[RunResult], name: str = "gate") -> Table:
+    """Per run: verdict and PASS / FAIL / N/A per gate condition with its numbers (the condition's note)."""
+    conds = list(GateConditions.model_fields) if any(run.gate is not None for run in runs) else []
     rows = []
     for run in runs:
-        row: dict[str, Any] = {"run_id": run.get("run_id"), "cell": run.get("cell"), "seed": run.get("seed"),
-                               "verdict": run.get("verdict"),
-                               "reasons": "; ".join(str(x) for x in run.get("reasons") or [])}
+        row: dict[str, Any] = {"run_id": run.run_id, "cell": run.cell, "seed": run.seed, "verdict": run.verdict,
+                               "reasons": "; ".join(run.reasons)}
         if r.track == "constraint":
-            row["turns"] = _num(_get(run, "metrics", "turns"))
-            row["turn_accuracy"] = _num(_get(run, "metrics", "turn_accuracy"))
-        gate = run.get("gate") if isinstance(run.get("gate"), dict) else {}
-        for cond in conds:
-            c = gate.get(cond) if gate else None
-            status = _gate_status(c)
-            nums = _gate_numbers(c)
-            row[cond] = None if status is None else (f"{status} ({nums})" if nums else status)
+            row["turns"] = _num(run.metric("turns"))
+            row["turn_accuracy"] = _num(run.metric("turn_accuracy"))
+        for cond, c in run.gate.items() if run.gate is not None else ():
+            row[cond] = f"{STATUS_LABELS[c.status]} ({c.note})" if c.note else STATUS_LABELS[c.status]
         rows.append(row)
     cols = [Column("run_id", "run"), Column("cell", "cell"), Column("seed", "seed"), Column("verdict", "verdict")]
     if r.track == "constraint":
@@ -484,9 +466,9 @@ def _missing_table(r: ResultsFile) -> Table:
             rows.append({"kind": kind, "cell": item.get("cell"), "seed": item.get("seed"),
                          "detail": item.get("path") or item.get("run_id") or item.get("reason")})
     for run in r.runs:
-        if run.get("verdict") in ("INCOMPLETE", "MALFORMED"):
-            rows.append({"kind": str(run.get("verdict")).lower(), "cell": run.get("cell"), "seed": run.get("seed"),
-                         "detail": "; ".join(str(x) for x in run.get("reasons") or []) or run.get("path")})
+        if run.verdict in ("INCOMPLETE", "MALFORMED"):
+            rows.append({"kind": run.verdict.lower(), "cell": run.cell, "seed": run.seed,
+                         "detail": "; ".join(run.reasons) or run.path})
     return Table("missing", "Missing, undeclared, incomplete and malformed runs",
                  [Column("kind", "kind"), Column("cell", "cell"), Column("seed", "seed"), Column("detail", "detail")],
                  rows, empty="None: every declared run is reported and complete.")
@@ -495,11 +477,9 @@ def _missing_table(r: ResultsFile) -> Table:
 def _mismatch_table(r: ResultsFile) -> Table:
     rows = []
     for run in r.runs:
-        for m in run.get("mismatches") or []:
-            if not isinstance(m, dict):
-                continue
-            rows.append({"run_id": run.get("run_id"), "line": _num(m.get("line")), "field": m.get("field"),
-                         "recorded": m.get("recorded"), "recomputed": m.get("recomputed"), "reason": m.get("reason")})
+        for m in run.mismatches:
+            rows.append({"run_id": run.run_id, "line": m.line, "field": m.field,
+                         "recorded": m.recorded, "recomputed": m.recomputed, "reason": m.reason})
     return Table("log-mismatches", "Recorded vs recomputed values in the logs",
                  [Column("run_id", "run"), Column("line", "line", numeric=True), Column("field", "field"),
                   Column("recorded", "recorded"), Column("recomputed", "recomputed"), Column("reason", "reason")],
@@ -556,14 +536,13 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
                         [Column("id", "id"), Column("text", "prediction"), Column("metric", "metric"),
                          Column("cell", "cell"), Column("op", "op"), Column("value", "value", numeric=True),
                          Column("observed", "observed", numeric=True), Column("holds", "holds")],
-                        [{**p, "observed": p.get("observed", p.get("recomputed")),
-                          "holds": p.get("holds", p.get("satisfied"))} for p in r.predictions],
+                        [{**p.model_dump(), "value": p.compared_to, "observed": p.value} for p in r.predictions],
                         empty="No predictions were pre-registered.")
     co = r.prereg_check.commit_order
     commit_order = str(co.get("status") or co.get("result") or co.get("message") or "") if co else ""
     findings = Table("findings", "Format problems found while verifying",
                      [Column("path", "path"), Column("line", "line", numeric=True), Column("message", "message"),
-                      Column("severity", "severity")], [dict(f) for f in r.findings], empty="None.")
+                      Column("severity", "severity")], [f.model_dump() for f in r.findings], empty="None.")
     prefix = f"assets/charts/submissions/{sid}"
     chart_refs: list[ChartRef] = []
     mech = _mech_cells(r)

@@ -18,9 +18,8 @@ from typing import Any
 from markupsafe import Markup
 
 from checker.errors import escape_char, is_invisible
-
-DASH = "—"
-"""What an undefined or missing value renders as."""
+from checker.numbers import DASH
+from checker.numbers import fmt as _fmt
 
 _MD_SPECIAL = frozenset("\\`*_{}[]()!|~<>&\"'")
 _SLUG_BAD = re.compile(r"[^A-Za-z0-9._-]+")
@@ -44,20 +43,9 @@ def md_escape(value: Any) -> Markup:
     return Markup("".join(out))
 
 
-def fmt(value: Any, digits: int = 3) -> str:
-    """A number for display: ints as is, floats rounded to `digits` places, undefined as an em dash."""
-    if value is None:
-        return DASH
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return DASH
-        text = f"{value:.{digits}f}"
-        return text.rstrip("0").rstrip(".") if "." in text else text
-    return str(value)
+def fmt(value: Any) -> str:
+    """A number for display (the shared formatter `checker.numbers.fmt`): undefined as an em dash."""
+    return _fmt(value)
 
 
 def sort_key(value: Any) -> str:

@@ -21,9 +21,9 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
-from checker.aggregate import seed_labels
-from checker.gate import CONDITIONS, NOT_APPLICABLE, run_gate
+from checker.gate import run_gate
 from checker.replay import AgentState, replay
+from checker.results_model import RunResult, seed_labels
 from checker.schema.manifest import Thresholds
 from checker.score.agent_metrics import bins, chain, counts, lifecycle, render_tokens, write_path
 from checker.score.gds import Gds, attribution_mismatches, gds, landings
@@ -37,7 +37,7 @@ SUMMARY_KEYS = ("drift_ref_beats", "completions", "RGR", "GA", "ICR", "WER", "ll
                 "milestone_verified_ratio")
 
 
-def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
+def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     """Replay, gate and score one agent run (see the module docstring for the result's shape)."""
     profile = ctx.profile if ctx.profile in AGENT_PROFILES else "driftboard"
     thresholds = ctx.prereg.thresholds if ctx.prereg is not None else Thresholds()
@@ -76,6 +76,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
                                "reason": f"cell {run.start.cell} is not a comparator cell in prereg.yaml: "
                                          "the run is gated like any other"})
     result: dict[str, Any] = {
+        "path": run.path, "log_sha256": run.sha256, "prereg_sha256": run.start.prereg_sha256,
         "run_id": run.start.run_id, "native_run_id": native, "track": "agent", "cell": run.start.cell,
         "seed": run.start.seed, "comparator": comparator, "profile": profile,
         "thresholds": thresholds.model_dump(),
@@ -87,7 +88,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
         if run.end is None:
             verdict = "INCOMPLETE"
             reasons.insert(0, "run has no run_end event: INCOMPLETE")
-        result.update(verdict=verdict, gate_verdict=None, gate={}, legibility=None, reasons=reasons)
+        result.update(verdict=verdict, gate_verdict=None, gate=None, legibility=None, reasons=reasons)
     else:
         gate = run_gate(state, thresholds, profile)
         mismatches.extend(gate.echo_mismatches)
@@ -102,7 +103,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
                                         "shadow": decomposition.shadow, "bind": decomposition.bind,
                                         "aligned": decomposition.aligned, "abandon": decomposition.abandon},
                   milestones=details, mismatches=mismatches)
-    return result
+    return RunResult.model_validate(result)
 
 
 def _rate_pairs(decomposition: Gds, state: AgentState, landing: list[str | None], n_acted: int) -> dict[str, list[int]]:
@@ -127,7 +128,7 @@ def _mean(values: list[Any]) -> float | None:
     return round(mean(defined), 3) if defined else None
 
 
-def cell_tables(run_results: list[dict[str, Any]]) -> dict[str, Any]:
+def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
     """Per cell: runs, VALID runs, GDS decomposition over VALID seeds (n defined of N), parity.
 
     Only VALID runs count toward a cell's figures (in a comparator cell: its COMPARATOR runs,
@@ -136,37 +137,37 @@ def cell_tables(run_results: list[dict[str, Any]]) -> dict[str, Any]:
     runs / mean over the comparator runs (cell BARE if present, else any comparator cell), for LLM
     calls and tokens. A seed label repeated within a cell is shown as `<seed> (k)`.
     """
-    cells: dict[str, list[dict[str, Any]]] = {}
+    cells: dict[str, list[RunResult]] = {}
     for res in run_results:
-        if res.get("track", "agent") == "agent" and "metrics" in res:
-            cells.setdefault(str(res["cell"]), []).append(res)
-    comparators = {c: rs for c, rs in cells.items() if all(r.get("comparator") for r in rs)}
+        if res.track in ("agent", None) and res.metrics:
+            cells.setdefault(str(res.cell), []).append(res)
+    comparators = {c: rs for c, rs in cells.items() if all(r.comparator for r in rs)}
     bare_cell = comparators.get("BARE") or next(iter(comparators.values()), None)
-    bare = [r for r in bare_cell if r["verdict"] == "COMPARATOR"] if bare_cell else None
-    bare_calls = _mean([r["metrics"]["llm_calls"] for r in bare]) if bare else None
-    bare_tokens = _mean([r["metrics"]["llm_tokens"] for r in bare]) if bare else None
+    bare = [r for r in bare_cell if r.verdict == "COMPARATOR"] if bare_cell else None
+    bare_calls = _mean([r.metric("llm_calls") for r in bare]) if bare else None
+    bare_tokens = _mean([r.metric("llm_tokens") for r in bare]) if bare else None
     out: dict[str, Any] = {}
     for cell, results in sorted(cells.items()):
         # a comparator cell counts its (ungated) COMPARATOR runs; any other cell its VALID runs
         counted = "COMPARATOR" if cell in comparators else "VALID"
-        valid = [r for r in results if r["verdict"] == counted]
+        valid = [r for r in results if r.verdict == counted]
         table: dict[str, Any] = {
             "runs": len(results),
             "valid": len(valid),
             "comparator": cell in comparators,
-            "seeds": dict(zip(seed_labels(results), (r["verdict"] for r in results), strict=True)),
+            "seeds": dict(zip(seed_labels(results), (r.verdict for r in results), strict=True)),
         }
         for key in (*GDS_KEYS, *SUMMARY_KEYS):
-            values = [r["metrics"].get(key) for r in valid]
+            values = [r.metric(key) for r in valid]
             table[key] = {"per_seed": values, "n_defined": sum(v is not None for v in values),
                           "n": len(values), "mean": _mean(values)}
-        formed = [r["metrics"].get("hypothesis_formed") for r in valid]
+        formed = [r.metric("hypothesis_formed") for r in valid]
         table["hypothesis_formation"] = {"k": sum(1 for f in formed if f), "n": len(formed)}
         if cell in comparators:
             table["parity"] = None
         else:
-            calls = _mean([r["metrics"]["llm_calls"] for r in valid])
-            tokens = _mean([r["metrics"]["llm_tokens"] for r in valid])
+            calls = _mean([r.metric("llm_calls") for r in valid])
+            tokens = _mean([r.metric("llm_tokens") for r in valid])
             table["parity"] = {
                 "comparator_cell": next((c for c, rs in comparators.items() if rs is bare_cell), None),
                 "calls": round(calls / bare_calls, 3) if calls is not None and bare_calls else None,
@@ -176,88 +177,5 @@ def cell_tables(run_results: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
 
-
-def _condition_note(name: str, c: dict[str, Any]) -> str:
-    if name == "render_ceiling":
-        return f"{c['breaches']} breach(es), max {c['max_render_tokens']} vs B {c['B']}"
-    if name == "silent_degrade":
-        return f"{c['count']} of {c['acted_beats']} acted beat(s) unstamped"
-    if name == "startup_probe":
-        return "no startup probe" if not c["present"] else f"image_receipt_ok {_fmt(c['image_receipt_ok'])}"
-    if name == "shadow_identity":
-        return f"{c['differing']} of {c['paired_groups']} live/shadow pair(s) differ"
-    if name == "canary_echo":
-        if c["status"] == NOT_APPLICABLE:
-            return "no canary echo rows"
-        rates = " ".join(f"{z}={r:g}" for z, r in c["rates"].items())
-        return f"{rates} (floor {c['floor']:g}, warm-up {c['warmup']}{', all rows' if c['fallback_all_rows'] else ''})"
-    parts = [f"{o} {e['rejects']}/{e['ops']}" + ("" if e["judged"] else " (below min ops)")
-             for o, e in c["organs"].items()]
-    return (", ".join(parts) or "no ops") + f" (floor {c['floor']:g}, min ops {c['min_ops']})"
-
-
-def render_text(run_results: list[dict[str, Any]]) -> str:
-    """Gate table (PASS / FAIL / N/A per condition), GDS decomposition and per-cell table."""
-    lines: list[str] = []
-    for res in run_results:
-        if "metrics" not in res:
-            continue
-        if "gds" not in res:  # not scored (UNVERIFIED): its verdict and reasons only
-            lines.append(f"run {res.get('run_id')}  cell {res.get('cell')}  seed {res.get('seed')}  verdict {res['verdict']}")
-            lines += [f"  reason: {reason}" for reason in res.get("reasons", [])]
-            continue
-        m, g = res["metrics"], res["gds"]
-        head = f"run {res['run_id']}  cell {res['cell']}  seed {res['seed']}  verdict {res['verdict']}"
-        if res["verdict"] == "INCOMPLETE":
-            head += f" (gate {res['gate_verdict']})" if res["gate_verdict"] else " (comparator: not gated)"
-        lines.append(head + f"  [profile {res['profile']}]")
-        if res["gate"]:
-            lines.append("  gate:")
-            for name in CONDITIONS:
-                c = res["gate"][name]
-                status = "N/A" if c["status"] == NOT_APPLICABLE else c["status"]
-                lines.append(f"    {name:<17} {status:<5} {_condition_note(name, c)}")
-        n = g["reference_beats"]
-        if n:
-            lines.append(
-                f"  GDS: {n} reference beat(s) ({g['live']} live, {g['shadow']} shadow): "
-                f"bind {g['bind']} ({_fmt(m['gds_bind'])})  aligned {g['aligned']} ({_fmt(m['gds_aligned'])})  "
-                f"abandon {g['abandon']} ({_fmt(m['gds_abandon'])})  drift {_fmt(m['drift_total'])}"
-            )
-        else:
-            lines.append("  GDS: no reference beat: bind / aligned / abandon undefined (—)")
-        lines.append(
-            f"  beats {m['actions']}  completions {m['completions']}  RGR {_fmt(m['RGR'])}  GA {_fmt(m['GA'])}  "
-            f"ICR {_fmt(m['ICR'])}  WER {_fmt(m['WER'])}  LLM calls {m['llm_calls']}  tokens {m['llm_tokens']}  "
-            f"hypothesis formed {'yes' if m['hypothesis_formed'] else 'no'}  "
-            f"milestones {m['milestones_verified']}/{m['milestone_claims']} verified"
-        )
-        if res["mismatches"]:
-            first = res["mismatches"][0]
-            lines.append(
-                f"  mismatches: {len(res['mismatches'])} (first: line {first['line']} {first['field']} "
-                f"recorded {_fmt(first['recorded'])}, recomputed {_fmt(first['recomputed'])})"
-            )
-        for reason in res["reasons"]:
-            lines.append(f"  reason: {reason}")
-    tables = cell_tables(run_results)
-    if tables:
-        lines.append("cells (VALID runs only; n defined / N):")
-        lines.append(f"  {'cell':<16} {'valid':>7}  {'bind':>12} {'aligned':>12} {'abandon':>12}  parity calls/tokens")
-        for cell, t in tables.items():
-            cols = [f"{_fmt(t[k]['mean'])} ({t[k]['n_defined']}/{t[k]['n']})" for k in ("gds_bind", "gds_aligned",
-                                                                                      "gds_abandon")]
-            parity = t["parity"]
-            par = "comparator" if parity is None else f"{_fmt(parity['calls'])} / {_fmt(parity['tokens'])}"
-            lines.append(f"  {cell:<16} {t['valid']:>3}/{t['runs']:<3}  {cols[0]:>12} {cols[1]:>12} {cols[2]:>12}  {par}")
-    return "\n".join(lines) + "\n" if lines else ""
-
-
-__all__ = ["cell_tables", "render_text", "score_run"]
+__all__ = ["cell_tables", "score_run"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from checker.metricdef import BOTH_UNDEF, NEVER, Metric
 from checker.replay import AgentState
 
 ORGANS = ("ACTUATOR", "OBSERVER", "SURVEYOR")
@@ -221,6 +222,358 @@ def bins(state: AgentState, landing: list[str | None]) -> dict[str, Any]:
             "GA": _r3(ga, n) if bound else None,
         }
     return out
+
+METRICS: tuple[Metric, ...] = (
+    # agent: counts (§c.1)
+    Metric(
+        name="completions",
+        track="agent",
+        kind="count",
+        unit="levels",
+        higher_is_better=True,
+        worst=0.0,
+        worst_means="0 completions",
+        definition=(
+            "Levels completed: the maximum `level_counter` over all beats (the environment's cumulative "
+            "levels completed after the beat), 0 with no beat. Shown first: a cell with 0 completions is a "
+            "null result whatever its mechanism numbers."
+        ),
+        undefined="Never undefined for a run that counts (VALID, or COMPARATOR in a comparator cell).",
+    ),
+    Metric(
+        name="actions",
+        track="agent",
+        kind="count",
+        unit="beats",
+        definition=(
+            "|T|, the number of beats, RESET beats included (every other per-action figure uses A, the "
+            "non-RESET beats)."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="referents",
+        track="agent",
+        kind="count",
+        definition="Distinct referent ids in the log.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="decision_mix",
+        track="agent",
+        kind="table",
+        definition="Per-run table (not aggregated per cell): beats per `source_stamp` (`UNSTAMPED` when absent).",
+        undefined="Never undefined (empty with no beat).",
+    ),
+    # agent: agenda, lifecycle (§c.4)
+    Metric(
+        name="steps_written",
+        track="agent",
+        kind="count",
+        definition="Plan-step (`commitment_step`) events in the log.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="steps_consumed",
+        track="agent",
+        kind="count",
+        definition="Steps whose latest COMMITMENT_STEP status is CONSUMED.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="ICR",
+        track="agent",
+        kind="value",
+        definition="r3(steps_consumed / steps_written), the share of written plan steps that were consumed.",
+        undefined=(
+            "steps_written = 0. "
+            + BOTH_UNDEF
+        ),
+    ),
+    Metric(
+        name="FBR",
+        track="agent",
+        kind="value",
+        definition="Rule demotions per 100 acted beats: r3(#RULE→DEMOTED transitions / (max(|A|, 1) / 100)).",
+        undefined=(
+            "|A| = 0: undefined in profile `driftboard`; in profile `arg-v1.0` ARG's value with denominator "
+            "max(|A|, 1) / 100 (0.0 unless a demotion was logged)."
+        ),
+    ),
+    Metric(
+        name="FCR",
+        track="agent",
+        kind="value",
+        definition=(
+            "r3(#GOAL→REOPENED transitions / #GOAL→ACCEPTED transitions), a plain ratio as in ARG (the design "
+            "says per 100 acceptances)."
+        ),
+        undefined=(
+            "No GOAL→ACCEPTED transition. "
+            + BOTH_UNDEF
+        ),
+    ),
+    Metric(
+        name="FSN",
+        track="agent",
+        kind="value",
+        definition=(
+            "Referent fission checks per 100 acted beats: r3(#REFERENT_FISSION transitions / (max(|A|, 1) / "
+            "100)) (counts fission-check firings, not executed splits)."
+        ),
+        undefined=(
+            "|A| = 0: undefined in profile `driftboard`; in profile `arg-v1.0` ARG's value with denominator "
+            "max(|A|, 1) / 100 (0.0 unless a fission row was logged)."
+        ),
+    ),
+    Metric(
+        name="APR",
+        track="agent",
+        kind="value",
+        definition=(
+            "r3(#{t ∈ A : the goal of t's plan step's commitment ∈ NV} / |A|), NV = goals with any "
+            "GOAL→REJECTED transition with reason NEVER_VALIDATED: the share of acted beats spent on goals "
+            "that were rejected as never validated."
+        ),
+        undefined=(
+            "|A| = 0. "
+            + BOTH_UNDEF
+        ),
+    ),
+    Metric(
+        name="DTL",
+        track="agent",
+        kind="value",
+        definition=(
+            "Mean, over referents with a REFERENT relevance edge, of (turn of the first receipt on the "
+            "referent at or after t0) − t0, t0 = the referent's first edge turn; rounded to 2 places."
+        ),
+        undefined=(
+            "No sample (no referent with a relevance edge and a later receipt). "
+            + BOTH_UNDEF
+        ),
+    ),
+    Metric(
+        name="SCL",
+        track="agent",
+        kind="value",
+        definition=(
+            "Mean, over COMMITMENT_STEP→BLOCKED transitions with reason \"premise demoted\", of (block turn − "
+            "latest RULE→DEMOTED turn at or before it among the step's RULE premises); rounded to 2 places."
+        ),
+        undefined=(
+            "No sample. "
+            + BOTH_UNDEF
+        ),
+    ),
+    Metric(
+        name="rules_tested",
+        track="agent",
+        kind="count",
+        definition="Rules whose latest status is TESTED.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="goal_status",
+        track="agent",
+        kind="table",
+        definition="Per-run table (not aggregated per cell): goals by their latest GOAL status.",
+        undefined="Never undefined (empty with no goal).",
+    ),
+    # agent: write path (§c.5)
+    Metric(
+        name="WER",
+        track="agent",
+        kind="rate",
+        definition=(
+            "Write error rate, all organs: r3(Σrej / (Σrej + Σacc)), rej = write rejects, acc = Σ "
+            "`ops_accepted` of the LLM calls. The gate's `write_error_rate` condition uses the per-organ "
+            "rates instead (only organs with at least `wer_min_ops` ops; FAIL above `wer_floor`)."
+        ),
+        undefined="No write op: undefined in profile `driftboard`; 0.0 in profile `arg-v1.0` (ARG's value).",
+    ),
+    Metric(
+        name="wer_per_organ",
+        track="agent",
+        kind="table",
+        definition=(
+            "Per-run table (not aggregated per cell): r3(rej_o / (rej_o + acc_o)) for OBSERVER, SURVEYOR and "
+            "ACTUATOR (no minimum-ops guard here, unlike the gate)."
+        ),
+        undefined="An organ with no op is undefined, in both profiles.",
+    ),
+    Metric(
+        name="write_rejects",
+        track="agent",
+        kind="count",
+        definition="Σrej: write-reject events.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="DPR",
+        track="agent",
+        kind="value",
+        definition=(
+            "r3(#write rejects with retry_count ≥ 1 / (Σrej + Σacc)): rejected writes on a corrective retry, "
+            "per write op."
+        ),
+        undefined=(
+            "No write op. "
+            + BOTH_UNDEF
+        ),
+    ),
+    Metric(
+        name="SRR",
+        track="agent",
+        kind="value",
+        definition=(
+            "r3(#SURVEYOR write rejects with op ABORT_STEP or RANK_TIEBREAK / #SURVEYOR LLM calls, retries "
+            "included)."
+        ),
+        undefined=(
+            "No Surveyor call. "
+            + BOTH_UNDEF
+        ),
+    ),
+    Metric(
+        name="ECR",
+        track="agent",
+        kind="value",
+        definition=(
+            "Write rejects of class UNCONTAINED_PARAM, OUT_OF_SCHEMA or DANGLING_REF per 100 LLM calls: "
+            "r3(count / (#calls / 100))."
+        ),
+        undefined=(
+            "No LLM call. "
+            + BOTH_UNDEF
+        ),
+    ),
+    # agent: chain (§c.6)
+    Metric(
+        name="deficit_stamps",
+        track="agent",
+        kind="count",
+        definition="Deficit-stamp events.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="deficit_goals",
+        track="agent",
+        kind="count",
+        definition="Distinct goals named by deficit stamps.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="edges_verified",
+        track="agent",
+        kind="count",
+        definition="Goal edges with `verified` true.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="edges_unverified",
+        track="agent",
+        kind="count",
+        definition="Goal edges with `verified` false.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="milestone_goals",
+        track="agent",
+        kind="count",
+        definition="Goals with a version of provenance DEFICIT.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="milestone_accepted",
+        track="agent",
+        kind="count",
+        definition="Milestone goals (provenance DEFICIT) whose latest GOAL status is ACCEPTED.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="milestone_conversion",
+        track="agent",
+        kind="rate",
+        definition="r3(milestone_accepted / milestone_goals).",
+        undefined=(
+            "No milestone goal. "
+            + BOTH_UNDEF
+        ),
+    ),
+    # agent: render, tokens (§c.7)
+    Metric(
+        name="max_render_tokens",
+        track="agent",
+        kind="count",
+        unit="tokens",
+        definition="Largest `render_tokens` over all beats and LLM calls (0 with neither).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="render_ceiling_B",
+        track="agent",
+        kind="count",
+        unit="tokens",
+        definition=(
+            "The render ceiling B in tokens applied to the run: the pre-registered `render_ceiling_B`, else "
+            "ARG's default (6000). A threshold, not a measurement."
+        ),
+        undefined="Never undefined.",
+    ),
+    Metric(
+        name="R9_ok",
+        track="agent",
+        kind="flag",
+        definition=(
+            "Per-run yes/no (not aggregated per cell): max_render_tokens ≤ B (the gate's `render_ceiling` "
+            "condition fails on any render strictly above B)."
+        ),
+        undefined="Never undefined.",
+    ),
+    Metric(
+        name="llm_calls",
+        track="agent",
+        kind="count",
+        unit="calls",
+        definition="LLM calls recorded in the log (retries included).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="llm_tokens",
+        track="agent",
+        kind="count",
+        unit="tokens",
+        definition="Σ prompt tokens + Σ completion tokens over the LLM calls (reasoning tokens not added).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="tokens_vs_beat_slope",
+        track="agent",
+        kind="value",
+        definition=(
+            "Ordinary least-squares slope of prompt + completion tokens against the call's turn, over all LLM "
+            "calls (organs pooled); rounded to 4 places."
+        ),
+        undefined=(
+            "Fewer than 3 LLM calls, or all calls on the same turn (zero x-variance). "
+            + BOTH_UNDEF
+        ),
+    ),
+    Metric(
+        name="bins",
+        track="agent",
+        kind="table",
+        definition=(
+            "Per-run table (not aggregated per cell): acted beats in bins \"1-50\", \"51-150\", \"151+\" by beat "
+            "number, each with `n`, `decision_accuracy` (share of match 1 among beats with a match and a plan "
+            "step), `match_rate` (share of match 1 among beats with a match) and `GA` (share of the bin's "
+            "beats landing in Bd)."
+        ),
+        undefined="An empty bin is undefined; a field is undefined when no beat qualifies (GA: Bd empty).",
+    ),
+)
+"""The metrics this module computes, declared once (gathered by `checker.metrics`)."""
 
 
 __all__ = ["bins", "chain", "counts", "lifecycle", "render_tokens", "write_path"]

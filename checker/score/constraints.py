@@ -19,14 +19,16 @@ is not the problem set's (INVALID, with the reason).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from checker.answers import extract_answer
 from checker.domains import Domain, DomainError, Key
 from checker.domains.solver import ProblemSolver, SolverError
 from checker.errors import MissingInputError
+from checker.metricdef import NEVER, RESID, SHARE, Metric
 from checker.problems import Problem, ProblemSet
+from checker.results_model import RunResult, TurnResult
 from checker.schema.constraint import ProblemStart, Turn
 from checker.tracks import RunRecord, VerifyContext
 
@@ -34,8 +36,6 @@ CHANNELS = ("consistent", "drift", "contradiction", "other")
 MAX_DEPTH = 10
 DEPTH_BINS = (("1-3", 1, 3), ("4-6", 4, 6), ("7-10", 7, 10**9))
 """The reference's `analyze.py` bins: anything past 6 falls in "7-10"."""
-TEXT_TURN_LIMIT = 400
-"""`render_text` lists per-turn records only up to this many turns (JSON always has them all)."""
 
 
 class _Checker:
@@ -150,7 +150,7 @@ def mismatches_of(rec: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
+def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     """Recompute every turn of one constraint run.
 
     Raises:
@@ -158,6 +158,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     """
     start = run.start
     result: dict[str, Any] = {
+        "path": run.path, "log_sha256": run.sha256, "prereg_sha256": start.prereg_sha256, "comparator": start.comparator,
         "run_id": start.run_id, "track": "constraint", "cell": start.cell, "seed": start.seed,
         "method": start.method, "backbone": start.backbone, "verdict": "VALID", "reasons": [],
         "metrics": {}, "turns": [], "mismatches": [],
@@ -168,7 +169,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
         result["verdict"] = "INVALID"
         reasons.append("run_start names no problem_set: the run cannot be recomputed")
         result["metrics"] = aggregate([])
-        return result
+        return RunResult.model_validate(result)
     digest = start.problem_set.digest
     pset: ProblemSet | None = ctx.problem_sets.get(digest)
     if pset is None:
@@ -180,7 +181,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     if ctx.prereg is not None and ctx.prereg.problem_set is not None and ctx.prereg.problem_set != digest:
         result["verdict"] = "INVALID"
         reasons.append(f"run uses problem set {digest[:12]}…, the pre-registration names {ctx.prereg.problem_set[:12]}…")
-    turns: list[dict[str, Any]] = result["turns"]
+    turns: list[TurnResult] = result["turns"]
     current: str | None = None
     seen: dict[tuple[str, int], int] = {}
     for event, line in zip(run.events, run.lines, strict=True):
@@ -219,7 +220,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
                            f"is logged again (first at line {first})")
             continue
         rec = score_turn(checker_for(digest, problem), event, line)
-        turns.append(rec)
+        turns.append(TurnResult.model_construct(**rec))  # built here from recomputed values: no re-validation
         result["mismatches"].extend(mismatches_of(rec))
         asked = problem.turns[event.turn_number - 1].user_message
         if asked and event.user_message != asked:
@@ -237,10 +238,10 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     result["metrics"] = aggregate(turns)
     result["metrics"]["mismatches"] = len(result["mismatches"])
     # coverage: a run may answer only part of the set it names; shown so a partial run is not read as complete
-    result["metrics"]["problems_covered"] = len({t["problem_id"] for t in turns})
+    result["metrics"]["problems_covered"] = len({t.problem_id for t in turns})
     result["metrics"]["turn_coverage"] = _rate(len(turns), pset.n_turns)
     result["rates"] = rate_pairs(result["metrics"])
-    return result
+    return RunResult.model_validate(result)
 
 
 def rate_pairs(m: dict[str, Any]) -> dict[str, list[int]]:
@@ -258,21 +259,21 @@ def _rate(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
-def aggregate(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def aggregate(turns: Sequence[TurnResult]) -> dict[str, Any]:
     """Flat metrics of a list of per-turn records (undefined = None, never 0)."""
     n = len(turns)
-    correct = sum(1 for t in turns if t["correct"])
-    channels = Counter(t["channel"] for t in turns)
-    ledger_turns = sum(1 for t in turns if t["ledger_size"] is not None)
-    channel_turns = sum(1 for t in turns if t["channel"] is not None)
-    wrong = [t for t in turns if not t["correct"]]
-    r_drift = sum(1 for t in wrong if t["ledger_sat"] is True)
-    r_contra = sum(1 for t in wrong if t["ledger_sat"] is False)
+    correct = sum(1 for t in turns if t.correct)
+    channels: Counter[str | None] = Counter(t.channel for t in turns)
+    ledger_turns = sum(1 for t in turns if t.ledger_size is not None)
+    channel_turns = sum(1 for t in turns if t.channel is not None)
+    wrong = [t for t in turns if not t.correct]
+    r_drift = sum(1 for t in wrong if t.ledger_sat is True)
+    r_contra = sum(1 for t in wrong if t.ledger_sat is False)
     r_other = len(wrong) - r_drift - r_contra
     m: dict[str, Any] = {
         "turns": n, "correct_turns": correct, "turn_accuracy": _rate(correct, n),
-        "parse_rate": _rate(sum(1 for t in turns if t["parse"]), n),
-        "complete_rate": _rate(sum(1 for t in turns if t["complete"]), n),
+        "parse_rate": _rate(sum(1 for t in turns if t.parse), n),
+        "complete_rate": _rate(sum(1 for t in turns if t.complete), n),
         "ledger_turns": ledger_turns, "channel_turns": channel_turns,
     }
     for ch in CHANNELS:
@@ -282,132 +283,348 @@ def aggregate(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "total_residual": len(wrong), "residual_drift": r_drift, "residual_contradiction": r_contra,
         "residual_other": r_other, "drift_rate": _rate(r_drift, len(wrong)),
         "contradiction_rate": _rate(r_contra, len(wrong)), "other_rate": _rate(r_other, len(wrong)),
-        "unsat_upper_bound": sum(1 for t in turns if t["ledger_sat"] is False),
-        "solver_errors": sum(1 for t in turns if t["solver_error"]),
+        "unsat_upper_bound": sum(1 for t in turns if t.ledger_sat is False),
+        "solver_errors": sum(1 for t in turns if t.solver_error),
     })
     for d in range(1, MAX_DEPTH + 1):
-        at = [t for t in turns if t["turn_number"] == d]
-        m[f"accuracy_depth_{d}"] = _rate(sum(1 for t in at if t["correct"]), len(at))
+        at = [t for t in turns if t.turn_number == d]
+        m[f"accuracy_depth_{d}"] = _rate(sum(1 for t in at if t.correct), len(at))
     return m
 
 
-def depth_table(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def depth_table(turns: Sequence[TurnResult]) -> dict[str, Any]:
     """Accuracy by turn depth 1..10 and by the reference's bins, with counts."""
     per_turn = []
     for d in range(1, MAX_DEPTH + 1):
-        at = [t for t in turns if t["turn_number"] == d]
-        ok = sum(1 for t in at if t["correct"])
+        at = [t for t in turns if t.turn_number == d]
+        ok = sum(1 for t in at if t.correct)
         per_turn.append({"depth": d, "n_turns": len(at), "correct": ok, "accuracy": _rate(ok, len(at))})
     bins = []
     for label, lo, hi in DEPTH_BINS:
-        at = [t for t in turns if lo <= t["turn_number"] <= hi]
-        ok = sum(1 for t in at if t["correct"])
+        at = [t for t in turns if lo <= t.turn_number <= hi]
+        ok = sum(1 for t in at if t.correct)
         bins.append({"bin": label, "n_turns": len(at), "correct": ok, "accuracy": _rate(ok, len(at))})
     return {"per_turn": per_turn, "bins": bins}
 
 
-def cell_tables(run_results: list[dict[str, Any]]) -> dict[str, Any]:
+def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
     """Per cell (model/method): pooled metrics, per-domain metrics and the depth table.
 
     Only VALID runs are pooled; the others are counted under `excluded_runs`.
     """
-    cells: dict[str, list[dict[str, Any]]] = {}
+    cells: dict[str, list[RunResult]] = {}
     for r in run_results:
-        if r.get("track", "constraint") == "constraint" and "cell" in r:
-            cells.setdefault(r["cell"], []).append(r)
+        if r.track in ("constraint", None) and r.cell is not None:
+            cells.setdefault(r.cell, []).append(r)
     out: dict[str, Any] = {}
     for cell in sorted(cells):
         runs = cells[cell]
-        valid = [r for r in runs if r["verdict"] == "VALID"]
-        turns = [t for r in valid for t in r["turns"]]
-        domains = sorted({t["domain"] for t in turns})
+        valid = [r for r in runs if r.verdict == "VALID"]
+        turns = [t for r in valid for t in r.turns or []]
+        domains = sorted({t.domain for t in turns})
         out[cell] = {
             "track": "constraint",
             "runs": len(runs), "valid_runs": len(valid), "excluded_runs": len(runs) - len(valid),
-            "seeds": sorted(r["seed"] for r in valid),
+            "seeds": sorted(str(r.seed) for r in valid),
             "overall": aggregate(turns),
-            "by_domain": {d: aggregate([t for t in turns if t["domain"] == d]) for d in domains},
+            "by_domain": {d: aggregate([t for t in turns if t.domain == d]) for d in domains},
             "by_depth": depth_table(turns),
-            "mismatches": sum(len(r["mismatches"]) for r in valid),
+            "mismatches": sum(len(r.mismatches) for r in valid),
         }
     return out
 
 
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "n/a"
-    if isinstance(v, bool):
-        return "1" if v else "0"
-    if isinstance(v, float):
-        return f"{v:.4f}"
-    return str(v)
 
-
-def _table(headers: list[str], rows: Iterable[list[Any]]) -> list[str]:
-    body = [[_fmt(c) for c in row] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in body]
-    return lines
-
-
-def render_text(run_results: list[dict[str, Any]]) -> str:
-    """Channel, residual, per-domain and depth tables per cell; per-turn records; mismatches."""
-    tables = cell_tables(run_results)
-    out = ["Constraint track (profile drift-bench-v1; no validity gate: runs are VALID unless INCOMPLETE/INVALID)"]
-    out.append("")
-    out.append("Runs")
-    out += _table(["run", "cell", "seed", "verdict", "turns", "accuracy", "mismatches"],
-                  [[r["run_id"], r["cell"], r["seed"], r["verdict"], r["metrics"].get("turns"),
-                    r["metrics"].get("turn_accuracy"), len(r.get("mismatches", []))] for r in run_results])
-    for r in run_results:
-        out += [f"  {r['run_id']}: {reason}" for reason in r["reasons"]]
-    out += ["", "Channels per cell (share = channel / turns with a ledger)"]
-    out += _table(
-        ["cell", "turns", "accuracy", "ledger", "consistent", "drift", "contradiction", "other",
-         "consistent%", "drift%", "contradiction%", "other%"],
-        [[c, t["overall"]["turns"], t["overall"]["turn_accuracy"], t["overall"]["ledger_turns"],
-          *(t["overall"][ch] for ch in CHANNELS), *(t["overall"][f"{ch}_share"] for ch in CHANNELS)]
-         for c, t in tables.items()],
-    )
-    out += ["", "Residual decomposition per cell (wrong turns by ledger status; rate = count / wrong)"]
-    out += _table(
-        ["cell", "wrong", "drift", "contradiction", "other", "drift_rate", "contradiction_rate", "other_rate",
-         "unsat_upper_bound"],
-        [[c, o["total_residual"], o["residual_drift"], o["residual_contradiction"], o["residual_other"],
-          o["drift_rate"], o["contradiction_rate"], o["other_rate"], o["unsat_upper_bound"]]
-         for c, o in ((c, t["overall"]) for c, t in tables.items())],
-    )
-    out += ["", "Per domain"]
-    out += _table(
-        ["cell", "domain", "turns", "accuracy", "drift", "contradiction", "other", "wrong"],
-        [[c, d, o["turns"], o["turn_accuracy"], o["residual_drift"], o["residual_contradiction"],
-          o["residual_other"], o["total_residual"]]
-         for c, t in tables.items() for d, o in t["by_domain"].items()],
-    )
-    out += ["", "Accuracy by turn depth (n/a: no turn at that depth)"]
-    out += _table(
-        ["cell", *(str(d) for d in range(1, MAX_DEPTH + 1))],
-        [[c, *(row["accuracy"] for row in t["by_depth"]["per_turn"])] for c, t in tables.items()],
-    )
-    n_turns = sum(len(r.get("turns", [])) for r in run_results)
-    out += [""]
-    if n_turns <= TEXT_TURN_LIMIT:
-        out.append("Per-turn records")
-        out += _table(
-            ["cell", "problem", "turn", "line", "parse", "complete", "ledger_sat", "ans|=ledger", "correct",
-             "channel", "mus", "rec_z3_sat", "rec_correct"],
-            [[r["cell"], t["problem_id"], t["turn_number"], t["line"], t["parse"], t["complete"], t["ledger_sat"],
-              t["answer_satisfies_ledger"], t["correct"], t["channel"] or "none",
-              ",".join(t["mus"]) if t["mus"] else "", t["recorded_z3_sat"], t["recorded_answer_correct"]]
-             for r in run_results for t in r.get("turns", [])],
-        )
-    else:
-        out.append(f"Per-turn records: {n_turns} turns (listed with --format json)")
-    mism = [(r, m) for r in run_results for m in r.get("mismatches", [])]
-    out += ["", f"Recorded labels that disagree with the recomputation: {len(mism)}"]
-    for r, m in mism:
-        out.append(f"  {r.get('path', r['run_id'])}:{m['line']}: {m['problem_id']} turn {m['turn_number']}: "
-                   f"{m['field']} recorded {_fmt(m['recorded'])}, recomputed {_fmt(m['recomputed'])} ({m['reason']})")
-    return "\n".join(out) + "\n"
+METRICS: tuple[Metric, ...] = (
+    # constraint track (drift-spec §b)
+    Metric(
+        name="turns",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition="Turns scored in the run (recomputed with Z3).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="correct_turns",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            "Turns whose answer is correct: SAT(base axioms ∧ gold cumulative constraints of the turn ∧ "
+            "Φ(answer)); a partial answer counts when it extends to a solution; false when unparsed or on a "
+            "solver error."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="turn_accuracy",
+        track="constraint",
+        kind="rate",
+        unit="share of turns",
+        higher_is_better=True,
+        worst=0.0,
+        worst_means="0: every turn of the run counts as wrong (a missing, unparseable or unverifiable turn is wrong)",
+        definition="correct_turns / turns (a micro mean over turns, as the paper's headline).",
+        undefined="turns = 0.",
+    ),
+    Metric(
+        name="accuracy_depth_<d>",
+        track="constraint",
+        kind="rate",
+        unit="share of turns",
+        higher_is_better=True,
+        names=tuple(f"accuracy_depth_{d}" for d in range(1, MAX_DEPTH + 1)),
+        definition=(
+            f"Accuracy at turn depth d (d = 1..{MAX_DEPTH}): correct turns / turns with `turn_number` = d. "
+            "Cell tables add the reference's bins 1-3, 4-6 and 7-10 (everything past 6 falls in 7-10)."
+        ),
+        undefined="No turn at depth d.",
+    ),
+    Metric(
+        name="parse_rate",
+        track="constraint",
+        kind="rate",
+        unit="share of turns",
+        higher_is_better=True,
+        definition=(
+            "Share of turns from whose raw response a non-empty answer was extracted (the reference's "
+            "`extract_answer`)."
+        ),
+        undefined="turns = 0.",
+    ),
+    Metric(
+        name="complete_rate",
+        track="constraint",
+        kind="rate",
+        unit="share of turns",
+        higher_is_better=True,
+        definition=(
+            "Share of turns whose answer is complete (reference `Complete()`: every entity seated, every "
+            "event started, every entity given every category)."
+        ),
+        undefined="turns = 0.",
+    ),
+    Metric(
+        name="problems_covered",
+        track="constraint",
+        kind="count",
+        unit="problems",
+        definition="Distinct problems of the named problem set that the run answers.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="turn_coverage",
+        track="constraint",
+        kind="rate",
+        unit="share of turns",
+        higher_is_better=True,
+        definition=(
+            "Scored turns / gold turns of the whole named problem set: a run may cover only part of the set "
+            "(e.g. one imported transcript), and its accuracy is then about that part only."
+        ),
+        undefined="The problem set has no turn.",
+    ),
+    Metric(
+        name="ledger_turns",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition="Turns that log a ledger (0 for methods `direct` and `cot`).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="channel_turns",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            "Turns that have a channel: turns with a ledger, plus turns without one on which the solver "
+            "failed (channel other)."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="consistent",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            "Turns in channel **consistent**: the answer satisfies the ledger (SAT(base ∧ ledger ∧ "
+            "Φ(answer))). Channels are decided in order: contradiction (ledger known UNSAT), other (solver "
+            "error), none (no ledger), other (unparsed answer), consistent, drift."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="drift",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition="Turns in channel **drift**: the ledger is SAT, the answer parses and violates the ledger.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="contradiction",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition="Turns in channel **contradiction**: the ledger is UNSAT (the turn's MUS is listed).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="other",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            "Turns in channel **other**: a solver error (also on a turn without a ledger), or a ledger that "
+            "is not UNSAT with an answer that cannot be parsed."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="consistent_share",
+        track="constraint",
+        kind="rate",
+        unit="share of channel turns",
+        higher_is_better=True,
+        definition=(
+            "consistent / channel_turns."
+            + SHARE
+        ),
+        undefined="channel_turns = 0.",
+    ),
+    Metric(
+        name="drift_share",
+        track="constraint",
+        kind="rate",
+        unit="share of channel turns",
+        higher_is_better=False,
+        definition=(
+            "drift / channel_turns."
+            + SHARE
+        ),
+        undefined="channel_turns = 0.",
+    ),
+    Metric(
+        name="contradiction_share",
+        track="constraint",
+        kind="rate",
+        unit="share of channel turns",
+        higher_is_better=False,
+        definition=(
+            "contradiction / channel_turns."
+            + SHARE
+        ),
+        undefined="channel_turns = 0.",
+    ),
+    Metric(
+        name="other_share",
+        track="constraint",
+        kind="rate",
+        unit="share of channel turns",
+        higher_is_better=False,
+        definition=(
+            "other / channel_turns."
+            + SHARE
+        ),
+        undefined="channel_turns = 0.",
+    ),
+    Metric(
+        name="total_residual",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition="Wrong turns: turns − correct_turns.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="residual_drift",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            RESID + "Wrong turns whose ledger is SAT. Measured against gold, so it includes parse and completeness "
+            "failures under a SAT ledger."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="residual_contradiction",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            RESID + "Wrong turns whose ledger is UNSAT."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="residual_other",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            RESID + "Wrong turns whose ledger satisfiability is unknown (no ledger, or a solver error before it was "
+            "decided)."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="drift_rate",
+        track="constraint",
+        kind="rate",
+        unit="share of wrong turns",
+        definition=(
+            "residual_drift / total_residual: the share of **wrong** turns whose ledger is SAT (not a share "
+            "of all turns)."
+        ),
+        undefined="total_residual = 0 (no wrong turn).",
+    ),
+    Metric(
+        name="contradiction_rate",
+        track="constraint",
+        kind="rate",
+        unit="share of wrong turns",
+        definition="residual_contradiction / total_residual: the share of wrong turns whose ledger is UNSAT.",
+        undefined="total_residual = 0 (no wrong turn).",
+    ),
+    Metric(
+        name="other_rate",
+        track="constraint",
+        kind="rate",
+        unit="share of wrong turns",
+        definition="residual_other / total_residual: the share of wrong turns whose ledger satisfiability is unknown.",
+        undefined="total_residual = 0 (no wrong turn).",
+    ),
+    Metric(
+        name="unsat_upper_bound",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition="Turns whose ledger is UNSAT, correct or not.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="solver_errors",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition="Turns with a solver error (Z3 `unknown` after the timeout, or an unusable problem context).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="mismatches",
+        track="constraint",
+        kind="count",
+        unit="labels",
+        definition=(
+            "Recorded labels that disagree with the recomputation: a recorded `z3_sat` ≠ the recomputed "
+            "ledger satisfiability, or a recorded `answer_correct` ≠ the recomputed correctness (each listed "
+            "with its reason)."
+        ),
+        undefined=NEVER,
+    ),
+)
+"""The metrics this module computes, declared once (gathered by `checker.metrics`)."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from checker.metricdef import LANDING, NEVER, REF_UNDEF, Metric
 from checker.replay import AgentState
 
 
@@ -112,6 +113,95 @@ def attribution_mismatches(state: AgentState) -> list[dict[str, Any]]:
         out.append({"line": line, "field": "target_ref", "recorded": beat.target_ref, "recomputed": land.ref,
                     "reason": reason})
     return out
+
+METRICS: tuple[Metric, ...] = (
+    # agent: GDS (arg-spec §c.2)
+    Metric(
+        name="drift_ref_beats",
+        track="agent",
+        kind="count",
+        unit="beats",
+        definition=(
+            "n_ref, the number of reference beats: acted (non-RESET) beats whose `step_id` names a plan step "
+            "found in the log (**live**; a live beat whose step is absent is not a reference beat), else "
+            "whose `shadow_step_id` splits on `|` into at least 3 fields (**shadow**: action = field 2, "
+            "target = field 3, `-` = none)."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="gds_bind",
+        track="agent",
+        kind="rate",
+        unit="share of reference beats",
+        higher_is_better=False,
+        worst=1.0,
+        worst_means="1: every reference beat of the run counts as drift",
+        definition=(
+            "r3(bind / n_ref). A reference beat is **bind** when it is on plan (no reference action, or the "
+            "beat's action equals it), the step names a target, the action is aimed (has parameters) and it "
+            "landed elsewhere than the target (background included). "
+            + LANDING
+        ),
+        undefined=REF_UNDEF,
+    ),
+    Metric(
+        name="gds_aligned",
+        track="agent",
+        kind="rate",
+        unit="share of reference beats",
+        higher_is_better=True,
+        worst=0.0,
+        worst_means="0: no reference beat of the run counts as aligned",
+        definition=(
+            "r3(aligned / n_ref): every live reference beat that is not bind, and every shadow reference beat "
+            "that is neither bind nor abandon."
+        ),
+        undefined=REF_UNDEF,
+    ),
+    Metric(
+        name="gds_abandon",
+        track="agent",
+        kind="rate",
+        unit="share of reference beats",
+        higher_is_better=False,
+        worst=1.0,
+        worst_means="1: every reference beat of the run counts as drift",
+        definition=(
+            "r3(abandon / n_ref): shadow reference beats that are not bind and are off plan (action differs "
+            "from the reference action) or landed off the step's target. A live beat is never abandon, so "
+            "abandon is 0 when every reference beat is live. "
+            + LANDING
+        ),
+        undefined=REF_UNDEF,
+    ),
+    Metric(
+        name="drift_total",
+        track="agent",
+        kind="rate",
+        unit="share of reference beats",
+        higher_is_better=False,
+        worst=1.0,
+        worst_means="1: every reference beat of the run counts as drift",
+        definition=(
+            "r3((bind + abandon) / n_ref), computed from the counts (it can differ by 0.001 from the sum of "
+            "the two rounded rates)."
+        ),
+        undefined=REF_UNDEF,
+    ),
+    Metric(
+        name="attribution_mismatches",
+        track="agent",
+        kind="count",
+        unit="beats",
+        definition=(
+            "Acted beats whose recorded `target_ref` differs from the landing recomputed from geometry (each "
+            "is listed in the run's `mismatches` with the reason). Computed in both profiles."
+        ),
+        undefined=NEVER,
+    ),
+)
+"""The metrics this module computes, declared once (gathered by `checker.metrics`)."""
 
 
 __all__ = ["Gds", "attribution_mismatches", "gds", "landings"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from checker.metricdef import LANDING, NEVER, Metric
 from checker.replay import AgentState
 
 
@@ -69,6 +70,87 @@ def hypotheses(state: AgentState) -> dict[str, Any]:
                 targeted.add(rule.rule_id)
     return {"hypothesis_formed": bool(effect_ids), "effect_rules": len(effect_ids),
             "targeted_effect_rules": len(targeted)}
+
+METRICS: tuple[Metric, ...] = (
+    # agent: grounding, hypotheses (§c.3)
+    Metric(
+        name="rung_distribution",
+        track="agent",
+        kind="table",
+        definition="Per-run table (not aggregated per cell): referents by their latest REFERENT_RUNG status.",
+        undefined="Never undefined (empty with no rung row).",
+    ),
+    Metric(
+        name="grounding_rate_all",
+        track="agent",
+        kind="rate",
+        definition=(
+            "r3((#ENGAGED + #CHARACTERIZED) / N): referents whose latest REFERENT_RUNG status is ENGAGED or "
+            "CHARACTERIZED, over N = referents with any REFERENT_RUNG row. Not the same as RGR."
+        ),
+        undefined="N = 0: undefined in profile `driftboard`; 0.0 in profile `arg-v1.0` (ARG divides by max(N, 1)).",
+    ),
+    Metric(
+        name="goal_bound_referents",
+        track="agent",
+        kind="count",
+        definition="|Bd|, Bd = distinct `ref_id` of every goal binding (all goals, all versions).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="RGR",
+        track="agent",
+        kind="rate",
+        definition=(
+            "Grounding of goal-bound referents: r3(#{b ∈ Bd : latest rung = CHARACTERIZED} / |Bd|) "
+            "(CHARACTERIZED, as logged by the agent: referenced by a TESTED rule whose pre-registered "
+            "prediction matched). The paper labels it \"grounding rate\"; it is not `grounding_rate_all`."
+        ),
+        undefined=(
+            "Bd empty (no goal binding): undefined in profile `driftboard`; 0.0 in profile `arg-v1.0` (ARG's "
+            "value, which means \"no goal-bound referent\", not a measured zero)."
+        ),
+    ),
+    Metric(
+        name="GA",
+        track="agent",
+        kind="rate",
+        definition=(
+            "r3(#{t ∈ A : landing(t) ∈ Bd} / |A|), the share of acted beats that landed on a goal-bound "
+            "referent. "
+            + LANDING
+        ),
+        undefined=(
+            "A or Bd empty, in both profiles (normally undefined in agenda-off cells, which write no goal "
+            "binding)."
+        ),
+    ),
+    Metric(
+        name="hypothesis_formed",
+        track="agent",
+        kind="flag",
+        definition=(
+            "Per-run yes/no (shown per cell as k of n seeds, not averaged): at least one rule version whose "
+            "effect has `score_event` = 1 or `level_event` = 1 (an effect-linked rule)."
+        ),
+        undefined="Never undefined (no).",
+    ),
+    Metric(
+        name="effect_rules",
+        track="agent",
+        kind="count",
+        definition="Distinct rule ids with an effect-linked version (effect `score_event` = 1 or `level_event` = 1).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="targeted_effect_rules",
+        track="agent",
+        kind="count",
+        definition="Effect-linked rules (see `effect_rules`) whose context names a target referent.",
+        undefined=NEVER,
+    ),
+)
+"""The metrics this module computes, declared once (gathered by `checker.metrics`)."""
 
 
 __all__ = ["grounding", "hypotheses"]

@@ -24,6 +24,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
+from checker.metricdef import BOTH_UNDEF, NEVER, Metric
 from checker.replay import AgentState
 
 REVERSIBLE_KINDS = frozenset({"read", "search", "fetch"})
@@ -145,6 +146,49 @@ def milestones(state: AgentState, include_reversible: bool = False) -> dict[str,
         "details": details,
         "mismatches": sorted(mismatches, key=lambda m: m["line"]),
     }
+
+METRICS: tuple[Metric, ...] = (
+    # agent: claimed vs verified milestones
+    Metric(
+        name="milestone_claims",
+        track="agent",
+        kind="count",
+        definition="`milestone_claim` events (a claim is not an event).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="milestones_verified",
+        track="agent",
+        kind="count",
+        definition=(
+            "Claims with deterministic evidence in their window: beat number between the claimed step's start "
+            "(`step_started_turn`, else the first beat that executed the step, else 0) and the claim's beat, "
+            "on an earlier log line than the claim. Only irreversible evidence counts: a `level` event, a "
+            "rise of the level counter or score, a receipt whose pre-registered prediction matched, an "
+            "irreversible `evidence` event (`exit_code` only when 0, `file_digest` only when changed)."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="milestones_declared_only",
+        track="agent",
+        kind="count",
+        definition="milestone_claims − milestones_verified: claims with no such evidence.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="milestone_verified_ratio",
+        track="agent",
+        kind="rate",
+        higher_is_better=True,
+        definition="r3(milestones_verified / milestone_claims).",
+        undefined=(
+            "No milestone claim (every imported ARG run). "
+            + BOTH_UNDEF
+        ),
+    ),
+)
+"""The metrics this module computes, declared once (gathered by `checker.metrics`)."""
 
 
 __all__ = ["milestones"]
