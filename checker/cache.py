@@ -39,17 +39,86 @@ def cache_key(parts: dict[str, Any]) -> str:
     ).hexdigest()
 
 
+NUMBER_MODULES: tuple[str, ...] = (
+    "checker",
+    "checker.aggregate",
+    "checker.answers",
+    "checker.cache",
+    "checker.domains",
+    "checker.domains.base",
+    "checker.domains.logic_grid",
+    "checker.domains.scheduling",
+    "checker.domains.seating",
+    "checker.domains.solver",
+    "checker.errors",
+    "checker.gate",
+    "checker.load",
+    "checker.logio",
+    "checker.preregistration",
+    "checker.problems",
+    "checker.replay",
+    "checker.report",
+    "checker.results",
+    "checker.results_model",
+    "checker.schema",
+    "checker.schema.agent",
+    "checker.schema.base",
+    "checker.schema.common",
+    "checker.schema.constraint",
+    "checker.schema.events",
+    "checker.schema.labels",
+    "checker.schema.manifest",
+    "checker.score",
+    "checker.score.agent",
+    "checker.score.agent_metrics",
+    "checker.score.constraints",
+    "checker.score.gds",
+    "checker.score.grounding",
+    "checker.score.milestones",
+    "checker.scorers",
+    "checker.shard",
+    "checker.tracks",
+    "checker.validate",
+    "checker.verify",
+)
+"""The modules whose code can change a results file: everything the verify pipeline imports.
+
+The import closure of `checker.verify` and the track scorers (`checker.scorers.SCORER_BY_TRACK`),
+with the packages that hold them; `tests/test_cache.py` checks it against the import graph, so
+it cannot drift. The page templates, renderer, command line, importers, baselines and
+benchmarks are outside it: editing them reuses every cached verification.
+"""
+
+
+def module_file(package_dir: Path, module: str) -> Path:
+    """The source file of `module` (`checker.x.y`) under the `checker` package folder `package_dir`."""
+    parts = module.split(".")[1:]
+    folder = package_dir.joinpath(*parts)
+    return folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
+
+
+def code_digest(package_dir: Path, modules: tuple[str, ...] = NUMBER_MODULES) -> str:
+    """SHA-256 over the sources of `modules` (path and bytes of each, a missing file marked as such)."""
+    h = hashlib.sha256()
+    for module in sorted(modules):
+        path = module_file(package_dir, module)
+        data = path.read_bytes() if path.is_file() else None
+        size = "missing" if data is None else str(len(data))  # length-prefixed: no two file sets collide
+        h.update(f"{path.relative_to(package_dir).as_posix()}\0{size}\0".encode() + (data or b""))
+    return h.hexdigest()
+
+
 _CODE_DIGEST: list[str] = []
 
 
 def checker_code_digest() -> str:
-    """SHA-256 over the checker's own Python sources, so a code change never reuses stale results."""
+    """SHA-256 over the sources of the checker's code that decides numbers (`NUMBER_MODULES`).
+
+    A change to that code never reuses stale results; a change anywhere else (pages, command
+    line, benchmarks...) keeps the cache.
+    """
     if not _CODE_DIGEST:
-        package = Path(__file__).resolve().parent
-        h = hashlib.sha256()
-        for path in sorted(package.rglob("*.py")):
-            h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-        _CODE_DIGEST.append(h.hexdigest())
+        _CODE_DIGEST.append(code_digest(Path(__file__).resolve().parent))
     return _CODE_DIGEST[0]
 
 
