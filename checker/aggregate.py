@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from checker.results_model import MetricAggregate
+from checker.seeds import seed_labels
 
 BOOTSTRAP_RESAMPLES = 2000
 COUNTED_VERDICTS = frozenset({"VALID", "COMPARATOR"})
@@ -49,25 +50,6 @@ def _clean(x: float) -> float:
 def is_number(v: Any) -> TypeGuard[int | float]:
     """True for ints and finite floats (bools are not metrics)."""
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def seed_labels(runs: Iterable[dict[str, Any]]) -> list[str]:
-    """One distinct label per run, in order: its seed, or `<seed> (k)` for the k-th run of a repeated seed.
-
-    Two runs of one cell may carry the same seed label (a rerun, or a mistake); keyed by the bare
-    label, the later would silently replace the earlier in per-seed values and pooled rates.
-    """
-    seen: set[str] = set()
-    out = []
-    for run in runs:
-        seed = str(run.get("seed"))
-        label, k = seed, 1
-        while label in seen:
-            k += 1
-            label = f"{seed} ({k})"
-        seen.add(label)
-        out.append(label)
-    return out
 
 
 def counted_runs(runs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from typing import Any
 from checker import __version__
 from checker.load import SubmissionFiles
 from checker.logio import file_sha256
-from checker.results import canonical_json
+from checker.results_io import canonical_json
 from checker.results_model import ResultsFile
 
 
@@ -59,6 +59,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.replay",
     "checker.report",
     "checker.results",
+    "checker.results_io",
     "checker.results_model",
     "checker.schema",
     "checker.schema.agent",
@@ -76,6 +77,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.score.grounding",
     "checker.score.milestones",
     "checker.scorers",
+    "checker.seeds",
     "checker.shard",
     "checker.tracks",
     "checker.validate",

@@ -21,7 +21,6 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
-from checker.aggregate import seed_labels
 from checker.gate import CONDITIONS, NOT_APPLICABLE, run_gate
 from checker.replay import AgentState, replay
 from checker.schema.manifest import Thresholds
@@ -29,6 +28,7 @@ from checker.score.agent_metrics import bins, chain, counts, lifecycle, render_t
 from checker.score.gds import Gds, attribution_mismatches, gds, landings
 from checker.score.grounding import grounding, hypotheses
 from checker.score.milestones import milestones
+from checker.seeds import seed_labels
 from checker.tracks import RunRecord, VerifyContext
 
 AGENT_PROFILES = ("driftboard", "arg-v1.0")
