@@ -126,16 +126,26 @@ def checker_code_digest() -> str:
 
 def submission_cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]], profile: str,
                          problem_sets: dict[str, Any]) -> str:
-    """Digests of every input, as the load stage read them (nothing is re-read through a link)."""
+    """Digests of every input of every check, as the load stage read them (nothing is re-read through a link).
+
+    The files (manifest, prereg, logs, refused files), the profile and the thresholds and where
+    they come from, the problem sets (digest and name: a finding names them), and what the
+    commit-order check reads: whether the submission is in a git repository, which one, and its
+    history there. The checker's version and code are added by `cache_key`.
+    """
+    prereg = loaded.prereg
     return cache_key({
         "submission": loaded.root.as_posix(),
         "manifest": loaded.manifest_sha256,
         "prereg": loaded.prereg_sha256,
         "logs": {display: _sha_or_none(path) for path, display in shown},
         "refused": loaded.refused_runs,
-        "problem_sets": sorted(problem_sets),
+        "problem_sets": {digest: str(ps.name) for digest, ps in sorted(problem_sets.items())},
         "profile": profile,
-        "git": git_history(loaded.root),
+        "thresholds": prereg.thresholds.model_dump(mode="json") if prereg is not None else None,
+        "thresholds_source": ("prereg" if prereg is not None and "thresholds" in prereg.model_fields_set
+                              else "defaults"),
+        "git": repository_state(loaded.root),
     })
 
 
@@ -163,12 +173,34 @@ def cache_put(cache_dir: Path, key: str, results: ResultsFile) -> None:
     (cache_dir / f"{key}.json").write_text(canonical_json(results.model_dump(mode="json")), encoding="utf-8")
 
 
-def git_history(root: Path) -> str | None:
-    """Digest of every commit touching the submission, and of its uncommitted changes.
+def repository(folder: Path) -> Path | None:
+    """The top folder of the git repository holding `folder`, or None when it is in none.
 
-    It feeds the commit-order check, which looks at every change to `prereg.yaml`, not only its first.
+    The commit-order check reads this repository's history: the submission's own, wherever
+    `driftboard verify` is started from.
     """
-    log = subprocess.run(["git", "-C", str(root), "log", "--name-status", "--format=%H", "--", "."],
+    out = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
+                         capture_output=True, text=True, check=False)
+    top = out.stdout.strip()
+    return Path(top) if out.returncode == 0 and top else None
+
+
+def repository_state(folder: Path) -> dict[str, str | None]:
+    """What the commit-order check reads for `folder`: its repository (None: none, check skipped) and history."""
+    root = repository(folder)
+    if root is None:
+        return {"repository": None, "history": None}
+    return {"repository": root.as_posix(), "history": git_history(folder)}
+
+
+def git_history(root: Path) -> str | None:
+    """Digest of every commit touching the submission (with its parents), and of its uncommitted changes.
+
+    It feeds the commit-order check, which looks at every change to `prereg.yaml`, not only its
+    first, and at which commits descend from which (hence the parents, rewritten to the commits
+    that touch the folder). None when there is no history (no repository, or no commit yet).
+    """
+    log = subprocess.run(["git", "-C", str(root), "log", "--parents", "--name-status", "--format=%H %P", "--", "."],
                          capture_output=True, check=False)
     if log.returncode != 0:
         return None
