@@ -22,11 +22,13 @@ test: $(BIN)/driftboard
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	$(BIN)/ruff check checker tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 lint: $(BIN)/driftboard
 	$(BIN)/ruff check checker tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(BIN)/driftboard
 	$(BIN)/driftboard bench validate

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from checker.metricdef import Metric
-from checker.results_model import MetricAggregate, RunResult, seed_labels
+from checker.results_model import MetricAggregate, RunResult
+from checker.seeds import seed_labels
 
 BOOTSTRAP_RESAMPLES = 2000
 MIN_CI_VALUES = 5

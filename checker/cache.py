@@ -16,7 +16,7 @@ from typing import Any
 from checker import __version__
 from checker.load import SubmissionFiles
 from checker.logio import file_sha256
-from checker.results import canonical_json
+from checker.results_io import canonical_json
 from checker.results_model import ResultsFile
 
 
@@ -39,32 +39,115 @@ def cache_key(parts: dict[str, Any]) -> str:
     ).hexdigest()
 
 
+NUMBER_MODULES: tuple[str, ...] = (
+    "checker",
+    "checker.aggregate",
+    "checker.answers",
+    "checker.cache",
+    "checker.domains",
+    "checker.domains.base",
+    "checker.domains.logic_grid",
+    "checker.domains.scheduling",
+    "checker.domains.seating",
+    "checker.domains.solver",
+    "checker.errors",
+    "checker.gate",
+    "checker.load",
+    "checker.logio",
+    "checker.metricdef",
+    "checker.numbers",
+    "checker.preregistration",
+    "checker.problems",
+    "checker.replay",
+    "checker.report",
+    "checker.results",
+    "checker.results_io",
+    "checker.results_model",
+    "checker.schema",
+    "checker.schema.agent",
+    "checker.schema.base",
+    "checker.schema.common",
+    "checker.schema.constraint",
+    "checker.schema.events",
+    "checker.schema.labels",
+    "checker.schema.manifest",
+    "checker.score",
+    "checker.score.agent",
+    "checker.score.agent_metrics",
+    "checker.score.constraints",
+    "checker.score.gds",
+    "checker.score.grounding",
+    "checker.score.milestones",
+    "checker.scorers",
+    "checker.seeds",
+    "checker.shard",
+    "checker.tracks",
+    "checker.validate",
+    "checker.verify",
+)
+"""The modules whose code can change a results file: everything the verify pipeline imports.
+
+The import closure of `checker.verify` and the track scorers (`checker.scorers.SCORER_BY_TRACK`),
+with the packages that hold them; `tests/test_cache.py` checks it against the import graph, so
+it cannot drift. The page templates, renderer, command line, importers, baselines and
+benchmarks are outside it: editing them reuses every cached verification.
+"""
+
+
+def module_file(package_dir: Path, module: str) -> Path:
+    """The source file of `module` (`checker.x.y`) under the `checker` package folder `package_dir`."""
+    parts = module.split(".")[1:]
+    folder = package_dir.joinpath(*parts)
+    return folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
+
+
+def code_digest(package_dir: Path, modules: tuple[str, ...] = NUMBER_MODULES) -> str:
+    """SHA-256 over the sources of `modules` (path and bytes of each, a missing file marked as such)."""
+    h = hashlib.sha256()
+    for module in sorted(modules):
+        path = module_file(package_dir, module)
+        data = path.read_bytes() if path.is_file() else None
+        size = "missing" if data is None else str(len(data))  # length-prefixed: no two file sets collide
+        h.update(f"{path.relative_to(package_dir).as_posix()}\0{size}\0".encode() + (data or b""))
+    return h.hexdigest()
+
+
 _CODE_DIGEST: list[str] = []
 
 
 def checker_code_digest() -> str:
-    """SHA-256 over the checker's own Python sources, so a code change never reuses stale results."""
+    """SHA-256 over the sources of the checker's code that decides numbers (`NUMBER_MODULES`).
+
+    A change to that code never reuses stale results; a change anywhere else (pages, command
+    line, benchmarks...) keeps the cache.
+    """
     if not _CODE_DIGEST:
-        package = Path(__file__).resolve().parent
-        h = hashlib.sha256()
-        for path in sorted(package.rglob("*.py")):
-            h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-        _CODE_DIGEST.append(h.hexdigest())
+        _CODE_DIGEST.append(code_digest(Path(__file__).resolve().parent))
     return _CODE_DIGEST[0]
 
 
 def submission_cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]], profile: str,
                          problem_sets: dict[str, Any]) -> str:
-    """Digests of every input, as the load stage read them (nothing is re-read through a link)."""
+    """Digests of every input of every check, as the load stage read them (nothing is re-read through a link).
+
+    The files (manifest, prereg, logs, refused files), the profile and the thresholds and where
+    they come from, the problem sets (digest and name: a finding names them), and what the
+    commit-order check reads: whether the submission is in a git repository, which one, and its
+    history there. The checker's version and code are added by `cache_key`.
+    """
+    prereg = loaded.prereg
     return cache_key({
         "submission": loaded.root.as_posix(),
         "manifest": loaded.manifest_sha256,
         "prereg": loaded.prereg_sha256,
         "logs": {display: _sha_or_none(path) for path, display in shown},
         "refused": loaded.refused_runs,
-        "problem_sets": sorted(problem_sets),
+        "problem_sets": {digest: str(ps.name) for digest, ps in sorted(problem_sets.items())},
         "profile": profile,
-        "git": git_history(loaded.root),
+        "thresholds": prereg.thresholds.model_dump(mode="json") if prereg is not None else None,
+        "thresholds_source": ("prereg" if prereg is not None and "thresholds" in prereg.model_fields_set
+                              else "defaults"),
+        "git": repository_state(loaded.root),
     })
 
 
@@ -92,12 +175,34 @@ def cache_put(cache_dir: Path, key: str, results: ResultsFile) -> None:
     (cache_dir / f"{key}.json").write_text(canonical_json(results.model_dump(mode="json")), encoding="utf-8")
 
 
-def git_history(root: Path) -> str | None:
-    """Digest of every commit touching the submission, and of its uncommitted changes.
+def repository(folder: Path) -> Path | None:
+    """The top folder of the git repository holding `folder`, or None when it is in none.
 
-    It feeds the commit-order check, which looks at every change to `prereg.yaml`, not only its first.
+    The commit-order check reads this repository's history: the submission's own, wherever
+    `driftboard verify` is started from.
     """
-    log = subprocess.run(["git", "-C", str(root), "log", "--name-status", "--format=%H", "--", "."],
+    out = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
+                         capture_output=True, text=True, check=False)
+    top = out.stdout.strip()
+    return Path(top) if out.returncode == 0 and top else None
+
+
+def repository_state(folder: Path) -> dict[str, str | None]:
+    """What the commit-order check reads for `folder`: its repository (None: none, check skipped) and history."""
+    root = repository(folder)
+    if root is None:
+        return {"repository": None, "history": None}
+    return {"repository": root.as_posix(), "history": git_history(folder)}
+
+
+def git_history(root: Path) -> str | None:
+    """Digest of every commit touching the submission (with its parents), and of its uncommitted changes.
+
+    It feeds the commit-order check, which looks at every change to `prereg.yaml`, not only its
+    first, and at which commits descend from which (hence the parents, rewritten to the commits
+    that touch the folder). None when there is no history (no repository, or no commit yet).
+    """
+    log = subprocess.run(["git", "-C", str(root), "log", "--parents", "--name-status", "--format=%H %P", "--", "."],
                          capture_output=True, check=False)
     if log.returncode != 0:
         return None

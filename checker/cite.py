@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from checker.errors import UsageError, visible
+from checker.render.text import slug as render_slug
 from checker.results import combined_log_digest, read_results
 from checker.results_model import ResultsFile
 
@@ -31,8 +32,6 @@ def site_url(config: Path = Path("mkdocs.yml")) -> str:
 
 def slug(value: str) -> str:
     """The page slug the site uses for a submission id or cell name."""
-    from checker.render.text import slug as render_slug
-
     return render_slug(value)
 
 

@@ -17,6 +17,8 @@ from checker.numbers import fmt
 from checker.score import agent_metrics, constraints, gds, grounding, milestones
 
 _SOURCES = (gds, agent_metrics, grounding, milestones, constraints, aggregate)
+MAX_DEPTH = constraints.MAX_DEPTH
+"""Per-depth accuracy keys run from 1 to this."""
 
 HEADLINE: dict[str, tuple[str, ...]] = {
     "agent": ("completions", "drift_total", "gds_bind", "gds_abandon"),

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from checker.answers import normalize
 from checker.domains import DOMAINS, FALSE, Domain, DomainError, make_domain
 from checker.domains.solver import ProblemSolver, SolverError
 from checker.errors import UsageError
@@ -282,8 +283,6 @@ def validate_problem(raw: Any, shown: str, stem: str | None = None, check_gold: 
 
 def check_gold_turns(dom: Domain, turns: Sequence[GoldTurn], shown: str, solver: ProblemSolver | None = None) -> list[str]:
     """Every gold cumulative set is SAT and its gold solution is correct (drift-bench-v1 semantics)."""
-    from checker.answers import normalize
-
     errs: list[str] = []
     solver = solver or ProblemSolver(dom)
     for i, t in enumerate(turns):

@@ -1,4 +1,4 @@
-"""Results stage: turn a verified submission into its results file, read and index results files.
+"""Results stage: turn a verified submission into its results file; write results files and their index.
 
 One results file per submission, `<results dir>/<submission-id>.json`, plus `index.json`.
 Files are canonical JSON (sorted keys, 2-space indent, no wall-clock time), so the same inputs
@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from checker import __version__
 from checker.aggregate import COUNTED_VERDICTS, aggregate_metrics, counted_runs, efficiency, is_number
-from checker.errors import DriftboardError, UsageError
+from checker.errors import DriftboardError
 from checker.preregistration import (
     check_claims,
     check_declared,
@@ -24,6 +24,7 @@ from checker.preregistration import (
     evaluate_predictions,
 )
 from checker.report import plural
+from checker.results_io import INDEX, canonical_json, content_digest, read_results
 from checker.results_model import (
     CellResult,
     FindingRecord,
@@ -32,12 +33,10 @@ from checker.results_model import (
     ProblemSetRef,
     ResultsFile,
     RunResult,
-    seed_labels,
 )
 from checker.schema.manifest import Prereg, Submission
 from checker.scorers import scorer_for
-
-INDEX = "index.json"
+from checker.seeds import seed_labels
 
 
 class SubmissionInput(Protocol):
@@ -49,17 +48,6 @@ class SubmissionInput(Protocol):
     profile: str
     runs: list[RunResult]
     prereg_sha256: str | None
-
-
-def canonical_json(obj: Any) -> str:
-    """The one serialisation of results: sorted keys, 2-space indent, UTF-8, trailing newline."""
-    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def content_digest(obj: dict[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of `obj` without its `digest` field."""
-    body = {k: v for k, v in obj.items() if k != "digest"}
-    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
 
 def combined_log_digest(digests: list[str]) -> str:
@@ -232,20 +220,6 @@ def write_results(results: ResultsFile, out: Path) -> Path:
     path = out / f"{results.submission_id}.json"
     path.write_text(canonical_json(results.model_dump(mode="json")), encoding="utf-8")
     return path
-
-
-def read_results(path: Path) -> ResultsFile:
-    """Read one results file.
-
-    Raises:
-        UsageError: the file is missing or not a results file.
-    """
-    try:
-        return ResultsFile.model_validate_json(path.read_bytes())
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read results ({exc.strerror}); run `driftboard verify` first") from None
-    except ValueError as exc:
-        raise UsageError(f"{path}: not a Driftboard results file ({str(exc).splitlines()[0]})") from None
 
 
 def write_index(out: Path) -> Path:

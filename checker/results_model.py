@@ -471,21 +471,3 @@ class VerifyDocument(BaseModel):
     submissions: list[SubmissionReport] = Field(default_factory=list)
     cache: dict[str, int] = Field(default_factory=dict)
 
-
-def seed_labels(runs: list[RunResult]) -> list[str]:
-    """One distinct label per run, in order: its seed, or `<seed> (k)` for the k-th run of a repeated seed.
-
-    Two runs of one cell may carry the same seed label (a rerun, or a mistake); keyed by the bare
-    label, the later would silently replace the earlier in per-seed values and pooled rates.
-    """
-    seen: set[str] = set()
-    out = []
-    for run in runs:
-        seed = str(run.seed)
-        label, k = seed, 1
-        while label in seen:
-            k += 1
-            label = f"{seed} ({k})"
-        seen.add(label)
-        out.append(label)
-    return out

@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 from checker.errors import UsageError
-from checker.results import INDEX, read_results, write_index
+from checker.results import write_index
+from checker.results_io import INDEX, read_results
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:

@@ -8,14 +8,13 @@ re-verification can be split across machines (`shard`).
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from checker.cache import cache_get, cache_put, default_cache_dir, submission_cache_key
+from checker.cache import cache_get, cache_put, default_cache_dir, repository, submission_cache_key
 from checker.errors import Finding, MissingInputError
 from checker.load import discover, load_submission
 from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
@@ -124,9 +123,9 @@ def verify_paths(
         pending.append((result, [(p, p.as_posix()) for p in loose], None))
         report.submissions.append(result)
     _score_all(pending, problem_sets, jobs)
-    root = _git_root()
     for result, _shown, key in pending:
-        _finish(result, root, cache_dir, key)
+        # the commit-order check reads the submission's own repository (the cache key covers it)
+        _finish(result, repository(Path(result.path)) if result.manifest is not None else None, cache_dir, key)
     # across submissions, after cache restore: never stored in a results file or the cache
     report.findings.extend(duplicate_runs(report.submissions))
     for sub in report.submissions:
@@ -251,11 +250,6 @@ def _restore(result: SubmissionResult, cached: Any) -> None:
     result.results = cached
     result.runs = list(cached.runs)
     result.findings = [Finding(f.path, f.line, f.message, f.severity) for f in cached.findings]
-
-
-def _git_root() -> Path | None:
-    out = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=False)
-    return Path(out.stdout.strip()) if out.returncode == 0 else None
 
 
 def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:

@@ -6,9 +6,21 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from checker.bench import fuzz_bench
 from checker.bench.fuzz_mutations import Mutation, must_be_detected
-from checker.bench.fuzz_targets import TARGETS, Case, ContractViolation, DomainsTarget, kind_of
+from checker.bench.fuzz_targets import (
+    SUITE,
+    TARGETS,
+    Case,
+    ContractViolation,
+    DomainsTarget,
+    VerifyTarget,
+    kind_of,
+    submission_seeds,
+    write_files,
+)
 
 
 def test_short_run_reports_figures_per_target(run_line, tmp_path):
@@ -69,3 +81,45 @@ def test_detection_promise_covers_single_edits_before_the_last_line_only():
 
 def test_kind_of_blanks_names_and_numbers():
     assert kind_of("seq 12, expected 3: field 'x' in /tmp/a/b.jsonl") == "seq N, expected N: field '…' in /…"
+
+
+def _cli_kinds(run_line, sub, results, fmt):
+    """The kinds the verify target saw when it drove the command line (the reference for the library calls)."""
+    kinds = set()
+    r = run_line(["validate", str(sub), "--format", fmt])
+    kinds.add(f"validate exit {r.exit_code}")
+    doc = json.loads(r.stdout) if fmt == "json" else {}
+    kinds |= {kind_of(str(p["message"])) for p in doc.get("problems", [])}
+    r = run_line(["verify", str(sub), "--no-cache", "--out", str(results), "--format", fmt, "--problems", str(SUITE)])
+    kinds.add(f"verify exit {r.exit_code}")
+    doc = json.loads(r.stdout) if fmt == "json" else {}
+    kinds |= {f"verdict {run.get('verdict')}" for s in doc.get("submissions", []) for run in s.get("runs", [])}
+    kinds |= {kind_of(str(p["message"])) for p in doc.get("problems", [])}
+    return kinds
+
+
+def _break_chain(data: bytes) -> bytes:
+    lines = data.splitlines(keepends=True)
+    return b"".join(lines[:1] + lines[2:])  # the second event dropped: the hash chain breaks
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+@pytest.mark.parametrize("edit", ["none", "chain", "prereg"])
+def test_verify_target_sees_what_the_command_line_reports(tmp_path, run_line, fmt, edit):
+    seeds = dict(submission_seeds())
+    name = "minimal-constraint" if edit == "prereg" else "minimal-agent"
+    files = dict(seeds[name])
+    if edit == "chain":
+        log = sorted(rel for rel in files if rel.endswith(".jsonl"))[0]
+        files[log] = _break_chain(files[log])
+    elif edit == "prereg":
+        files["prereg.yaml"] += b"\n# edited after the runs\n"
+    case = Case({f"sub/{name}/{k}": v for k, v in files.items()}, {"submission": name, "format": fmt})
+    kinds = VerifyTarget().execute(case, tmp_path / "lib")
+    write_files(tmp_path / "cli", case.files)
+    expected = _cli_kinds(run_line, tmp_path / "cli" / "sub" / name, tmp_path / "cli" / "results", fmt)
+    assert kinds == expected
+    if edit == "none":
+        assert {"validate exit 0", "verify exit 0"} <= kinds
+    else:
+        assert "verify exit 1" in kinds and (fmt == "text" or len(kinds) > 2)

@@ -6,7 +6,7 @@ findings it saw (messages with names and numbers blanked) and raises on a *crash
 
 * any exception escaping the documented error path (`UsageError` from the importers is
   documented; everything else is a crash);
-* an exit code outside {0, 1, 2}, or "Traceback" in the command's output;
+* an exit code outside {0, 1, 2} (documented errors map to 1 and 2 as the command line maps them);
 * a broken contract (`ContractViolation`): an evaluator that disagrees with Z3 or with brute
   force, an importer whose output does not validate, loses rows or differs between two runs,
   an undetected single edit of a valid log, or a reader that accepts what the validator refused.
@@ -23,7 +23,7 @@ import re
 import sqlite3
 import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -328,32 +328,63 @@ class YamlTarget(Target):
 
 
 # -------------------------------------------------------------------------------- verify
-def _cli(args: list[str]) -> tuple[int, str, str]:
-    """Run the CLI in process; (exit code, stdout, stdout+stderr). Exceptions escape."""
-    from click.testing import CliRunner
+def _stage(run: Callable[[], tuple[int, Any]]) -> tuple[int, Any]:
+    """Call a library stage; its documented errors become the exit codes the command line maps them to.
 
-    from checker.cli import cli
+    `UsageError` is exit 2 and any other `DriftboardError` exit 1, with no report (the command
+    line prints one `Error:` line); every other exception escapes, and is a crash.
+    """
+    from checker.errors import DriftboardError
 
-    result = CliRunner().invoke(cli, args, catch_exceptions=True)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result.exit_code, result.stdout, result.output
-
-
-def _check_cli(args: list[str], json_out: bool) -> tuple[int, Any]:
-    code, stdout, output = _cli(args)
+    try:
+        code, doc = run()
+    except UsageError:
+        return 2, None
+    except DriftboardError:
+        return 1, None
     if code not in (0, 1, 2):
-        raise ContractViolation(f"exit code {code} from {' '.join(args[:1])}")
-    if "Traceback" in output:
-        raise ContractViolation(f"Traceback in the output of {' '.join(args[:1])}")
-    doc = None
-    if json_out:
-        try:
-            doc = json.loads(stdout)
-        except ValueError:
-            if code != 2:  # a usage error prints one line on stderr, no document
-                raise ContractViolation(f"{args[0]} --format json printed no JSON document (exit {code})") from None
+        raise ContractViolation(f"exit code {code}")
     return code, doc
+
+
+def _report(command: str, findings: list[Any], code: int, fmt: str, text: str, **extra: Any) -> Any:
+    """Render a stage's findings as `--format` would; the JSON document, parsed back (None for text)."""
+    from checker.report import findings_json, findings_text
+
+    if fmt != "json":
+        findings_text(findings, text)
+        return None
+    try:
+        return json.loads(findings_json(command, findings, code, **extra))
+    except ValueError:
+        raise ContractViolation(f"{command} --format json printed no JSON document (exit {code})") from None
+
+
+def _validate(sub: Path, fmt: str) -> tuple[int, Any]:
+    """What `driftboard validate SUB --format FMT` computes and prints, through the library."""
+    from checker.validate import validate_paths
+
+    report = validate_paths([sub])
+    findings = report.unreadable + report.findings
+    errors = sum(1 for f in findings if f.severity == "error")
+    summary = {"submissions": report.submissions, "runs": report.runs, "lines": report.lines, "problems": errors}
+    return report.exit_code, _report("validate", findings, report.exit_code, fmt, "checked", summary=summary)
+
+
+def _verify(sub: Path, results: Path, fmt: str) -> tuple[int, Any]:
+    """What `driftboard verify SUB --no-cache --out RESULTS --format FMT` computes and prints, through the library."""
+    from checker.report_text import track_text
+    from checker.verify import default_problem_dirs, report_json, verify_paths
+
+    problems = [SUITE] if SUITE.is_dir() else default_problem_dirs()
+    report = verify_paths([sub], None, problems, cache_dir=None, results_dir=results)
+    if fmt != "json":
+        for s in report.submissions:  # the text report's per-track tables
+            scored = [r for r in s.runs if r.verdict != "MALFORMED"]
+            for track in sorted({r.track or "agent" for r in scored}):
+                track_text(track, [r for r in scored if (r.track or "agent") == track])
+    findings = report.unreadable + report.findings
+    return report.exit_code, _report("verify", findings, report.exit_code, fmt, "verified", **report_json(report))
 
 
 def _fix_prereg_digest(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -375,10 +406,10 @@ def _fix_prereg_digest(files: dict[str, bytes]) -> dict[str, bytes]:
 
 
 class VerifyTarget(Target):
-    """`driftboard validate` and `driftboard verify` (in process) of a mutated small submission."""
+    """What `driftboard validate` and `driftboard verify` compute and report, of a mutated small submission."""
 
     name = "verify"
-    description = "mutated small submission -> CLI validate + verify (results written)"
+    description = "mutated small submission -> validate + verify + reports (results written)"
 
     def strategy(self) -> st.SearchStrategy[Case]:
         """One file of a seed submission mutated; logs mostly at the event level (re-chained)."""
@@ -405,19 +436,16 @@ class VerifyTarget(Target):
         return case()
 
     def execute(self, case: Case, work: Path) -> set[str]:
-        """Validate and verify through the CLI; exit codes, no traceback, JSON parses."""
+        """Validate and verify through the library, reported as the CLI would; exit codes, JSON parses."""
         write_files(work, case.files)
         sub = work / "sub" / case.params["submission"]
         fmt = case.params.get("format", "json")
         kinds: set[str] = set()
-        code, doc = _check_cli(["validate", str(sub), "--format", fmt], fmt == "json")
+        code, doc = _stage(lambda: _validate(sub, fmt))
         kinds.add(f"validate exit {code}")
         for problem in (doc or {}).get("problems", []):
             kinds.add(kind_of(str(problem.get("message"))))
-        args = ["verify", str(sub), "--no-cache", "--out", str(work / "results"), "--format", fmt]
-        if SUITE.is_dir():
-            args += ["--problems", str(SUITE)]
-        code, doc = _check_cli(args, fmt == "json")
+        code, doc = _stage(lambda: _verify(sub, work / "results", fmt))
         kinds.add(f"verify exit {code}")
         for s in (doc or {}).get("submissions", []):
             for run in s.get("runs", []):

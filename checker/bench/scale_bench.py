@@ -590,10 +590,11 @@ def _forced(self, problem):
     if self.domain is not None:
         self.solver = ProblemSolver(self.domain, use_shortcuts=False)
 c._Checker.__init__ = _forced
-from checker.cli import cli
-cli(sys.argv[1:], prog_name="driftboard")
+import runpy
+sys.argv[0] = "driftboard"
+runpy.run_module("checker", run_name="__main__")
 """
-"""Runs `driftboard verify` with every uncached SAT check on Z3 (no witness or pinned shortcut)."""
+"""Runs `python -m checker verify` (a child process) with every uncached SAT check on Z3 (no witness or pinned shortcut)."""
 
 
 # -- the bench ---------------------------------------------------------------------------------

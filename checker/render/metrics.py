@@ -8,9 +8,8 @@ silently fall behind the scorers (`tests/test_metric_docs.py`).
 
 from __future__ import annotations
 
-from checker.metrics import declarations, documented
+from checker.metrics import MAX_DEPTH, declarations, documented
 from checker.render.context import MetricDoc
-from checker.score.constraints import MAX_DEPTH
 
 
 def entries() -> list[MetricDoc]:

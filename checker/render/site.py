@@ -75,7 +75,7 @@ def environment() -> jinja2.Environment:
 
 def load_results(results_dir: Path) -> list[ResultsFile]:
     """Every results file in the folder (not `index.json`, not shards), sorted by submission id."""
-    from checker.results import INDEX, read_results
+    from checker.results_io import INDEX, read_results
 
     if not results_dir.is_dir():
         raise UsageError(f"{results_dir}: no results folder; run `driftboard verify` or `driftboard build` first")

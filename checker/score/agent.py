@@ -23,12 +23,13 @@ from typing import Any
 
 from checker.gate import run_gate
 from checker.replay import AgentState, replay
-from checker.results_model import RunResult, seed_labels
+from checker.results_model import RunResult
 from checker.schema.manifest import Thresholds
 from checker.score.agent_metrics import bins, chain, counts, lifecycle, render_tokens, write_path
 from checker.score.gds import Gds, attribution_mismatches, gds, landings
 from checker.score.grounding import grounding, hypotheses
 from checker.score.milestones import milestones
+from checker.seeds import seed_labels
 from checker.tracks import RunRecord, VerifyContext
 
 AGENT_PROFILES = ("driftboard", "arg-v1.0")

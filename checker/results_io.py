@@ -1,0 +1,43 @@
+"""The results file format: its one serialisation, its digest, and reading a file back.
+
+What the renderer, `cite`, `merge` and the cache need of a results file, without the stage that
+builds one (which imports the pipeline).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from checker.errors import UsageError
+from checker.results_model import ResultsFile
+
+INDEX = "index.json"
+"""The summary of a results folder, written beside one `<submission-id>.json` per submission."""
+
+
+def canonical_json(obj: Any) -> str:
+    """The one serialisation of results: sorted keys, 2-space indent, UTF-8, trailing newline."""
+    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def content_digest(obj: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of `obj` without its `digest` field."""
+    body = {k: v for k, v in obj.items() if k != "digest"}
+    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+def read_results(path: Path) -> ResultsFile:
+    """Read one results file.
+
+    Raises:
+        UsageError: the file is missing or not a results file.
+    """
+    try:
+        return ResultsFile.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read results ({exc.strerror}); run `driftboard verify` first") from None
+    except ValueError as exc:
+        raise UsageError(f"{path}: not a Driftboard results file ({str(exc).splitlines()[0]})") from None
