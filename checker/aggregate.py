@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from checker.metricdef import Metric
-from checker.results_model import MetricAggregate, RunResult
+from checker.results_model import AllDeclared, MetricAggregate, RunResult, SeedOutcome
 from checker.seeds import seed_labels
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -169,3 +169,68 @@ METRICS: tuple[Metric, ...] = (
     ),
 )
 """The metrics this module computes, declared once (gathered by `checker.metrics`)."""
+
+
+def declared_outcomes(declared: list[str], withdrawn: dict[str, str], runs: list[RunResult],
+                      comparator: bool) -> tuple[list[SeedOutcome], dict[str, RunResult | None]]:
+    """Each declared seed's outcome, and the run that stands for it (None: missing or withdrawn).
+
+    A seed reported twice is represented by its first run in path order (the repeat is a finding).
+    """
+    by_seed: dict[str, RunResult] = {}
+    for reported in runs:
+        by_seed.setdefault(str(reported.seed), reported)
+    outcomes: list[SeedOutcome] = []
+    chosen: dict[str, RunResult | None] = {}
+    for seed in declared:
+        run = by_seed.get(seed)
+        if seed in withdrawn:
+            outcomes.append(SeedOutcome(seed=seed, status="WITHDRAWN", run_id=run.run_id if run else None,
+                                        reason=withdrawn[seed]))
+            chosen[seed] = None
+        elif run is None:
+            outcomes.append(SeedOutcome(seed=seed, status="MISSING", reason="declared, no run log reported"))
+            chosen[seed] = None
+        else:
+            counted = run.verdict == "VALID" or (comparator and run.verdict in COUNTED_VERDICTS)
+            outcomes.append(SeedOutcome(seed=seed, status=run.verdict, run_id=run.run_id,
+                                        reason=None if counted else (run.reasons[0] if run.reasons else run.verdict)))
+            chosen[seed] = run
+    return outcomes, chosen
+
+
+def all_declared(metric: Metric, chosen: dict[str, RunResult | None], withdrawn: dict[str, str],
+                 comparator: bool) -> AllDeclared | None:
+    """The intent-to-treat figure of one metric over a cell's declared seeds (None without a worst value).
+
+    VALID (or, in a comparator cell, COMPARATOR) runs give their value — the metric's declared
+    variant when it has one, which already counts the run's own missing parts as worst; an
+    INCOMPLETE run gives its declared variant when the metric has one (its logged part counts,
+    the rest is worst), else the worst value; every other outcome, and a missing run, is worst.
+    """
+    if metric.worst is None:
+        return None
+    values: dict[str, float | None] = {}
+    n_worst = 0
+    for seed, run in chosen.items():
+        if seed in withdrawn:
+            continue
+        value: float | None = None
+        substituted = True
+        if run is not None and (run.verdict == "VALID" or (comparator and run.verdict in COUNTED_VERDICTS)):
+            v = run.metric(metric.declared_variant or metric.name)
+            if metric.declared_variant and v is None:
+                v = run.metric(metric.name)
+            value, substituted = (float(v) if is_number(v) else None), False
+        elif run is not None and run.verdict == "INCOMPLETE" and metric.declared_variant:
+            v = run.metric(metric.declared_variant)
+            if is_number(v):
+                value, substituted = float(v), False
+        if substituted:
+            value = metric.worst
+            n_worst += 1
+        values[seed] = None if value is None else _clean(value)
+    defined = [v for v in values.values() if v is not None]
+    return AllDeclared(value=_clean(sum(defined) / len(defined)) if defined else None, worst=metric.worst,
+                       n_declared=len(values), n_worst=n_worst, n_undefined=len(values) - len(defined),
+                       values=dict(sorted(values.items())))

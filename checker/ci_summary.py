@@ -24,7 +24,7 @@ import click
 from pydantic import ValidationError
 
 from checker.errors import UsageError, visible
-from checker.metrics import HEADLINE, header, show
+from checker.metrics import HEADLINE, RANK_BY, header, show
 from checker.numbers import DASH, fmt
 from checker.results_model import (
     CellResult,
@@ -236,19 +236,27 @@ def cells_section(cells: list[CellResult], track: str | None) -> list[str]:
     if not cells:
         return []
     first = HEADLINE.get(track or "", ())
+    rank = RANK_BY.get(track or "")
     counts: dict[str, dict[str, str]] = {"runs": {}, "valid runs": {}, "verdicts": {}}
+    ranked = f"{header(rank)} all declared" if rank else ""
     headline: dict[str, dict[str, str]] = {header(n): {} for n in first}
     rest: dict[str, dict[str, str]] = {}
     for c in cells:
         counts["runs"][c.cell] = md(c.runs)
         counts["valid runs"][c.cell] = md(c.valid_runs)
         counts["verdicts"][c.cell] = verdict_counts(c.verdicts)
+        if c.declared:
+            counts.setdefault("valid of declared", {})[c.cell] = f"{c.valid_runs} of {c.n_declared}"
+        if rank and rank in c.all_declared:
+            a = c.all_declared[rank]
+            counts.setdefault(ranked, {})[c.cell] = f"{md(show(rank, a.value))} ({a.n_worst} worst)"
         for name, agg in c.metrics.items():
             (headline if name in first else rest).setdefault(header(name), {})[c.cell] = _figure(name, agg)
     names = [c.cell for c in cells]
     out = ["#### Per-cell figures", "",
            "Means over the cell's VALID runs; (n defined / n) counts the seeds where a figure is defined; "
-           "— means undefined, never zero; ↑ higher is better, ↓ lower is better.", ""]
+           "— means undefined, never zero; ↑ higher is better, ↓ lower is better. \"All declared\" counts every "
+           "declared run, a missing, incomplete or invalid one as the worst value (the ranked figure).", ""]
     for start in range(0, len(names), CELLS_PER_TABLE):
         chunk = names[start:start + CELLS_PER_TABLE]
         main = {**counts, **headline}

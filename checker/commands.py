@@ -52,7 +52,7 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
     """`driftboard verify`: score every run, print tables (text) or the full records (JSON)."""
     from checker.cache import default_cache_dir
     from checker.numbers import fmt as shown
-    from checker.report_text import track_text
+    from checker.report_text import declared_text, track_text
     from checker.results_model import RunResult
     from checker.shard import parse_shard
     from checker.verify import default_problem_dirs, report_json, verify_paths
@@ -69,6 +69,8 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
         _echo(f"== {sub.path} (profile {sub.profile}){cached}")
         if sub.results is not None:
             _echo(f"   {sub.results.null_results.headline}")
+            for line in declared_text(sub.results.cells, sub.results.track):
+                _echo(line)
             for d in sub.results.defeaters:
                 state = {True: "TRIGGERED", False: "not triggered", None: "undefined"}[d.triggered]
                 _echo(f"   defeater {d.id}: {state} ({d.metric} = {d.value})")

@@ -49,6 +49,9 @@ class Metric:
     takes in the all-declared figure (the worst the metric allows); None: no all-declared variant."""
     worst_means: str = ""
     """What "worst" means for this metric, in words (shown with the all-declared figure)."""
+    declared_variant: str | None = None
+    """A per-run metric that already counts the run's own missing parts as worst (e.g. correct turns
+    over every turn the run declared): used for a scored VALID or INCOMPLETE run's all-declared value."""
     names: tuple[str, ...] = field(default_factory=tuple)
     """The keys a family entry covers (empty: just `name`)."""
 

@@ -29,7 +29,7 @@ def check_declared(prereg: Prereg | None, runs: list[RunResult], prereg_sha256: 
     missing = [
         {"cell": cell, "seed": seed, "status": "missing (not reported)"}
         for cell, spec in sorted(prereg.cells.items()) for seed in spec.seeds
-        if (cell, seed) not in reported
+        if (cell, seed) not in reported and seed not in spec.withdrawn
     ]
     declared = {(cell, seed) for cell, spec in prereg.cells.items() for seed in spec.seeds}
     undeclared = [

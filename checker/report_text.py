@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from checker.metrics import show
+from checker.metrics import RANK_BY, header, show
 from checker.numbers import fmt, fmt_pair
-from checker.results_model import RunResult
+from checker.results_model import CellResult, RunResult
 from checker.score.agent import cell_tables as agent_cell_tables
 from checker.score.constraints import CHANNELS, MAX_DEPTH
 from checker.score.constraints import cell_tables as constraint_cell_tables
@@ -152,3 +152,23 @@ def constraint_text(run_results: list[RunResult]) -> str:
         out.append(f"  {r.path}:{m.line}: {m.problem_id} turn {m.turn_number}: "
                    f"{m.field} recorded {fmt(m.recorded)}, recomputed {fmt(m.recomputed)} ({m.reason})")
     return "\n".join(out) + "\n"
+
+
+def declared_text(cells: list[CellResult], track: str) -> list[str]:
+    """Per cell: "valid k of n declared", the excluded seeds with why, and the ranked all-declared figure."""
+    rank = RANK_BY.get(track)
+    lines = []
+    for c in cells:
+        if not c.declared:
+            continue
+        excluded = [f"{o.seed} {o.status}" + (f" ({o.reason})" if o.reason else "")
+                    for o in c.declared if o.status not in ("VALID", "COMPARATOR")]
+        line = f"   cell {c.cell}: valid {c.valid_runs} of {c.n_declared} declared"
+        itt = c.all_declared.get(rank) if rank else None
+        if itt is not None and rank is not None:
+            valid_only = c.metrics[rank].mean if rank in c.metrics else None
+            line += (f"; {header(rank)} all declared {show(rank, itt.value)} "
+                     f"(valid runs only {show(rank, valid_only)})")
+        lines.append(line)
+        lines += [f"     excluded: {e}" for e in excluded]
+    return lines

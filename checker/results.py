@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from checker import __version__
-from checker.aggregate import COUNTED_VERDICTS, aggregate_metrics, counted_runs, efficiency, is_number
+from checker.aggregate import (
+    COUNTED_VERDICTS,
+    aggregate_metrics,
+    all_declared,
+    counted_runs,
+    declared_outcomes,
+    efficiency,
+    is_number,
+)
 from checker.errors import DriftboardError
+from checker.metrics import declarations
 from checker.preregistration import (
     check_claims,
     check_declared,
@@ -93,7 +102,7 @@ def with_efficiency(runs: list[RunResult], comparator_cells: set[str]) -> list[R
 
 
 def build_cells(submission_id: str, prereg: Prereg | None, runs: list[RunResult],
-                track_tables: dict[str, Any]) -> list[CellResult]:
+                track_tables: dict[str, Any], track: str = "agent") -> list[CellResult]:
     """One `CellResult` per declared or reported cell, in name order."""
     names = set(prereg.cells) if prereg is not None else set()
     names |= {str(r.cell) for r in runs if r.cell is not None}
@@ -105,6 +114,11 @@ def build_cells(submission_id: str, prereg: Prereg | None, runs: list[RunResult]
         counted = [r for r in cell_runs if _counts(r, comparators)]
         result_id = f"{submission_id}/{name}"
         verdicts = Counter(str(r.verdict) for r in cell_runs)
+        withdrawn = dict(spec.withdrawn) if spec is not None else {}
+        outcomes, chosen = declared_outcomes(list(spec.seeds) if spec is not None else [], withdrawn, cell_runs,
+                                             name in comparators)
+        itt = {m.name: a for m in declarations() if m.track in (track, "both")
+               and (a := all_declared(m, chosen, withdrawn, False)) is not None} if outcomes and name not in comparators else {}
         cell = {
             "result_id": result_id,
             "cell": name,
@@ -115,6 +129,9 @@ def build_cells(submission_id: str, prereg: Prereg | None, runs: list[RunResult]
             "runs": len(cell_runs),
             "valid_runs": len(counted),
             "verdicts": dict(sorted(verdicts.items())),
+            "declared": [o.model_dump() for o in outcomes],
+            "n_declared": sum(1 for o in outcomes if o.status != "WITHDRAWN"),
+            "all_declared": {k: v.model_dump() for k, v in sorted(itt.items())},
             "metrics": {k: v.model_dump() for k, v in
                         aggregate_metrics(result_id, counted, pooled_rates(counted)).items()},
             "tables": track_tables.get(name, {}),
@@ -155,7 +172,7 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
     runs = with_efficiency(runs, _comparator_cells(prereg, runs))
     scored = [r for r in runs if r.verdict != "MALFORMED"]
     tables: dict[str, Any] = scorer_for(manifest.track).cell_tables(scored) if scored else {}
-    cells = build_cells(manifest.id, prereg, runs, tables)
+    cells = build_cells(manifest.id, prereg, runs, tables, manifest.track)
     by_name = {c.cell: c for c in cells}
     defeaters = evaluate_defeaters(prereg, runs)
     prereg_path = Path(sub.path) / "prereg.yaml"
@@ -199,6 +216,15 @@ def results_problems(results: ResultsFile) -> list[str]:
     out = [f"claim {c.cell}/{c.metric}: claimed {c.claimed}, recomputed {c.recomputed}"
            for c in results.claims if not c.agrees]
     out += [f"undeclared run {u['run_id']} (cell {u['cell']}, seed {u['seed']})" for u in results.prereg_check.undeclared]
+    for cell in results.cells:
+        for o in cell.declared:
+            if o.status == "MISSING":
+                out.append(f"cell {cell.cell}, seed {o.seed}: declared in prereg.yaml but no run log is reported; "
+                           "every declared run counts (as the worst outcome while missing): add its log, or withdraw "
+                           "the seed in prereg.yaml (cells.<cell>.withdrawn) before it runs")
+            elif o.status == "WITHDRAWN" and o.run_id is not None:
+                out.append(f"cell {cell.cell}, seed {o.seed}: withdrawn in prereg.yaml but run {o.run_id} is reported; "
+                           "a seed is withdrawn before it runs, never after: remove the withdrawal or the run")
     repeated = Counter((str(r.cell), str(r.seed)) for r in results.runs if r.cell is not None)
     out += [f"cell {cell}, seed {seed}: {n} runs carry this seed label (a seed is reported once)"
             for (cell, seed), n in sorted(repeated.items()) if n > 1]

@@ -304,6 +304,37 @@ class MetricAggregate(_Model):
     pooled_den: float | None = None
 
 
+class SeedOutcome(_Model):
+    """One declared seed of a cell and what became of it (intent-to-treat: every declared run is of record)."""
+
+    seed: str
+    status: Literal["VALID", "INVALID", "INCOMPLETE", "MALFORMED", "UNVERIFIED", "COMPARATOR", "MISSING", "WITHDRAWN"]
+    """The run's verdict; MISSING: declared, no log; WITHDRAWN: withdrawn in the pre-registration before it ran."""
+    run_id: str | None = None
+    reason: str | None = None
+    """Why the run is not in the valid-only figure (its first reason, the withdrawal's reason, ...)."""
+
+
+class AllDeclared(_Model):
+    """A metric over every declared run of a cell (intent-to-treat), the figure the leaderboard ranks.
+
+    A declared run that is missing, INCOMPLETE, INVALID, MALFORMED or UNVERIFIED counts as the
+    metric's worst value (its declaration says what that means); a VALID run whose metric is
+    undefined stays undefined and is left out (counted in `n_undefined`). Withdrawn seeds leave.
+    """
+
+    value: float | None
+    """Mean over the declared seeds' values (worst substituted); None when every one is undefined."""
+    worst: float
+    n_declared: int
+    """Declared seeds (withdrawn ones excluded)."""
+    n_worst: int
+    """Seeds counted at the worst value."""
+    n_undefined: int
+    values: dict[str, float | None]
+    """Seed -> value used (None: VALID and undefined)."""
+
+
 class CellResult(_Model):
     """A citable per-cell result."""
 
@@ -319,6 +350,12 @@ class CellResult(_Model):
     valid_runs: int
     verdicts: dict[str, int] = Field(default_factory=dict)
     """Verdict -> count (VALID, INVALID, INCOMPLETE, MALFORMED, COMPARATOR)."""
+    declared: list[SeedOutcome] = Field(default_factory=list)
+    """Every declared seed with its outcome, in declaration order (empty without a pre-registration)."""
+    n_declared: int = 0
+    """Declared seeds, withdrawn excluded: the cell's figures are "valid k of n declared"."""
+    all_declared: dict[str, AllDeclared] = Field(default_factory=dict)
+    """Intent-to-treat figure of every metric that declares a worst value (`checker.metrics`)."""
     metrics: dict[str, MetricAggregate] = Field(default_factory=dict)
     tables: dict[str, Any] = Field(default_factory=dict)
     """Track-specific tables (decomposition, channels, depth curve, ...)."""

@@ -21,13 +21,15 @@ def make_agent_submission(
     claims: list[dict] | None = None,
     header_prereg: dict[tuple[str, str], str] | None = None,
     title: str = "Factory submission",
+    withdrawn: dict[str, dict[str, str]] | None = None,
 ) -> Path:
     """A submission folder: prereg declares `cells` (name -> seeds); `runs` (default: all declared)."""
     folder = root / sid
     (folder / "runs").mkdir(parents=True, exist_ok=True)
     prereg = {
         "format_version": "1.0", "submission_id": sid, "track": "agent", "profile": "driftboard",
-        "cells": {name: {"seeds": seeds, "flags": {"ARG_JOIN": "0"} if "J0" in name else {}}
+        "cells": {name: {"seeds": seeds, "flags": {"ARG_JOIN": "0"} if "J0" in name else {},
+                         **({"withdrawn": withdrawn[name]} if withdrawn and name in withdrawn else {})}
                   for name, seeds in cells.items()},
         "horizon": 20,
         "defeaters": defeaters if defeaters is not None else [

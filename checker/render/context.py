@@ -143,6 +143,12 @@ class CellContext(PageContext):
     verdicts: list[tuple[str, int]]
     seeds_declared: list[str]
     seeds_reported: list[str]
+    n_declared: int
+    """Declared seeds (withdrawn excluded): "valid k of n declared"."""
+    declared: Table
+    """Every declared seed and what became of it."""
+    all_declared: Table
+    """The all-declared (intent-to-treat) figures beside the valid-only ones."""
     decomposition: Table
     metrics: Table
     run_table: Table

@@ -8,7 +8,7 @@ silently fall behind the scorers (`tests/test_metric_docs.py`).
 
 from __future__ import annotations
 
-from checker.metrics import MAX_DEPTH, declarations, documented
+from checker.metrics import MAX_DEPTH, declarations, documented, get, header
 from checker.render.context import MetricDoc
 
 
@@ -24,7 +24,13 @@ def entries() -> list[MetricDoc]:
     return out
 
 
+def worst_means(name: str) -> str:
+    """What the all-declared figure of a metric substitutes for a missing or failed run ("" when none)."""
+    metric = get(name)
+    return metric.worst_means if metric is not None else ""
+
+
 METRICS: list[MetricDoc] = entries()
 """Every entry of the metrics page."""
 
-__all__ = ["MAX_DEPTH", "METRICS", "documented"]
+__all__ = ["MAX_DEPTH", "METRICS", "documented", "header", "worst_means"]

@@ -25,6 +25,7 @@ from checker.render.context import (
     TrackContext,
     page,
 )
+from checker.render.metrics import header, worst_means
 from checker.render.tables import Column, Table
 from checker.render.text import slug
 from checker.report import safe_json
@@ -603,6 +604,21 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str) -> CellContext:
                     empty="No metric: the cell has no valid run.")
     runs = _runs_for_cell(r, c.cell)
     sid = slug(r.submission_id)
+    declared = Table("declared", "Every declared run (intent-to-treat): what became of each declared seed",
+                     [Column("seed", "seed"), Column("status", "status"), Column("run_id", "run"),
+                      Column("reason", "why not in the valid-only figure")],
+                     [o.model_dump() for o in c.declared], empty="No pre-registration declares this cell's seeds.")
+    itt_rows = [{"metric": header(name), "all_declared": a.value,
+                 "valid_only": c.metrics[name].mean if name in c.metrics else None,
+                 "n_declared": a.n_declared, "n_worst": a.n_worst, "n_undefined": a.n_undefined,
+                 "worst": worst_means(name)} for name, a in sorted(c.all_declared.items())]
+    all_declared = Table("all-declared", "All-declared figures (ranked) beside the valid-only ones",
+                         [Column("metric", "metric"), Column("all_declared", "all declared", numeric=True),
+                          Column("valid_only", "valid runs only", numeric=True),
+                          Column("n_declared", "declared", numeric=True),
+                          Column("n_worst", "counted as worst", numeric=True),
+                          Column("n_undefined", "undefined", numeric=True), Column("worst", "a failed run counts as")],
+                         itt_rows, empty="No all-declared figure (a comparator cell, or no pre-registration).")
     return {
         **page(root_of(md), f"Result {sid}/{slug(c.cell)}"),  # type: ignore[typeddict-item]
         "sid": r.submission_id, "sid_slug": sid, "cell_slug": slug(c.cell),
@@ -610,7 +626,8 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str) -> CellContext:
         "cell": c.cell, "result_id": c.result_id, "track": r.track, "comparator": c.comparator,
         "flags": sorted(c.flags.items()), "runs": c.runs, "valid_runs": c.valid_runs,
         "verdicts": sorted(c.verdicts.items()), "seeds_declared": list(c.seeds_declared),
-        "seeds_reported": list(c.seeds_reported), "decomposition": decomposition_table(r, [c]),
+        "seeds_reported": list(c.seeds_reported), "n_declared": c.n_declared, "declared": declared,
+        "all_declared": all_declared, "decomposition": decomposition_table(r, [c]),
         "metrics": metrics, "run_table": gate_table(r, runs, name="runs"),
         "logs": _logs_table(r, set(c.log_sha256)),
         "track_tables": safe_json(c.tables).rstrip("\n"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from checker.schema.base import Model, Sha256Hex
 from checker.schema.common import Track
@@ -93,7 +93,19 @@ class Cell(Model):
     """Replicate labels declared for this cell; every one must be reported."""
     comparator: bool = False
     """True for a BARE/RAW comparator cell (not gated, used for compute parity)."""
+    withdrawn: dict[Label, str] = Field(default_factory=dict)
+    """Seed -> reason, for declared seeds withdrawn *before* they ran (no log may exist for them).
+    A withdrawal is published with its reason; the seed leaves the all-declared figures. Since the
+    prereg's digest is in every run header and it must be merged before any run (two-PR flow), a
+    withdrawal cannot be added after runs exist without failing verification."""
     description: str | None = None
+
+    @model_validator(mode="after")
+    def _withdrawn_are_declared(self) -> Cell:
+        unknown = sorted(set(self.withdrawn) - set(self.seeds))
+        if unknown:
+            raise ValueError(f"withdrawn seed(s) {', '.join(unknown)} are not among the declared seeds")
+        return self
 
 
 class Thresholds(Model):

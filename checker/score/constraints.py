@@ -365,6 +365,7 @@ METRICS: tuple[Metric, ...] = (
         higher_is_better=True,
         worst=0.0,
         worst_means="0: every turn of the run counts as wrong (a missing, unparseable or unverifiable turn is wrong)",
+        declared_variant="turn_accuracy_all_declared",
         definition="correct_turns / turns (a micro mean over turns, as the paper's headline).",
         undefined="turns = 0.",
     ),
