@@ -8,7 +8,7 @@ BIN = $(VENV)/bin
 $(BIN)/driftboard: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/pip install --quiet -e ".[test,inspect]"
 	touch $@
 
 ## Main job: verify every shipped submission, then build the static site into build/site.
