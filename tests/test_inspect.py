@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from inspect_ai._cli.main import inspect as inspect_cli
 from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
 
-import driftboard._registry  # noqa: F401  (registers driftboard/constraint even when the installed metadata is older)
+import driftboard._registry
 from checker.inspect_task.protocol import EXTRACTION_SYSTEM
 
 # Inspect leaves anyio memory streams to the garbage collector (its own, not ours); collected right after each
@@ -328,6 +328,14 @@ def test_bad_input_is_exit_2_without_traceback(tmp_path, run_line):
     assert res.exit_code == 2 and "absent.eval: no such file" in res.output
 
 
+def test_task_is_registered_as_driftboard_constraint():
+    from inspect_ai._util.registry import registry_info
+
+    # Inspect prefixes the name with the top-level package when it is installed (site-packages or editable);
+    # a stray driftboard.egg-info in the checkout (left by a wheel build) hides the editable install's metadata
+    assert registry_info(driftboard._registry.constraint).name == "driftboard/constraint"
+
+
 def test_entry_point_is_declared():
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["entry-points"]["inspect_ai"] == {"driftboard": "driftboard._registry"}
@@ -336,3 +344,44 @@ def test_entry_point_is_declared():
     if "driftboard" not in eps:
         pytest.skip("the installed driftboard metadata predates the entry point; reinstall (make test does)")
     assert eps["driftboard"] == "driftboard._registry"
+
+
+def test_unfinished_eval_gives_incomplete_runs_and_a_failed_eval_failed_ones(direct_log, tmp_path, run_line):
+    from inspect_ai.log import EvalError, read_eval_log, write_eval_log
+
+    log = read_eval_log(str(direct_log), resolve_attachments=True)
+    log.status = "cancelled"
+    write_eval_log(log, str(tmp_path / "cancelled.json"), format="json")
+    log.status, log.error = "error", EvalError(message="APIConnectionError: gone\nmore", traceback="", traceback_ansi="")
+    write_eval_log(log, str(tmp_path / "failed.json"), format="json")
+    ends = {}
+    for name in ("cancelled", "failed"):
+        out = tmp_path / f"sub-{name}"
+        res = run_line(["import", "inspect", str(tmp_path / f"{name}.json"), "--problems", str(SUITE), "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        (run_file,) = (out / "runs").iterdir()
+        ends[name] = json.loads(run_file.read_text().splitlines()[-1])
+        res = run_line(["verify", str(out), "--problems", str(SUITE), "--out", str(tmp_path / f"r-{name}"), "--format", "json"])
+        (run,) = json.loads(res.output)["submissions"][0]["runs"]
+        ends[name]["verdict"] = run["verdict"]
+    assert ends["cancelled"]["type"] == "turn" and ends["cancelled"]["verdict"] == "INCOMPLETE"
+    assert (ends["failed"]["type"], ends["failed"]["status"], ends["failed"]["reason"]) == (
+        "run_end", "FAILED", "the eval stopped on an error: APIConnectionError: gone")
+
+
+def test_logs_of_another_problem_set_or_protocol_are_skipped(direct_log, tmp_path, run_line):
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(direct_log), resolve_attachments=True)
+    other_set = log.model_copy(deep=True)
+    other_set.eval.metadata["driftboard"]["problem_set"] = {"name": "elsewhere", "digest": "0" * 64}
+    write_eval_log(other_set, str(tmp_path / "other-set.json"), format="json")
+    old = log.model_copy(deep=True)
+    old.eval.metadata["driftboard"]["protocol_version"] = "0"
+    write_eval_log(old, str(tmp_path / "old.json"), format="json")
+    res = run_line(["import", "inspect", str(tmp_path / "other-set.json"), str(tmp_path / "old.json"),
+                    "--problems", str(SUITE), "--out", str(tmp_path / "none")])
+    assert res.exit_code == 2 and "nothing to import" in res.output
+    assert f"other-set.json: the eval used problem set 'elsewhere' (digest {'0' * 64}), which --problems" in res.output
+    assert "old.json: protocol version '0' / method 'direct': this checker imports version '1'" in res.output
+    assert not (tmp_path / "none").exists()
