@@ -141,6 +141,7 @@ class ScriptedAPI(ModelAPI):
 
 def inspect_eval(log_dir: Path, method: str, epochs: int, fmt: str, problems: tuple[str, ...] = PROBLEMS) -> Path:
     """`inspect eval driftboard/constraint ...` through Inspect's own command line, in process."""
+    test_task_is_registered_as_driftboard_constraint()
     args = ["eval", "driftboard/constraint", "--model", "driftboard-scripted/v1", "-T", f"problems={SUITE}",
             "-T", f"method={method}", "-T", f"seed={SEED}", "--epochs", str(epochs), "--sample-id", ",".join(problems),
             "--log-dir", str(log_dir), "--log-format", fmt, "--display", "none", "--no-log-realtime"]
@@ -331,9 +332,13 @@ def test_bad_input_is_exit_2_without_traceback(tmp_path, run_line):
 def test_task_is_registered_as_driftboard_constraint():
     from inspect_ai._util.registry import registry_info
 
-    # Inspect prefixes the name with the top-level package when it is installed (site-packages or editable);
-    # a stray driftboard.egg-info in the checkout (left by a wheel build) hides the editable install's metadata
-    assert registry_info(driftboard._registry.constraint).name == "driftboard/constraint"
+    # Inspect prefixes the name with the top-level package only when that package is installed (site-packages or
+    # editable): `python -m pytest` in a checkout over a non-editable install, or a stray driftboard.egg-info left in
+    # the checkout by a wheel build, imports the checkout's unregistered copy
+    name = registry_info(driftboard._registry.constraint).name
+    assert name == "driftboard/constraint", (
+        f"the task registered as {name!r}: install the checkout editable (pip install -e '.[test,inspect]', as make "
+        "test does) and remove any driftboard.egg-info from it")
 
 
 def test_entry_point_is_declared():
