@@ -9,8 +9,7 @@ from __future__ import annotations
 from inspect_ai import Task, task
 
 
-@task
-def constraint(problems: str, method: str = "direct", seed: int | None = None) -> Task:
+def _constraint(problems: str, method: str = "direct", seed: int | None = None) -> Task:
     """Constraint track: one sample per problem of folder `problems`, the dialogue protocol of `method`.
 
     Args:
@@ -21,3 +20,21 @@ def constraint(problems: str, method: str = "direct", seed: int | None = None) -
     from checker.inspect_task.task import build_task
 
     return build_task(problems, method, seed)
+
+
+def _name() -> str:
+    """The name to register so that the task is `driftboard/constraint` however this package was found.
+
+    Inspect prefixes a task's name with its top-level package only when it finds that package installed
+    (in site-packages, or editable by its metadata). `python -m pytest` in a checkout puts the checkout
+    first on the path, where the `driftboard.egg-info` of an editable install hides the install's
+    metadata: the prefix is then missing, so the full name is given here.
+    """
+    try:
+        from inspect_ai._util.package import get_installed_package_name
+    except ImportError:  # moved in a later Inspect: assume the usual, installed case
+        return "constraint"
+    return "constraint" if get_installed_package_name(_constraint) == "driftboard" else "driftboard/constraint"
+
+
+constraint = task(name=_name())(_constraint)

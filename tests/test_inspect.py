@@ -332,13 +332,9 @@ def test_bad_input_is_exit_2_without_traceback(tmp_path, run_line):
 def test_task_is_registered_as_driftboard_constraint():
     from inspect_ai._util.registry import registry_info
 
-    # Inspect prefixes the name with the top-level package only when that package is installed (site-packages or
-    # editable): `python -m pytest` in a checkout over a non-editable install, or a stray driftboard.egg-info left in
-    # the checkout by a wheel build, imports the checkout's unregistered copy
-    name = registry_info(driftboard._registry.constraint).name
-    assert name == "driftboard/constraint", (
-        f"the task registered as {name!r}: install the checkout editable (pip install -e '.[test,inspect]', as make "
-        "test does) and remove any driftboard.egg-info from it")
+    # the name is right whether Inspect sees the package as installed (it adds the prefix) or not (the egg-info
+    # of an editable install in the checkout, first on the path under `python -m pytest`, hides the metadata)
+    assert registry_info(driftboard._registry.constraint).name == "driftboard/constraint"
 
 
 def test_entry_point_is_declared():
