@@ -94,8 +94,12 @@ def _read_log(path: Path) -> Any:
     try:
         return read_eval_log(str(path), resolve_attachments=True)
     except Exception as exc:  # any failure of Inspect's reader means the file is not a readable log
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UsageError(f"{path}: cannot read as an Inspect eval log ({first[:300]})") from None
+        raise UsageError(f"{path}: cannot read as an Inspect eval log ({_first_line(exc) or type(exc).__name__})") from None
+
+
+def _first_line(text: Any, limit: int = 300) -> str:
+    lines = str(text or "").splitlines()
+    return lines[0][:limit] if lines else ""
 
 
 def _text(message: Any) -> str:
@@ -208,15 +212,17 @@ def read_logs(
         if task != TASK_NAME:
             findings.append(Finding(shown, None, f"log of task {task!r}, not {TASK_NAME}: skipped ({n} sample(s))"))
             continue
-        meta = (spec.metadata or {}).get("driftboard") or {}
+        meta = (spec.metadata or {}).get("driftboard")
+        meta = meta if isinstance(meta, dict) else {}
         method, version = meta.get("method"), meta.get("protocol_version")
-        pset = meta.get("problem_set") or {}
+        found = meta.get("problem_set")
+        pset: dict[str, Any] = found if isinstance(found, dict) else {}
         if version != PROTOCOL_VERSION or method not in METHODS:
             findings.append(Finding(shown, None, f"protocol version {version!r} / method {method!r}: this checker "
                                                  f"imports version {PROTOCOL_VERSION!r} of {', '.join(METHODS)}; "
                                                  f"skipped ({n} sample(s))"))
             continue
-        if pset.get("digest") not in digests:
+        if not isinstance(pset.get("digest"), str) or pset["digest"] not in digests:
             findings.append(Finding(shown, None, f"the eval used problem set {pset.get('name')!r} (digest {pset.get('digest')}), "
                                                  f"which --problems does not provide; skipped ({n} sample(s))"))
             continue
@@ -254,7 +260,7 @@ def read_logs(
                 _add_usage(run.usage, usage)
             got = sample_turns(sample, problem, method)
             if sample.error is not None:
-                got.ended_early = f"error: {str(sample.error.message).splitlines()[0][:300]}"
+                got.ended_early = f"error: {_first_line(sample.error.message)}"
             elif sample.limit is not None:
                 got.ended_early = f"{sample.limit.type} limit reached"
             if sample.error_retries:
@@ -407,8 +413,7 @@ def _write_run(path: Path, start: dict[str, Any], run: EpochRun, by_id: dict[str
             log.close()  # the eval did not finish: no run_end, so the run is INCOMPLETE
             return
         if run.status == "error":
-            log.end("FAILED", f"the eval stopped on an error: {(run.error or '').splitlines()[0][:300]}" if run.error
-                    else "the eval stopped on an error")
+            log.end("FAILED", f"the eval stopped on an error: {_first_line(run.error)}".rstrip(": "))
         elif ended:
             log.end("FAILED", f"{len(ended)} sample(s) ended early: " + "; ".join(ended)[:1000])
         else:
