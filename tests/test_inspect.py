@@ -386,3 +386,24 @@ def test_logs_of_another_problem_set_or_protocol_are_skipped(direct_log, tmp_pat
     assert f"other-set.json: the eval used problem set 'elsewhere' (digest {'0' * 64}), which --problems" in res.output
     assert "old.json: protocol version '0' / method 'direct': this checker imports version '1'" in res.output
     assert not (tmp_path / "none").exists()
+
+
+def test_mangled_logs_never_give_a_traceback(direct_log, tmp_path_factory):
+    """Any byte-level damage to a log: exit 0, 1 or 2 with a message, never an exception (CliRunner re-raises)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from checker.cli import cli
+
+    data = direct_log.read_bytes()
+
+    @settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @given(start=st.integers(0, len(data) - 1), length=st.integers(0, 64), junk=st.binary(max_size=16))
+    def check(start: int, length: int, junk: bytes) -> None:
+        d = tmp_path_factory.mktemp("mangled")
+        (d / "log.json").write_bytes(data[:start] + junk + data[start + length:])
+        res = CliRunner().invoke(cli, ["import", "inspect", str(d / "log.json"), "--problems", str(SUITE),
+                                       "--out", str(d / "out")], catch_exceptions=False)
+        assert res.exit_code in (0, 1, 2) and "Traceback" not in res.output
+
+    check()
