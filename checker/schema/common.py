@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from checker.schema.base import EventBase, Int64Max, Model, Sha256Hex
+from checker.schema.base import EventBase, Int64Max, JsonObject, Model, Sha256Hex
 from checker.schema.labels import Label
 
 Track = Literal["agent", "constraint"]
@@ -30,6 +30,9 @@ class SourceRef(Model):
     """Native file name -> SHA-256 of its bytes (e.g. the ARG `state.db` and `probe.db`)."""
     native_run_id: str | None = None
     """The run's id in the native store, when it differs from `run_id`."""
+    details: JsonObject | None = None
+    """Importer-specific provenance for tracing a run back to its source, never read when scoring (the Inspect
+    importer keeps the eval's ids, model, provider, generation config and token usage here)."""
 
 
 class RunStart(EventBase):
