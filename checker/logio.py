@@ -274,7 +274,8 @@ class EventError(ValueError):
 def event_fields(event_type: str) -> tuple[list[str], list[str]]:
     """(required, optional) field names of an event type, as a harness writes them (no `seq`, `prev`, `type`)."""
     model = EVENT_MODELS_BY_TYPE[event_type]
-    required, optional = [], []
+    required: list[str] = []
+    optional: list[str] = []
     for name, info in model.model_fields.items():
         if name in ("seq", "prev", "type"):
             continue

@@ -28,6 +28,8 @@ from checker.report import plural
 from checker.results_model import CellResult, LogDigest, NullResults, PreregCheck, ResultsFile
 
 INDEX = "index.json"
+DIGEST_REMEDY = ("prereg.yaml was changed after the run started: restore the prereg.yaml the runs were started "
+                 "with (a pre-registration is not edited once runs have started)")
 
 
 def canonical_json(obj: Any) -> str:
@@ -175,7 +177,7 @@ def results_problems(results: ResultsFile) -> list[str]:
     repeated = Counter((str(r.get("cell")), str(r.get("seed"))) for r in results.runs if r.get("cell") is not None)
     out += [f"cell {cell}, seed {seed}: {n} runs carry this seed label (a seed is reported once)"
             for (cell, seed), n in sorted(repeated.items()) if n > 1]
-    out += [f"run {m['run_id']}: prereg digest in the header differs from prereg.yaml"
+    out += [f"run {m['run_id']}: prereg digest in the header differs from prereg.yaml; {DIGEST_REMEDY}"
             for m in results.prereg_check.digest_mismatch]
     if results.prereg_check.commit_order.get("status") == "violated":
         out.append(str(results.prereg_check.commit_order.get("detail")))

@@ -1,0 +1,80 @@
+"""Submission checks that need no scoring, run by `validate` (and so by `ci` before `verify`).
+
+* claims: every claimed figure names a known metric of the track and a pre-registered cell;
+* run headers against `prereg.yaml`: the header's `prereg_sha256` is the SHA-256 of the file as
+  it is now (committed or not), and a constraint run names a problem set, the one the
+  pre-registration names when it names one.
+
+Left to `verify`: the commit order of `prereg.yaml` and the run logs (git history), whether a
+problem set a run names is available (`--problems`), and everything scored. Every message ends
+with what to do.
+"""
+
+from __future__ import annotations
+
+from checker.errors import Finding
+from checker.metric_names import closest, known_metric_names
+from checker.schema.manifest import Prereg, Submission
+
+PROBLEM_SET_HELP = "problems/README.md gives the digest of each set shipped under problems/"
+
+
+def claim_findings(manifest: Submission, prereg: Prereg | None, path: str) -> list[Finding]:
+    """A claim naming an unknown metric or an undeclared cell, with the valid names."""
+    found: list[Finding] = []
+    metrics = known_metric_names(manifest.track)
+    cells = sorted(prereg.cells) if prereg is not None else None
+    for i, claim in enumerate(manifest.claims):
+        where = f"claims[{i}]"
+        if claim.metric not in metrics:
+            hint = closest(claim.metric, metrics)
+            found.append(Finding(path, None, (
+                f"{where}: unknown metric {claim.metric!r}" + (f" (did you mean {hint!r}?)" if hint else "")
+                + f"; the {manifest.track}-track metrics are: {', '.join(metrics)}")))
+        if cells is not None and claim.cell not in cells:
+            hint = closest(claim.cell, cells)
+            found.append(Finding(path, None, (
+                f"{where}: unknown cell {claim.cell!r}" + (f" (did you mean {hint!r}?)" if hint else "")
+                + f"; the cells of prereg.yaml are: {', '.join(cells)}")))
+    return found
+
+
+def header_findings(
+    path: str,
+    *,
+    track: str | None,
+    header_prereg_sha256: str | None,
+    has_problem_set: bool,
+    problem_set_digest: str | None,
+    prereg: Prereg | None,
+    prereg_sha256: str | None,
+) -> list[Finding]:
+    """A run header that disagrees with `prereg.yaml` as it is now, or a constraint run without its problem set.
+
+    Args:
+        path: the run log as shown in findings.
+        track: the header's track.
+        header_prereg_sha256: the header's `prereg_sha256`.
+        has_problem_set: the header names a `problem_set`.
+        problem_set_digest: its digest.
+        prereg: the parsed `prereg.yaml` (None when missing or invalid).
+        prereg_sha256: SHA-256 of the `prereg.yaml` bytes as read (None when missing or refused).
+    """
+    found: list[Finding] = []
+    if header_prereg_sha256 is not None and prereg_sha256 is not None and header_prereg_sha256 != prereg_sha256:
+        found.append(Finding(path, 1, (
+            f"prereg_sha256 {header_prereg_sha256[:12]}… is not the SHA-256 of prereg.yaml ({prereg_sha256[:12]}…): "
+            "prereg.yaml was changed after this run started (committed or not); restore the prereg.yaml the runs "
+            "were started with (`git restore` for an uncommitted edit, else from git history): a pre-registration "
+            "is not edited once runs have started")))
+    if track != "constraint":
+        return found
+    if not has_problem_set:
+        found.append(Finding(path, 1, (
+            "constraint run names no problem_set in run_start, so verify cannot recompute it: write "
+            f"`problem_set: {{name, digest}}` into the run header from your harness; {PROBLEM_SET_HELP}")))
+    elif prereg is not None and prereg.problem_set is not None and problem_set_digest != prereg.problem_set:
+        found.append(Finding(path, 1, (
+            f"run uses problem set {str(problem_set_digest)[:12]}…, prereg.yaml names {prereg.problem_set[:12]}…: "
+            "run the problem set the pre-registration names")))
+    return found
