@@ -20,12 +20,12 @@ site: $(BIN)/driftboard
 test: $(BIN)/driftboard
 	$(BIN)/zizmor --offline .github/workflows/
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
-	$(BIN)/ruff check checker tests
+	$(BIN)/ruff check checker tests examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: $(BIN)/driftboard
-	$(BIN)/ruff check checker tests
+	$(BIN)/ruff check checker tests examples
 	$(BIN)/mypy
 
 bench: $(BIN)/driftboard

@@ -3,11 +3,13 @@
 * claims: every claimed figure names a known metric of the track and a pre-registered cell;
 * run headers against `prereg.yaml`: the header's `prereg_sha256` is the SHA-256 of the file as
   it is now (committed or not), and a constraint run names a problem set, the one the
-  pre-registration names when it names one.
+  pre-registration names when it names one;
+* coverage: every run is under a declared cell and seed, and no seed label is reported twice.
 
 Left to `verify`: the commit order of `prereg.yaml` and the run logs (git history), whether a
-problem set a run names is available (`--problems`), and everything scored. Every message ends
-with what to do.
+problem set a run names is available (`--problems`), declared runs that are missing (a result
+counted as the worst outcome, not an error), and everything scored. Every message ends with
+what to do.
 """
 
 from __future__ import annotations
@@ -77,4 +79,36 @@ def header_findings(
         found.append(Finding(path, 1, (
             f"run uses problem set {str(problem_set_digest)[:12]}…, prereg.yaml names {prereg.problem_set[:12]}…: "
             "run the problem set the pre-registration names")))
+    return found
+
+
+def coverage_findings(runs: list[tuple[str, str, str | None, str | None]], prereg: Prereg | None) -> list[Finding]:
+    """Runs under an undeclared cell or seed, and a seed label reported twice in one cell.
+
+    Two logs with one run id are already a duplicate-run-id finding and are not reported again here.
+
+    Args:
+        runs: (path as shown, run id, cell, seed) of every run log whose header was read.
+        prereg: the parsed `prereg.yaml` (None: nothing to compare with).
+    """
+    found: list[Finding] = []
+    if prereg is None:
+        return found
+    first: dict[tuple[str, str], tuple[str, str]] = {}
+    declared = "; ".join(f"{cell}: {', '.join(spec.seeds)}" for cell, spec in sorted(prereg.cells.items()))
+    for path, run_id, cell, seed in sorted(runs, key=lambda r: r[0]):
+        if cell is None or seed is None:
+            continue
+        spec = prereg.cells.get(cell)
+        if spec is None or seed not in spec.seeds:
+            what = f"cell {cell!r}" if spec is None else f"seed {seed!r} of cell {cell!r}"
+            found.append(Finding(path, 1, (
+                f"{what} is not declared in prereg.yaml (declared: {declared}): report only pre-registered runs; "
+                "a run outside the plan belongs in a new submission pre-registered before it ran")))
+            continue
+        other, other_id = first.setdefault((cell, seed), (path, run_id))
+        if other != path and other_id != run_id:
+            found.append(Finding(path, 1, (
+                f"cell {cell!r}, seed {seed!r} is already reported by {other}: a seed is reported once; remove a "
+                "copied log, and report a second real run of this seed in a new submission that pre-registers it")))
     return found

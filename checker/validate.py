@@ -27,7 +27,7 @@ from checker.logio import (
     genesis,
     skip_oversize,
 )
-from checker.precheck import claim_findings, header_findings
+from checker.precheck import claim_findings, coverage_findings, header_findings
 from checker.schema.base import INT_MAX
 from checker.schema.events import EVENT_ADAPTER
 
@@ -111,6 +111,7 @@ def validate_submission(target: Target, report: ValidationReport, seen_runs: dic
     manifest = loaded.manifest
     if manifest is not None:
         report.findings.extend(claim_findings(manifest, loaded.prereg, f"{display}/submission.yaml"))
+    headers: list[tuple[str, str, str | None, str | None]] = []
     for run_path in loaded.run_paths:
         report.runs += 1
         shown = f"{display}/{run_path.relative_to(target.path).as_posix()}"
@@ -122,7 +123,9 @@ def validate_submission(target: Target, report: ValidationReport, seen_runs: dic
                 shown, track=info.track, header_prereg_sha256=info.prereg_sha256,
                 has_problem_set=info.has_problem_set, problem_set_digest=info.problem_set,
                 prereg=loaded.prereg, prereg_sha256=loaded.prereg_sha256))
+            headers.append((shown, info.run_id, info.cell, info.seed))
         _note_run(info, seen_runs, report)
+    report.findings.extend(coverage_findings(headers, loaded.prereg))
 
 
 def header_mismatches(info: RunInfo, submission_id: str, track: str) -> list[Finding]:

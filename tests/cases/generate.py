@@ -237,8 +237,12 @@ def valid_cases() -> list[Case]:
     c = Case("minimal-constraint", track="constraint")
     c.add_run("runs/toy-direct-0.jsonl")
     two = Case("two-runs")
+    two.prereg = two.prereg.replace(b"seeds: [s1]", b"seeds: [s1, s2]")
     two.add_run(RUN)
-    two.add_run("runs/r2.jsonl", run_id="two-runs-r2")
+    lines = two.add_run("runs/r2.jsonl", run_id="two-runs-r2")
+    header = json.loads(lines[0])
+    header["seed"] = "s2"  # a seed is reported once
+    two.runs["runs/r2.jsonl"] = rechain([dump(header), *lines[1:]], "two-runs-r2")
     return [a, c, two]
 
 
@@ -572,6 +576,24 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         c.add_run(RUN)
         c.expected = [f"{c.name}/{RUN}:1: run uses problem set cf04926fc25c…, prereg.yaml names abababababab…: "
                       "run the problem set the pre-registration names"]
+
+    @case("run-undeclared")
+    def _(c: Case) -> None:
+        lines = c.add_run(RUN)
+        header = json.loads(lines[0])
+        header["cell"] = "J0"
+        c.runs[RUN] = rechain([dump(header), *lines[1:]], header["run_id"])
+        c.expected = [f"{c.name}/{RUN}:1: cell 'J0' is not declared in prereg.yaml (declared: FULL: s1): report only "
+                      "pre-registered runs; a run outside the plan belongs in a new submission pre-registered "
+                      "before it ran"]
+
+    @case("seed-reported-twice")
+    def _(c: Case) -> None:
+        c.add_run(RUN)
+        c.add_run("runs/r2.jsonl", run_id=f"{c.name}-r2")  # another run id, the same cell and seed label
+        c.expected = [f"{c.name}/runs/r2.jsonl:1: cell 'FULL', seed 's1' is already reported by {c.name}/{RUN}: a "
+                      "seed is reported once; remove a copied log, and report a second real run of this seed in a "
+                      "new submission that pre-registers it"]
 
     @case("run-not-listed")
     def _(c: Case) -> None:
