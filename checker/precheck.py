@@ -112,3 +112,19 @@ def coverage_findings(runs: list[tuple[str, str, str | None, str | None]], prere
                 f"cell {cell!r}, seed {seed!r} is already reported by {other}: a seed is reported once; remove a "
                 "copied log, and report a second real run of this seed in a new submission that pre-registers it")))
     return found
+
+
+def claim_disagreement(track: str, cell: str, metric: str, claimed: object, recomputed: object,
+                       cells: list[str]) -> str:
+    """`verify`'s message for a claim that disagrees, naming an unknown metric or cell instead of "recomputed None"."""
+    metrics = known_metric_names(track)
+    if metric not in metrics:
+        hint = closest(metric, metrics)
+        return (f"claim {cell}/{metric}: unknown metric {metric!r}" + (f" (did you mean {hint!r}?)" if hint else "")
+                + f"; the {track}-track metrics are: {', '.join(metrics)}")
+    if cells and cell not in cells:
+        hint = closest(cell, cells)
+        return (f"claim {cell}/{metric}: unknown cell {cell!r}" + (f" (did you mean {hint!r}?)" if hint else "")
+                + f"; the cells are: {', '.join(cells)}")
+    return (f"claim {cell}/{metric}: claimed {claimed}, recomputed {recomputed}: correct the claim in "
+            "submission.yaml to the recomputed figure, or remove it")

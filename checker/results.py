@@ -17,6 +17,7 @@ from typing import Any
 from checker import __version__
 from checker.aggregate import COUNTED_VERDICTS, aggregate_metrics, counted_runs, efficiency, is_number, seed_labels
 from checker.errors import DriftboardError, UsageError
+from checker.precheck import claim_disagreement
 from checker.preregistration import (
     check_claims,
     check_declared,
@@ -171,7 +172,8 @@ def build_results(sub: Any, findings: list[dict[str, Any]], root: Path | None) -
 
 def results_problems(results: ResultsFile) -> list[str]:
     """What makes verification fail beyond format errors: claims, undeclared runs, digest, order."""
-    out = [f"claim {c.cell}/{c.metric}: claimed {c.claimed}, recomputed {c.recomputed}"
+    cells = [c.cell for c in results.cells]
+    out = [claim_disagreement(results.track, c.cell, c.metric, c.claimed, c.recomputed, cells)
            for c in results.claims if not c.agrees]
     out += [f"undeclared run {u['run_id']} (cell {u['cell']}, seed {u['seed']})" for u in results.prereg_check.undeclared]
     repeated = Counter((str(r.get("cell")), str(r.get("seed"))) for r in results.runs if r.get("cell") is not None)
