@@ -18,7 +18,10 @@ class ProblemSetRef(Model):
     name: str
     """Human name, e.g. `drift-bench-test` or `driftboard-suite-v1`."""
     digest: Sha256Hex
-    """SHA-256 over the canonical problem set (see the format reference)."""
+    """SHA-256 over the canonical JSON of every problem, in `problem_id` order (`checker.problems.problem_set_digest`).
+
+    The digest of each set shipped under `problems/` is in `problems/README.md`.
+    """
 
 
 class SourceRef(Model):

@@ -81,6 +81,9 @@ def type_text(p: dict[str, Any]) -> str:
         name = _ref_name(p["$ref"])
         return f"[{name}](#{anchor(name)})"
     if "anyOf" in p:
+        kinds = {x.get("type") for x in p["anyOf"]}
+        if kinds >= {"array", "object", "string", "integer", "number", "boolean"}:
+            return "any JSON value"
         options = [type_text(x) for x in p["anyOf"]]
         return " or ".join(dict.fromkeys([o for o in options if o != "null"] + [o for o in options if o == "null"]))
     kind = p.get("type")
@@ -240,8 +243,8 @@ def reference_markdown() -> str:
         "How lines are chained, the limits and what is refused are on [the submission format](format.md) page.",
         "",
         "Types are JSON types. Every integer is 64-bit signed and every number finite; `default` is what a "
-        "missing field means (`required`: it may not be missing; `optional`: missing means null). Unknown "
-        "fields are errors. A harness passes the fields to `RunLogWriter.write` without `seq` and `prev`, "
+        "missing field means (`required`: it may not be missing). Unknown fields are errors. Units are given "
+        "for every number. A harness passes the fields to `RunLogWriter.write` without `seq` and `prev`, "
         "which the writer fills in.",
         "",
         "## Event types {#event-types}",
