@@ -36,6 +36,8 @@ INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
 CHAIN_REMEDY = ("the log changed after it was written (a line edited, lost, added or reordered): never edit "
                 "a run log; restore the file your harness wrote, or re-run the run")
 """What to do about a broken chain (ends every chain-broken finding)."""
+SEQ_REMEDY = "seq numbers the lines from 0 without gaps: write logs with RunLogWriter, and never edit one"
+"""What to do about a wrong `seq` (ends every seq finding)."""
 CASE_REMEDY = "write digests in lower-case hex, as RunLogWriter does"
 """What to do about an upper-case digest."""
 MAX_FINDINGS_PER_FILE = 1000
@@ -321,6 +323,10 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
 
 
 def _seq_message(seq: int, last: int) -> str:
+    return f"{_seq_problem(seq, last)}; {SEQ_REMEDY}"
+
+
+def _seq_problem(seq: int, last: int) -> str:
     expected = last + 1
     if seq == last:
         return f"duplicated seq {seq}"

@@ -22,6 +22,8 @@ PREV0 = "0" * 64
 CHAIN_REMEDY = ("the log changed after it was written (a line edited, lost, added or reordered): never edit "
                 "a run log; restore the file your harness wrote, or re-run the run")
 """The end of every chain-broken message: what to do."""
+SEQ_REMEDY = "seq numbers the lines from 0 without gaps: write logs with RunLogWriter, and never edit one"
+"""The end of every seq message: what to do."""
 SUITE_DIGEST = "cf04926fc25c83a9081712236b3f8abc5736f7c6f16aaa51ee27b0da9151c3f0"
 """Digest of problems/driftboard-suite-v1, as problems/README.md states it."""
 AGENT_CLAIM_NAMES = (
@@ -355,8 +357,8 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         a["seq"], b["seq"] = 4, 3
         lines[3], lines[4] = dump(a), dump(b)
         c.runs[RUN] = rechain(lines, f"{c.name}-r1")
-        c.expected = [f"{p.format(n=c.name)}:4: seq 4, expected 3: seq 3 is missing",
-                      f"{p.format(n=c.name)}:5: seq 3 out of order (after seq 4)"]
+        c.expected = [f"{p.format(n=c.name)}:4: seq 4, expected 3: seq 3 is missing; {SEQ_REMEDY}",
+                      f"{p.format(n=c.name)}:5: seq 3 out of order (after seq 4); {SEQ_REMEDY}"]
 
     @case("seq-duplicated")
     def _(c: Case) -> None:
@@ -364,7 +366,7 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         lines.insert(3, lines[2])
         c.runs[RUN] = rechain(lines, f"{c.name}-r1")
         # the copy shifts every later line down one, but their own seq values stay consecutive
-        c.expected = [f"{p.format(n=c.name)}:4: duplicated seq 2"]
+        c.expected = [f"{p.format(n=c.name)}:4: duplicated seq 2; {SEQ_REMEDY}"]
 
     @case("seq-missing")
     def _(c: Case) -> None:
@@ -374,7 +376,7 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
             if k >= 4:
                 o["seq"] = k + 1
         c.runs[RUN] = rechain([dump(o) for o in objs], f"{c.name}-r1")
-        c.expected = [f"{p.format(n=c.name)}:5: seq 5, expected 4: seq 4 is missing"]
+        c.expected = [f"{p.format(n=c.name)}:5: seq 5, expected 4: seq 4 is missing; {SEQ_REMEDY}"]
 
     @case("chain-edited-line")
     def _(c: Case) -> None:
@@ -386,7 +388,7 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
     def _(c: Case) -> None:
         lines = c.add_run(RUN)
         del lines[4]
-        c.expected = [f"{p.format(n=c.name)}:5: seq 5, expected 4: seq 4 is missing",
+        c.expected = [f"{p.format(n=c.name)}:5: seq 5, expected 4: seq 4 is missing; {SEQ_REMEDY}",
                       f"{p.format(n=c.name)}:5: chain broken: prev is not the SHA-256 of line 4; {CHAIN_REMEDY}"]
 
     @case("chain-inserted-line")
@@ -395,16 +397,16 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         forged = dump({"seq": 5, "prev": sha(lines[4]), "type": "beat", "turn": 1, "action": "ACTION2",
                        "drift_ref": "LIVE"})
         lines.insert(5, forged)
-        c.expected = [f"{p.format(n=c.name)}:7: duplicated seq 5",
+        c.expected = [f"{p.format(n=c.name)}:7: duplicated seq 5; {SEQ_REMEDY}",
                       f"{p.format(n=c.name)}:7: chain broken: prev is not the SHA-256 of line 6; {CHAIN_REMEDY}"]
 
     @case("chain-swapped-lines")
     def _(c: Case) -> None:
         lines = c.add_run(RUN)
         lines[5], lines[6] = lines[6], lines[5]
-        c.expected = [f"{p.format(n=c.name)}:6: seq 6, expected 5: seq 5 is missing",
+        c.expected = [f"{p.format(n=c.name)}:6: seq 6, expected 5: seq 5 is missing; {SEQ_REMEDY}",
                       f"{p.format(n=c.name)}:6: chain broken: prev is not the SHA-256 of line 5; {CHAIN_REMEDY}",
-                      f"{p.format(n=c.name)}:7: seq 5 out of order (after seq 6)",
+                      f"{p.format(n=c.name)}:7: seq 5 out of order (after seq 6); {SEQ_REMEDY}",
                       f"{p.format(n=c.name)}:7: chain broken: prev is not the SHA-256 of line 6; {CHAIN_REMEDY}",
                       f"{p.format(n=c.name)}:8: chain broken: prev is not the SHA-256 of line 7; {CHAIN_REMEDY}"]
 
@@ -479,7 +481,7 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         lines.insert(3, b"[1,2,3]")
         c.runs[RUN] = rechain(lines, f"{c.name}-r1")
         c.expected = [f"{p.format(n=c.name)}:4: event must be a JSON object, not an array",
-                      f"{p.format(n=c.name)}:5: duplicated seq 3"]
+                      f"{p.format(n=c.name)}:5: duplicated seq 3; {SEQ_REMEDY}"]
 
     @case("empty-run-file")
     def _(c: Case) -> dict[str, bytes]:

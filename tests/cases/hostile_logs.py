@@ -26,6 +26,7 @@ from typing import Any
 import generate as g
 
 CHAIN_REMEDY = g.CHAIN_REMEDY
+SEQ_REMEDY = g.SEQ_REMEDY
 
 REPO = Path(__file__).resolve().parents[2]
 ORACLE = REPO / "submissions" / "driftboard-constraint-baselines" / "runs" / "oracle-0.jsonl"
@@ -196,12 +197,12 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         lines, p = start(c)
         other = g.chain(g.agent_events(c.name, f"{c.name}-r3", c.prereg), f"{c.name}-r3")
         c.runs[R1] = lines + other  # a whole second run appended after run_end, its own chain intact
-        c.expected = [f"{p}:10: seq 0 out of order (after seq 8)",
+        c.expected = [f"{p}:10: seq 0 out of order (after seq 8); {SEQ_REMEDY}",
                       f"{p}:10: chain broken: prev is not the SHA-256 of line 9; {CHAIN_REMEDY}",
                       f"{p}:10: event after run_end (line 9)",
                       f"{p}:10: run_start may only be the first event",
-                      *(f"{p}:{10 + k}: seq {k} out of order (after seq 8)" for k in range(1, 8)),
-                      f"{p}:18: duplicated seq 8"]
+                      *(f"{p}:{10 + k}: seq {k} out of order (after seq 8); {SEQ_REMEDY}" for k in range(1, 8)),
+                      f"{p}:18: duplicated seq 8; {SEQ_REMEDY}"]
         c.verify = {"exit_code": 1}
 
     @case("log-truncated-mid-file")
@@ -217,7 +218,8 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
     def _(c: g.Case) -> None:
         lines, p = start(c)
         c.runs[R1] = [*lines[:4], lines[3], *lines[4:]]  # a verbatim copy: its bytes hash like the original
-        c.expected = [f"{p}:5: duplicated seq 3", f"{p}:5: chain broken: prev is not the SHA-256 of line 4; {CHAIN_REMEDY}"]
+        c.expected = [f"{p}:5: duplicated seq 3; {SEQ_REMEDY}",
+                      f"{p}:5: chain broken: prev is not the SHA-256 of line 4; {CHAIN_REMEDY}"]
         c.verify = {"exit_code": 1}
 
     @case("log-second-run-start")
@@ -254,7 +256,7 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         c.runs[R1] = g.rechain([*lines[:3], merged, *lines[5:]], f"{c.name}-r1")
         c.expected = [f"{p}:4: carriage return (CR) inside the line: a line ends with one LF and holds no other CR",
                       f"{p}:4: invalid JSON: trailing characters at line 1 column {len(lines[3]) + 2}",
-                      f"{p}:5: seq 5, expected 4: seq 4 is missing"]
+                      f"{p}:5: seq 5, expected 4: seq 4 is missing; {SEQ_REMEDY}"]
         c.verify = {"exit_code": 1}
 
     @case("log-line-separator-u2028")
