@@ -20,13 +20,13 @@ site: $(BIN)/driftboard
 test: $(BIN)/driftboard
 	$(BIN)/zizmor --offline .github/workflows/
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
-	$(BIN)/ruff check checker driftboard tests
+	$(BIN)/ruff check checker driftboard tests examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 lint: $(BIN)/driftboard
-	$(BIN)/ruff check checker driftboard tests
+	$(BIN)/ruff check checker driftboard tests examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
