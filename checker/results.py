@@ -25,6 +25,7 @@ from checker.preregistration import (
     evaluate_predictions,
 )
 from checker.report import plural
+from checker.rules import is_comparator_cell, rank_status
 from checker.results_model import CellResult, LogDigest, NullResults, PreregCheck, ResultsFile
 
 INDEX = "index.json"
@@ -69,7 +70,7 @@ def build_cells(submission_id: str, prereg: Any, runs: list[dict[str, Any]],
     for name in sorted(names):
         spec = prereg.cells.get(name) if prereg is not None else None
         cell_runs = [r for r in runs if r.get("cell") == name]
-        comparator = (bool(spec.comparator) if spec is not None
+        comparator = (is_comparator_cell(prereg, name) if spec is not None  # a comparator kind, declared
                       else bool(cell_runs) and all(r.get("comparator") for r in cell_runs))
         # ungated COMPARATOR runs count only in a comparator cell, never beside gated runs
         counted = [r for r in cell_runs if r.get("verdict") == "VALID"
@@ -146,6 +147,7 @@ def build_results(sub: Any, findings: list[dict[str, Any]], root: Path | None) -
         "profile": sub.profile,
         "thresholds": thresholds,
         "thresholds_source": "prereg" if prereg is not None and "thresholds" in prereg.model_fields_set else "defaults",
+        **dict(zip(("ranked", "unranked_reason"), rank_status(sub.profile, prereg, manifest.track), strict=True)),
         "prereg_sha256": prereg_sha,
         "problem_sets": sorted({_problem_set_digest(r["problem_set"]) for r in runs if r.get("problem_set")}),
         "logs": [LogDigest(path=str(r["path"]), sha256=str(r["log_sha256"]), run_id=r.get("run_id")).model_dump()

@@ -135,6 +135,12 @@ class ResultsFile(_Model):
     profile: str
     thresholds: dict[str, Any]
     thresholds_source: Literal["prereg", "defaults"]
+    ranked: bool = False
+    """True when the leaderboard may rank this submission: profile `driftboard` (pre-registered and
+    used), thresholds not loosened, comparator cells of a comparator kind only, a horizon declared
+    on the agent track (`checker.rules.rank_status`). Others are shown apart, labelled, never ranked."""
+    unranked_reason: str | None = None
+    """Why the submission is not ranked (None when it is)."""
     prereg_sha256: str | None
     problem_sets: list[str] = Field(default_factory=list)
     logs: list[LogDigest]
