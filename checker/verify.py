@@ -250,6 +250,8 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], dict[str, Any]]:
     except MissingInputError as exc:
         findings.append(Finding(shown, 1, str(exc)))
         run_result = {"verdict": "UNVERIFIED", "reasons": [str(exc)], "metrics": {}}
+    # a scorer's own findings (e.g. a declared ledger missing): they fail verification like format problems
+    findings.extend(Finding(shown, f["line"], f["message"]) for f in run_result.pop("findings", None) or [])
     for key, value in (("path", shown), ("log_sha256", record.sha256), ("run_id", start.run_id),
                        ("cell", start.cell), ("seed", start.seed), ("track", start.track),
                        ("prereg_sha256", start.prereg_sha256), ("comparator", start.comparator)):

@@ -28,6 +28,7 @@ from checker.domains.solver import ProblemSolver, SolverError
 from checker.errors import MissingInputError
 from checker.problems import Problem, ProblemSet
 from checker.schema.constraint import ProblemStart, Turn
+from checker.score.coverage import UNVERIFIABLE, check_coverage, coverage_metrics, mark_missing_ledgers
 from checker.tracks import RunRecord, VerifyContext
 
 CHANNELS = ("consistent", "drift", "contradiction", "other")
@@ -231,6 +232,14 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
             result["mismatches"].append({"line": line, "problem_id": event.problem_id, "turn_number": event.turn_number,
                                          "field": "user_message", "recorded": shown, "recomputed": asked,
                                          "reason": "the problem set's user message for this turn differs"})
+    cov = check_coverage(run, pset)  # every turn of every started problem, in order; a ledger on every turn
+    result["findings"] = mark_missing_ledgers(run, turns, cov)
+    if cov.invalid:
+        result["verdict"] = "INVALID"
+        reasons.extend(cov.invalid)
+    if cov.incomplete:
+        result["verdict"] = "INCOMPLETE" if result["verdict"] == "VALID" else result["verdict"]
+        reasons.extend(cov.incomplete)
     if run.end is None:
         result["verdict"] = "INCOMPLETE"
         reasons.append("run has no run_end event")
@@ -239,6 +248,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     # coverage: a run may answer only part of the set it names; shown so a partial run is not read as complete
     result["metrics"]["problems_covered"] = len({t["problem_id"] for t in turns})
     result["metrics"]["turn_coverage"] = _rate(len(turns), pset.n_turns)
+    result["metrics"].update(coverage_metrics(turns, pset, cov))
     result["rates"] = rate_pairs(result["metrics"])
     return result
 
@@ -251,6 +261,7 @@ def rate_pairs(m: dict[str, Any]) -> dict[str, list[int]]:
              "other_rate": [m["residual_other"], m["total_residual"]]}
     for ch in CHANNELS:
         pairs[f"{ch}_share"] = [m[ch], m["channel_turns"]]
+    pairs["unverifiable_share"] = [m["unverifiable"], m["channel_turns"]]
     return pairs
 
 
@@ -278,6 +289,8 @@ def aggregate(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for ch in CHANNELS:
         m[ch] = channels.get(ch, 0)
         m[f"{ch}_share"] = _rate(channels.get(ch, 0), channel_turns)
+    m[UNVERIFIABLE] = channels.get(UNVERIFIABLE, 0)  # a declared ledger missing (checker.score.coverage)
+    m[f"{UNVERIFIABLE}_share"] = _rate(channels.get(UNVERIFIABLE, 0), channel_turns)
     m.update({
         "total_residual": len(wrong), "residual_drift": r_drift, "residual_contradiction": r_contra,
         "residual_other": r_other, "drift_rate": _rate(r_drift, len(wrong)),
