@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from checker.copies import PayloadDigest, copies_across, inputs_digest, mark_copies
 from checker.errors import Finding, MissingInputError
 from checker.load import SubmissionFiles, discover, load_submission
 from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
@@ -254,7 +255,8 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], dict[str, Any]]:
     findings.extend(Finding(shown, f["line"], f["message"]) for f in run_result.pop("findings", None) or [])
     for key, value in (("path", shown), ("log_sha256", record.sha256), ("run_id", start.run_id),
                        ("cell", start.cell), ("seed", start.seed), ("track", start.track),
-                       ("prereg_sha256", start.prereg_sha256), ("comparator", start.comparator)):
+                       ("prereg_sha256", start.prereg_sha256), ("comparator", start.comparator),
+                       ("content_sha256", record.content_sha256), ("inputs_sha256", inputs_digest(start))):
         run_result.setdefault(key, value)
     if start.problem_set is not None:
         run_result.setdefault("problem_set", start.problem_set.digest)
@@ -265,6 +267,7 @@ def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None,
     from checker.results import build_results, canonical_json
 
     result.runs.sort(key=lambda r: str(r.get("path")))  # also without a manifest: its runs are reported
+    result.findings.extend(mark_copies(result.path, result.runs, result.prereg))  # a copy counts once
     if result.manifest is None:
         return
     findings = [f.to_json() for f in sorted(result.findings, key=lambda f: (f.path, f.line or 0, f.message))]
@@ -344,7 +347,10 @@ def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
     and are not compared. The check spans the submissions of one `verify` invocation (every
     submission for the site build; the pull-request check compares run ids against the whole
     tree through `validate`), so it is reported, never written into a results file or the cache.
+    Copies by content (the same events under another run id, `checker.copies`) are flagged the
+    same way across submissions; within one submission they were marked before its results.
     """
+    subs = list(subs)
     by_id: dict[str, list[tuple[str, str | None]]] = {}
     for sub in subs:
         for run in sub.runs:
@@ -361,6 +367,7 @@ def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
             what = "the same log (identical bytes, run id" if same else "run id"
             out.append(Finding(path, 1, f"{what} {run_id!r}{')' if same else ''} is also reported in "
                                         f"{', '.join(others)}: a run may be reported once, in one submission"))
+    out.extend(copies_across((sub.path, sub.runs, sub.prereg) for sub in subs))  # the same events under new ids
     return out
 
 
@@ -370,6 +377,7 @@ def read_run(path: Path, shown: str) -> RunRecord:
     end: RunEnd | None = None
     events: list[Event] = []
     lines: list[int] = []
+    payload = PayloadDigest()  # copies are detected by content, computed in this one pass
     for lineno, event in read_events(path):
         if isinstance(event, RunStart):
             start = event
@@ -378,8 +386,10 @@ def read_run(path: Path, shown: str) -> RunRecord:
         else:
             events.append(event)
             lines.append(lineno)
+            payload.add(event)
     assert start is not None, "validated logs start with run_start"
-    return RunRecord(path=shown, sha256=file_sha256(path), start=start, end=end, events=events, lines=lines)
+    return RunRecord(path=shown, sha256=file_sha256(path), start=start, end=end, events=events, lines=lines,
+                     content_sha256=payload.hexdigest())
 
 
 def _load_problem_sets(paths: list[Path]) -> dict[str, Any]:
