@@ -255,6 +255,34 @@ METRICS: list[MetricDoc] = [
      "definition": "Scored turns / gold turns of the whole named problem set: a run may cover only part of the set "
                    "(e.g. one imported transcript), and its accuracy is then about that part only.",
      "undefined": "The problem set has no turn."},
+    {"name": "turns_declared", "track": _C,
+     "definition": "Turns of the problem set the run names: the run's intent-to-treat denominator (issue 14).",
+     "undefined": _NEVER},
+    {"name": "turns_missing", "track": _C,
+     "definition": "Declared turns with no scored record: gaps inside started problems and problems never started.",
+     "undefined": _NEVER},
+    {"name": "turns_missing_in_started", "track": _C,
+     "definition": "Turns of the problems the run started (`problem_start`) that it does not log; above 0 the run is "
+                   "INCOMPLETE (a run logs every turn of every problem it starts, in order).",
+     "undefined": _NEVER},
+    {"name": "turn_accuracy_all_declared", "track": _C,
+     "definition": "correct_turns / turns_declared: every declared turn the run does not log counts as wrong, so "
+                   "deleting the turns a model got wrong cannot raise it.",
+     "undefined": "The problem set has no turn."},
+    {"name": "ledger_declared", "track": _C,
+     "definition": "1 when the run declares a ledger: its method is a ledger method (`ledger_only`, `mus_repair`) "
+                   "or any of its turns logs one. Such a run must log a ledger on every turn.",
+     "undefined": _NEVER},
+    {"name": "ledger_missing", "track": _C,
+     "definition": "Turns logged without a ledger by a run that declares one; each is a finding (verification "
+                   "fails) and its channel is `unverifiable`.",
+     "undefined": "The run declares no ledger (not applicable); 0 when every turn has its ledger."},
+    {"name": "unverifiable", "track": _C,
+     "definition": "Turns whose channel is `unverifiable`: a declared ledger is missing, so the turn is neither "
+                   "consistent, drift nor contradiction.", "undefined": _NEVER},
+    {"name": "unverifiable_share", "track": _C,
+     "definition": "unverifiable / channel_turns: nulling the ledgers of contradictory turns moves them here, "
+                   "never to consistent.", "undefined": "channel_turns = 0."},
     {"name": "ledger_turns", "track": _C,
      "definition": "Turns that log a ledger (0 for methods `direct` and `cot`).", "undefined": _NEVER},
     {"name": "channel_turns", "track": _C,
