@@ -30,7 +30,8 @@ from checker.schema.common import RunStart
 from checker.schema.events import Event
 from checker.schema.manifest import Prereg
 
-CHAIN_FIELDS = frozenset({"seq", "prev"})
+CHAIN_FIELDS = {"seq", "prev"}
+"""Fields that make the hash chain, left out of the payload digest."""
 
 
 class PayloadDigest:

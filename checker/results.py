@@ -25,8 +25,8 @@ from checker.preregistration import (
     evaluate_predictions,
 )
 from checker.report import plural
-from checker.rules import is_comparator_cell, rank_status
 from checker.results_model import CellResult, LogDigest, NullResults, PreregCheck, ResultsFile
+from checker.rules import is_comparator_cell, rank_status
 
 INDEX = "index.json"
 

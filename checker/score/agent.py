@@ -24,8 +24,8 @@ from typing import Any
 from checker.aggregate import seed_labels
 from checker.gate import CONDITIONS, NOT_APPLICABLE, run_gate
 from checker.replay import AgentState, replay
-from checker.schema.manifest import Thresholds
 from checker.rules import is_comparator_cell, within_horizon
+from checker.schema.manifest import Thresholds
 from checker.score.agent_metrics import bins, chain, counts, lifecycle, render_tokens, write_path
 from checker.score.gds import Gds, attribution_mismatches, gds, landings
 from checker.score.grounding import grounding, hypotheses
@@ -71,13 +71,12 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     if past_horizon is not None:
         mismatches.append(past_horizon)
     comparator = run.start.comparator
-    if comparator and ctx.prereg is not None:
-        if not is_comparator_cell(ctx.prereg, run.start.cell):  # declared, and of a comparator kind (BARE, RAW)
-            # the run's own flag cannot exempt it from the gate: only a pre-registered comparator cell can
-            comparator = False
-            mismatches.append({"line": 1, "field": "comparator", "recorded": True, "recomputed": False,
-                               "reason": f"cell {run.start.cell} is not a comparator cell (BARE or RAW) in prereg.yaml: "
-                                         "the run is gated like any other"})
+    # the run's own flag cannot exempt it from the gate: only a pre-registered comparator cell (BARE, RAW) can
+    if comparator and ctx.prereg is not None and not is_comparator_cell(ctx.prereg, run.start.cell):
+        comparator = False
+        mismatches.append({"line": 1, "field": "comparator", "recorded": True, "recomputed": False,
+                           "reason": f"cell {run.start.cell} is not a comparator cell (BARE or RAW) in prereg.yaml: "
+                                     "the run is gated like any other"})
     result: dict[str, Any] = {
         "run_id": run.start.run_id, "native_run_id": native, "track": "agent", "cell": run.start.cell,
         "seed": run.start.seed, "comparator": comparator, "profile": profile,
