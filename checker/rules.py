@@ -13,7 +13,7 @@ own header when the pre-registration says otherwise.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 from checker.errors import Finding
 from checker.schema.manifest import Prereg, Thresholds
@@ -64,13 +64,18 @@ def prereg_findings(prereg: Prereg, display: str) -> list[Finding]:
     """Rule violations of a pre-registration: loosened thresholds, comparator cells of an unknown kind.
 
     Each is an error finding on `prereg.yaml` (verification exits 1, the pull-request check fails).
+    Under a reproduction profile (`arg-v1.0`, `drift-bench-v1`: never ranked) a loosened threshold
+    is a warning instead: reproducing a reference run may need the thresholds it was judged by
+    (ARG reads them from its environment), and such a submission is shown apart, unranked.
     """
     out = []
+    severity: Literal["error", "warning"] = "warning" if prereg.profile in REPRODUCTION_PROFILES else "error"
     for name, declared, allowed, direction in loosened_thresholds(prereg):
         bound = "at most" if direction == "lower" else "at least"
+        tail = "" if severity == "error" else "; allowed only to reproduce a reference run: never ranked"
         out.append(Finding(display, None, f"thresholds.{name} is {declared}, looser than the {prereg.profile} "
                                           f"profile's {allowed}: a pre-registration may tighten a threshold, never "
-                                          f"loosen it ({name} must be {bound} {allowed})"))
+                                          f"loosen it ({name} must be {bound} {allowed}){tail}", severity))
     for cell, spec in sorted(prereg.cells.items()):
         if not spec.comparator:
             continue
