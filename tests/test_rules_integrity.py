@@ -474,3 +474,16 @@ def test_prereg_and_runs_in_one_pull_request_are_refused(tmp_path, run_line, mon
                               "lands first, in a pull request of its own; the runs follow in a later one (see How to "
                               "submit)\n")
     assert run_line(["ci-history", "--since", "HEAD"]).exit_code == 0
+
+
+def test_loosened_thresholds_under_a_reproduction_profile_are_a_warning_and_unranked(tmp_path, run_line):
+    """Reproducing ARG's own verdicts may need its environment thresholds; such a submission is never ranked."""
+    folder = copy_shipped(tmp_path, AGENT)
+    edit_prereg(folder, lambda d: (d.update(profile="arg-v1.0"), d["thresholds"].update(wer_floor=0.95)))
+    code, doc, _ = verify(run_line, folder, tmp=tmp_path / "res")
+    assert code == 0
+    assert [(p["severity"], p["message"]) for p in doc["problems"]] == [
+        ("warning", "thresholds.wer_floor is 0.95, looser than the arg-v1.0 profile's 0.25: a pre-registration may "
+                    "tighten a threshold, never loosen it (wer_floor must be at most 0.25); allowed only to reproduce "
+                    "a reference run: never ranked")]
+    assert json.loads((tmp_path / "res" / f"{AGENT}.json").read_text())["ranked"] is False
