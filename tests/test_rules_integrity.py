@@ -487,3 +487,42 @@ def test_loosened_thresholds_under_a_reproduction_profile_are_a_warning_and_unra
                     "tighten a threshold, never loosen it (wer_floor must be at most 0.25); allowed only to reproduce "
                     "a reference run: never ranked")]
     assert json.loads((tmp_path / "res" / f"{AGENT}.json").read_text())["ranked"] is False
+
+
+def _prereg(**over: Any):
+    from checker.schema.manifest import Prereg
+
+    doc = {"format_version": "1.0", "submission_id": "x", "track": "agent", "profile": "driftboard",
+           "cells": {"FULL": {"seeds": ["s1"]}}, "horizon": 10, **over}
+    return Prereg.model_validate(doc)
+
+
+@pytest.mark.parametrize(("over", "profile", "expected"), [
+    ({}, "driftboard", (True, None)),
+    ({"horizon": None}, "driftboard", (False, "the pre-registration declares no horizon")),
+    ({}, "arg-v1.0", (False, "scored under profile arg-v1.0; the leaderboard ranks profile driftboard only")),
+    ({"cells": {"RAW": {"seeds": ["s1"], "comparator": True}}}, "driftboard", (True, None)),
+    ({"cells": {"J0": {"seeds": ["s1"], "comparator": True}}}, "driftboard",
+     (False, "the pre-registration declares a comparator cell of a kind that is not a comparator")),
+    ({"thresholds": {"canary_warmup": 3}}, "driftboard", (False, "the pre-registration loosens gate thresholds")),
+])
+def test_rank_status(over, profile, expected):
+    from checker.rules import rank_status
+
+    assert rank_status(profile, _prereg(**over), "agent") == expected
+
+
+def test_rank_status_without_a_prereg_and_on_the_constraint_track():
+    from checker.rules import rank_status
+
+    assert rank_status("driftboard", None, "agent") == (False, "no readable pre-registration")
+    constraint = _prereg(track="constraint", horizon=None, cells={"m/direct": {"seeds": ["0"]}})
+    assert rank_status("driftboard", constraint, "constraint") == (True, None)
+
+
+def test_a_comparator_cell_on_the_constraint_track_is_a_finding():
+    from checker.rules import prereg_findings
+
+    bad = _prereg(track="constraint", cells={"BARE": {"seeds": ["0"], "comparator": True}})
+    assert [f.message for f in prereg_findings(bad, "p.yaml")] == [
+        "cell 'BARE' is declared a comparator: comparator cells exist on the agent track only"]
