@@ -413,6 +413,18 @@ def renumber_raw(lines: list[bytes], run_id: str) -> list[bytes]:
     return out
 
 
+def own_first_frame(c: g.Case, file: str) -> None:
+    """Give a run its own first frame (a hash on its RESET beat), so that it is not a copy of its neighbour.
+
+    Runs whose events are equal are copies (`checker.copies`): a case whose two runs differ only in the
+    forged header field would otherwise also be about a copy.
+    """
+    lines = c.runs[file]
+    k = next(i for i, x in enumerate(lines) if b'"action":"RESET"' in x)
+    lines[k] = edit(lines[k], post_frame_hash=sha(file.encode())[:16])
+    c.runs[file] = g.rechain(lines, json.loads(lines[0])["run_id"])
+
+
 def forged_cases() -> list[tuple[g.Case, Mutation]]:
     """Well-formed logs that record a favourable value the evidence contradicts, or were rewritten whole.
 
@@ -466,6 +478,7 @@ def forged_cases() -> list[tuple[g.Case, Mutation]]:
         # a run that calls itself a comparator to escape the gate; FULL is not a comparator cell
         c.add_run(R1)
         c.add_run(R2)
+        own_first_frame(c, R2)
         lines = c.runs[R1]
         lines[0] = edit(lines[0], comparator=True)
         c.runs[R1] = g.rechain(lines, f"{c.name}-r1")
@@ -507,6 +520,7 @@ def forged_cases() -> list[tuple[g.Case, Mutation]]:
         # line, so the chain is intact. Only the log's digest, published in the results file, changes.
         lines = c.add_run(R1)
         c.add_run(R2)
+        own_first_frame(c, R2)
         lines[5] = edit(lines[5], render_tokens=7000)
         original = g.rechain(lines, f"{c.name}-r1")
         lines = list(original)
