@@ -199,6 +199,25 @@ def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...]) -
     run_stage(lambda: ci_command(base, head, summary, list(problems)))
 
 
+@cli.command("ci-history")
+@click.option("--head", "head", default="HEAD", show_default=True, help="Tip of the published branch.")
+@click.option("--since", "since", default=None,
+              help="Check only first-parent commits after this one (default: the whole history).")
+def ci_history(head: str, since: str | None) -> None:
+    """Check the two-pull-request rule on the branch's first-parent history (what the publish job runs).
+
+    Every first-parent commit that adds or changes run logs must find the submission's
+    prereg.yaml, byte for byte, in its first parent. Exits 1 naming each commit that does not.
+
+    \b
+    Example:
+        driftboard ci-history --head origin/main
+    """
+    from checker.ci import ci_history_command
+
+    run_stage(lambda: ci_history_command(head, since))
+
+
 @cli.command("ci-summary")
 @click.argument("verify_json", type=click.Path(path_type=Path))
 @click.option("--annotations/--no-annotations", default=True, show_default=True,

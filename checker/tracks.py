@@ -37,6 +37,8 @@ class RunRecord:
     """Every event between run_start and run_end, in order."""
     lines: list[int] = field(default_factory=list)
     """Line number of each event in `events` (for `path:line` findings)."""
+    content_sha256: str | None = None
+    """Payload digest of the events between run_start and run_end (`checker.copies`), for copy detection."""
 
 
 @dataclass

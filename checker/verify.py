@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.cache import cache_get, cache_put, default_cache_dir, repository, submission_cache_key
+from checker.copies import PayloadDigest, copies_across, inputs_digest, mark_copies
 from checker.errors import Finding, MissingInputError
 from checker.load import discover, load_submission
 from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
@@ -209,7 +210,9 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], RunResult]:
     blocking = [f for f in vreport.findings if f.message != INCOMPLETE_MESSAGE]
     findings = vreport.unreadable + (vreport.findings if blocking else [])
     if blocking or vreport.unreadable:
-        return findings, RunResult(path=shown, verdict="MALFORMED", reasons=[f.render() for f in blocking + vreport.unreadable])
+        # what the header says (when it could be read) keeps the run in its declared slot: counted as worst, not missing
+        return findings, RunResult(path=shown, verdict="MALFORMED", reasons=[f.render() for f in blocking + vreport.unreadable],
+                                   cell=info.cell, seed=info.seed, track=info.track)
     over = over_replay_limit(path)
     if over is not None:
         # replaying holds every event in memory: an over-size log is validated (streamed) but not scored
@@ -225,17 +228,23 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], RunResult]:
     ctx = VerifyContext(profile=profile, prereg=prereg, problem_sets=_WORKER_PROBLEM_SETS)
     start = record.start
     try:
-        return findings, scorer_for(start.track).score_run(record, ctx)
+        run_result = scorer_for(start.track).score_run(record, ctx)
     except MissingInputError as exc:
         findings.append(Finding(shown, 1, str(exc)))
-        return findings, RunResult(
+        run_result = RunResult(
             path=shown, verdict="UNVERIFIED", reasons=[str(exc)], log_sha256=record.sha256, run_id=start.run_id,
             cell=start.cell, seed=start.seed, track=start.track, prereg_sha256=start.prereg_sha256,
             comparator=start.comparator, problem_set=start.problem_set.digest if start.problem_set else None)
+    # a scorer's own findings (e.g. a declared ledger missing): they fail verification like format problems
+    findings.extend(Finding(shown, f.line, f.message, f.severity) for f in run_result.findings)
+    return findings, run_result.model_copy(update={
+        "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start)})
 
 
 def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None, key: str | None) -> None:
     result.runs.sort(key=lambda r: r.path)  # also without a manifest: its runs are reported
+    result.runs, copy_findings = mark_copies(result.path, result.runs, result.prereg)  # a copy counts once
+    result.findings.extend(copy_findings)
     if result.manifest is None:
         return
     findings = [FindingRecord.model_validate(f.to_json())
@@ -260,7 +269,10 @@ def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
     and are not compared. The check spans the submissions of one `verify` invocation (every
     submission for the site build; the pull-request check compares run ids against the whole
     tree through `validate`), so it is reported, never written into a results file or the cache.
+    Copies by content (the same events under another run id, `checker.copies`) are flagged the
+    same way across submissions; within one submission they were marked before its results.
     """
+    subs = list(subs)
     by_id: dict[str, list[tuple[str, str | None]]] = {}
     for sub in subs:
         for run in sub.runs:
@@ -276,6 +288,7 @@ def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
             what = "the same log (identical bytes, run id" if same else "run id"
             out.append(Finding(path, 1, f"{what} {run_id!r}{')' if same else ''} is also reported in "
                                         f"{', '.join(others)}: a run may be reported once, in one submission"))
+    out.extend(copies_across((sub.path, sub.runs, sub.prereg) for sub in subs))  # the same events under new ids
     return out
 
 
@@ -285,6 +298,7 @@ def read_run(path: Path, shown: str) -> RunRecord:
     end: RunEnd | None = None
     events: list[Event] = []
     lines: list[int] = []
+    payload = PayloadDigest()  # copies are detected by content, computed in this one pass
     for lineno, event in read_events(path):
         if isinstance(event, RunStart):
             start = event
@@ -293,8 +307,10 @@ def read_run(path: Path, shown: str) -> RunRecord:
         else:
             events.append(event)
             lines.append(lineno)
+            payload.add(event)
     assert start is not None, "validated logs start with run_start"
-    return RunRecord(path=shown, sha256=file_sha256(path), start=start, end=end, events=events, lines=lines)
+    return RunRecord(path=shown, sha256=file_sha256(path), start=start, end=end, events=events, lines=lines,
+                     content_sha256=payload.hexdigest())
 
 
 def _load_problem_sets(paths: list[Path]) -> dict[str, Any]:

@@ -71,7 +71,7 @@ def test_deleted_declared_run_fails_and_counts_as_worst(tmp_path: Path) -> None:
     (sub / "runs" / "full-s2.jsonl").unlink()
     report, cells = _verify(sub, tmp_path)
     assert report.exit_code == 1
-    assert ("cell FULL, seed s2: declared in prereg.yaml but no run log is reported; every declared run counts "
+    assert ("cell FULL, seed s2: declared in prereg.yaml but no readable run log is reported for it; every declared run counts "
             "(as the worst outcome while missing): add its log, or withdraw the seed in prereg.yaml "
             "(cells.<cell>.withdrawn) before it runs") in _messages(report)
     full = cells["FULL"]

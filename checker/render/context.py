@@ -98,6 +98,8 @@ class SubmissionContext(PageContext):
     track: str
     synthetic: bool
     profile: str
+    unranked_reason: str | None
+    """Why the submission is not ranked (None: ranked)."""
     checker_version: str
     headline: str
     completions: int | None

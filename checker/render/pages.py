@@ -572,6 +572,7 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
         **page(root_of(md), f"Submission {sid}"),  # type: ignore[typeddict-item]
         "sid": r.submission_id, "sid_slug": sid, "title": r.title, "authors": list(r.authors), "track": r.track,
         "synthetic": r.synthetic, "profile": r.profile, "checker_version": r.checker_version,
+        "unranked_reason": None if r.ranked else (r.unranked_reason or "not ranked"),
         "headline": r.null_results.headline, "completions": r.null_results.completions,
         "valid_runs": r.null_results.valid_runs, "runs": r.null_results.runs,
         "triggered": list(r.null_results.triggered_defeaters), "defeaters": defeaters, "prereg": prereg,

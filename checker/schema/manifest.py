@@ -120,7 +120,11 @@ class Cell(Model):
     seeds: list[Label] = Field(min_length=1)
     """Replicate labels declared for this cell; every one must be reported."""
     comparator: bool = False
-    """True for a BARE/RAW comparator cell (not gated, used for compute parity)."""
+    """True for a BARE/RAW comparator cell (not gated, used for compute parity). Only the comparator
+    kinds (cells named BARE or RAW, agent track) may be comparators."""
+    deterministic: bool = False
+    """The cell's method is deterministic: its runs may have identical event payloads when their
+    declared inputs differ (see "Copies" in the format reference); a copy is otherwise flagged."""
     withdrawn: dict[Label, str] = Field(default_factory=dict)
     """Seed -> reason, for declared seeds withdrawn *before* they ran (no log may exist for them).
     A withdrawal is published with its reason; the seed leaves the all-declared figures. Since the

@@ -24,6 +24,7 @@ from typing import Any
 from checker.gate import run_gate
 from checker.replay import AgentState, replay
 from checker.results_model import RunResult
+from checker.rules import is_comparator_cell, within_horizon
 from checker.schema.manifest import Thresholds
 from checker.score.agent_metrics import bins, chain, counts, lifecycle, render_tokens, write_path
 from checker.score.gds import Gds, attribution_mismatches, gds, landings
@@ -43,6 +44,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     profile = ctx.profile if ctx.profile in AGENT_PROFILES else "driftboard"
     thresholds = ctx.prereg.thresholds if ctx.prereg is not None else Thresholds()
     strict = profile == "driftboard"
+    run, past_horizon = within_horizon(run, ctx.prereg)  # events past the pre-registered horizon do not count
     state = replay(run)
     landing = landings(state, recomputed=strict)
     decomposition = gds(state, landing)
@@ -67,15 +69,15 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     mismatches = attribution_mismatches(state)
     metrics["attribution_mismatches"] = len(mismatches)
     mismatches.extend(milestone_mismatches)
+    if past_horizon is not None:
+        mismatches.append(past_horizon)
     comparator = run.start.comparator
-    if comparator and ctx.prereg is not None:
-        declared = ctx.prereg.cells.get(run.start.cell)
-        if declared is None or not declared.comparator:
-            # the run's own flag cannot exempt it from the gate: only a pre-registered comparator cell can
-            comparator = False
-            mismatches.append({"line": 1, "field": "comparator", "recorded": True, "recomputed": False,
-                               "reason": f"cell {run.start.cell} is not a comparator cell in prereg.yaml: "
-                                         "the run is gated like any other"})
+    # the run's own flag cannot exempt it from the gate: only a pre-registered comparator cell (BARE, RAW) can
+    if comparator and ctx.prereg is not None and not is_comparator_cell(ctx.prereg, run.start.cell):
+        comparator = False
+        mismatches.append({"line": 1, "field": "comparator", "recorded": True, "recomputed": False,
+                           "reason": f"cell {run.start.cell} is not a comparator cell (BARE or RAW) in prereg.yaml: "
+                                     "the run is gated like any other"})
     result: dict[str, Any] = {
         "path": run.path, "log_sha256": run.sha256, "prereg_sha256": run.start.prereg_sha256,
         "run_id": run.start.run_id, "native_run_id": native, "track": "agent", "cell": run.start.cell,
