@@ -41,6 +41,10 @@ class LogicGrid(Domain):
             return None
         return self.value_index[c].get(val)
 
+    def signature(self) -> tuple[Any, ...]:
+        """Name, entity count and context (see `Domain.signature`)."""
+        return ("logic_grid", self.n, tuple(len(self.categories[c]) for c in self.cat_names))
+
     def _compile(self, ctype: str, args: list[Any]) -> Key:
         if len(args) < 3 and ctype in ("assign", "not_assign", "same_as", "different", "ordered"):
             return FALSE

@@ -24,6 +24,10 @@ class Scheduling(Domain):
         self.slots = num_slots
         self.max_duration = max_duration
 
+    def signature(self) -> tuple[Any, ...]:
+        """Name, entity count and context (see `Domain.signature`)."""
+        return ("scheduling", self.n, self.slots, self.max_duration)
+
     def _compile(self, ctype: str, args: list[Any]) -> Key:
         if ctype in ("before", "not_simultaneous"):
             if len(args) < 2:

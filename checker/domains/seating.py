@@ -36,6 +36,10 @@ class Seating(Domain):
             return 0
         return None
 
+    def signature(self) -> tuple[Any, ...]:
+        """Name, entity count and context (see `Domain.signature`)."""
+        return ("seating", self.n, self.table_shape)
+
     def _compile(self, ctype: str, args: list[Any]) -> Key:
         if ctype in ("adjacent", "not_adjacent", "left_of", "same_side", "opposite_side"):
             if len(args) < 2:
