@@ -81,6 +81,8 @@ class LogicGrid(Domain):
 
     def complete_assignment(self, keys: Sequence[Key]) -> Assignment | None:
         """The grid when the keys fix every (entity, category) once."""
+        if len(keys) < self.n * self.nc:  # every variable needs a fixing key
+            return None
         vals: list[int | None] = [None] * (self.n * self.nc)
         for k in keys:
             if k[0] != "eq":

@@ -75,6 +75,8 @@ class Scheduling(Domain):
 
     def complete_assignment(self, keys: Sequence[Key]) -> Assignment | None:
         """The flat (start, dur) tuple when every start and every duration is fixed once."""
+        if len(keys) < 2 * self.n:  # every variable needs a fixing key
+            return None
         vals: list[int | None] = [None] * (2 * self.n)
         for k in keys:
             if k[0] not in ("at", "dur"):

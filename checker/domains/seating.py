@@ -78,6 +78,8 @@ class Seating(Domain):
 
     def complete_assignment(self, keys: Sequence[Key]) -> Assignment | None:
         """The seat tuple when the keys fix every entity exactly once."""
+        if len(keys) < self.n:  # every variable needs a fixing key
+            return None
         seats: list[int | None] = [None] * self.n
         for k in keys:
             if k[0] != "at":

@@ -137,21 +137,23 @@ class ProblemSolver:
                 return hit
         dom = self.domain
         result: bool | None = None
-        if self._engine is not None:
+        pinned = dom.complete_assignment(keys)
+        if pinned is not None:
+            st.pinned += 1
+            result = dom.satisfied_by(keys, pinned)
+            if result:
+                self._remember(pinned)
+        elif self._witnesses and dom.satisfied_by(keys, self._witnesses[0]):
+            st.witness += 1  # the latest witness: on a dialogue, usually the answer just checked
+            result = True
+        if result is None and self._engine is not None:
             result = self._engine.sat(keys)
             if result is None:
                 st.undecided += 1
             else:
                 st.enumerated += 1
-        else:
-            pinned = dom.complete_assignment(keys)
-            if pinned is not None:
-                st.pinned += 1
-                result = dom.satisfied_by(keys, pinned)
-                if result:
-                    self._remember(pinned)
         if result is None:
-            for w in self._witnesses:
+            for w in self._witnesses[1:]:
                 if dom.satisfied_by(keys, w):
                     st.witness += 1
                     result = True
