@@ -14,10 +14,10 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.answers import extract_answer
-from checker.bench.fuzz_targets import answer_text, domain_problem, raw_constraint
 import checker.domains.finite as finite_module
 import checker.domains.solver as solver_module
+from checker.answers import extract_answer
+from checker.bench.fuzz_targets import answer_text, domain_problem, raw_constraint
 from checker.domains import LogicGrid, Scheduling, Seating, make_domain
 from checker.domains.finite import engine_for, make_engine
 from checker.domains.solver import ProblemSolver, clear_memo, memo_size, naive_sat
@@ -238,3 +238,44 @@ def test_engines_are_shared_by_signature_only():
     assert engine_for(Seating(["A", "B", "C"])) is not engine_for(Seating(["A", "B", "C", "D"]))
     assert engine_for(Scheduling(["A"], num_slots=5)) is not engine_for(Scheduling(["A"], num_slots=6))
     assert make_engine(Seating([f"P{i}" for i in range(9)])) is None  # 9! permutations: left to Z3
+
+
+def test_scheduling_search_beyond_arc_consistency():
+    """Pigeonhole: 4 events with pairwise different starts. Arc consistency prunes nothing; the search decides."""
+    pairs = [("nsim", a, b) for a in range(4) for b in range(a + 1, 4)]
+    three = Scheduling(["A", "B", "C", "D"], num_slots=3, max_duration=1)
+    four = Scheduling(["A", "B", "C", "D"], num_slots=4, max_duration=1)
+    assert make_engine(three).sat(pairs) is False
+    assert make_engine(four).sat(pairs) is True
+    assert make_engine(four).sat([*pairs, *(("within", e, 2, 4) for e in range(3))]) is True  # D starts at 1
+    assert make_engine(four).sat([*pairs, *(("within", e, 2, 4) for e in range(4))]) is False
+
+
+@st.composite
+def scheduling_keys(draw):
+    """4 events in 3..5 slots and 2..9 compiled keys, mostly binary (the search, not unary masks, decides)."""
+    slots, dur = draw(st.integers(3, 5)), draw(st.integers(1, 2))
+    ev = st.integers(0, 3)
+    binary = st.tuples(st.sampled_from(["before", "nsim", "nsim", "gap"]), ev, ev, st.integers(-1, 2)).map(
+        lambda t: t if t[0] == "gap" else t[:3])
+    unary = st.one_of(st.tuples(st.just("within"), ev, st.integers(1, 3), st.integers(2, slots)),
+                      st.tuples(st.sampled_from(["at", "dur"]), ev, st.integers(1, 3)))
+    keys = draw(st.lists(st.one_of(binary, binary, binary, unary), min_size=2, max_size=9))
+    return Scheduling(["A", "B", "C", "D"], num_slots=slots, max_duration=dur), keys
+
+
+_UNIVERSES: dict = {}
+
+
+@settings(max_examples=150)
+@given(inst=scheduling_keys())
+def test_scheduling_engine_search_agrees_with_brute_force(inst):
+    dom, keys = inst
+    assignments = _UNIVERSES.setdefault(dom.signature(), universe(dom))
+    assert make_engine(dom).sat(keys) is brute_sat(dom, keys, assignments)
+
+
+def test_nth_permutation_is_itertools_order():
+    for n in range(6):
+        assert [finite_module.nth_permutation(n, k) for k in range(len(list(itertools.permutations(range(n)))))] == \
+            list(itertools.permutations(range(n)))

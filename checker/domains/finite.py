@@ -18,6 +18,10 @@ be decided by looking at assignments, not approximated:
 Both are complete enumerations, not heuristics: a mask bit or a search branch is an assignment
 that satisfies the base axioms, and a key's mask is its `holds` on exactly those assignments
 (property tests keep `holds` equal to Z3 and the engine equal to Z3 and to brute force).
+A SAT verdict is also certified on the spot: the engine builds the model its masks or search
+found and checks it with the domain's `satisfied_by`; if that check ever failed (an engine bug)
+the engine would answer None and Z3 would decide. An UNSAT verdict rests on the enumeration
+being complete.
 
 `engine_for(domain)` shares one engine (and its per-key masks) between every problem with the
 same `Domain.signature()`: compiled keys are index-based, so the verdict depends on nothing else.
@@ -62,6 +66,16 @@ def at_masks(n: int) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
+def nth_permutation(n: int, k: int) -> tuple[int, ...]:
+    """The k-th permutation of range(n) in `itertools.permutations` (lexicographic) order."""
+    items = list(range(n))
+    out = []
+    for i in range(n, 0, -1):
+        q, k = divmod(k, math.factorial(i - 1))
+        out.append(items.pop(q))
+    return tuple(out)
+
+
 class Engine:
     """Exact SAT of compiled keys for one domain signature (see the module docstring)."""
 
@@ -69,6 +83,8 @@ class Engine:
         self.domain = domain
         self.checks = 0
         self.fallbacks = 0
+        self.unverified = 0
+        """SAT verdicts whose model failed the direct check (never expected; such checks go to Z3)."""
 
     def sat(self, keys: Sequence[Key]) -> bool | None:
         """SAT(base axioms ∧ keys), or None when this engine cannot decide it within its bounds."""
@@ -79,7 +95,8 @@ class PermutationEngine(Engine):
     """Seating (one block) and logic grid (one block per category): bitmasks over permutations."""
 
     def __init__(self, domain: Domain, blocks: int, n: int, place: Callable[[Key], tuple[int, tuple[int, ...]]],
-                 fake: Callable[[Key, tuple[int, ...]], tuple[int, ...]]) -> None:
+                 fake: Callable[[Key, tuple[int, ...]], tuple[int, ...]],
+                 assemble: Callable[[list[tuple[int, ...]]], tuple[int, ...]]) -> None:
         super().__init__(domain)
         self.blocks = blocks
         self.n = n
@@ -87,6 +104,7 @@ class PermutationEngine(Engine):
         self.full = (1 << math.factorial(n)) - 1
         self._place = place
         self._fake = fake
+        self._assemble = assemble
         self._masks: dict[Key, tuple[int, int]] = {}
 
     def mask(self, key: Key) -> tuple[int, int]:
@@ -122,7 +140,12 @@ class PermutationEngine(Engine):
             acc[block] &= m
             if not acc[block]:
                 return False
-        return True
+        # SAT: the first permutation left in each block is a model; check it directly (a certificate)
+        perms = [nth_permutation(self.n, (m & -m).bit_length() - 1) for m in acc]
+        if self.domain.satisfied_by(keys, self._assemble(perms)):
+            return True
+        self.unverified += 1  # pragma: no cover - would be an engine bug: let Z3 decide
+        return None  # pragma: no cover
 
 
 def _seating_engine(dom: Seating) -> PermutationEngine:
@@ -136,7 +159,7 @@ def _seating_engine(dom: Seating) -> PermutationEngine:
             a[key[2]] = vals[1]
         return tuple(a)
 
-    return PermutationEngine(dom, 1, dom.n, place, fake)
+    return PermutationEngine(dom, 1, dom.n, place, fake, lambda perms: perms[0])
 
 
 def _grid_engine(dom: LogicGrid) -> PermutationEngine:
@@ -156,7 +179,10 @@ def _grid_engine(dom: LogicGrid) -> PermutationEngine:
             a[key[2] * nc + key[3]] = vals[1]
         return tuple(a)
 
-    return PermutationEngine(dom, nc, dom.n, place, fake)
+    def assemble(perms: list[tuple[int, ...]]) -> tuple[int, ...]:
+        return tuple(perms[c][e] for e in range(dom.n) for c in range(nc))
+
+    return PermutationEngine(dom, nc, dom.n, place, fake, assemble)
 
 
 class SchedulingEngine(Engine):
@@ -272,9 +298,9 @@ class SchedulingEngine(Engine):
         todo = frozenset(e for e in range(n) if links[e])
         nodes = [0]
 
-        def search(doms: list[int], todo: frozenset[int]) -> bool:
+        def search(doms: list[int], todo: frozenset[int]) -> list[int] | None:
             if not todo:
-                return True
+                return doms
             x = min(todo, key=lambda e: doms[e].bit_count())
             rest = todo - {x}
             m = doms[x]
@@ -293,15 +319,24 @@ class SchedulingEngine(Engine):
                         if not nd[y]:
                             break
                 else:
-                    if search(nd, rest):
-                        return True
-            return False
+                    found = search(nd, rest)
+                    if found is not None:
+                        return found
+            return None
 
         try:
-            return search(doms, todo)
+            found = search(doms, todo)
         except _Budget:
             self.fallbacks += 1
             return None
+        if found is None:
+            return False
+        # SAT: the lowest value left for each event is a model; check it directly (a certificate)
+        vals = [self.values[(m & -m).bit_length() - 1] for m in found]
+        if self.dom.satisfied_by(keys, tuple(x for sd in vals for x in sd)):
+            return True
+        self.unverified += 1  # pragma: no cover - would be an engine bug: let Z3 decide
+        return None  # pragma: no cover
 
 
 _ENGINES: OrderedDict[tuple[object, ...], Engine | None] = OrderedDict()
