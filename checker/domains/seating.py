@@ -127,7 +127,7 @@ class Seating(Domain):
 
     def axioms_hold(self, a: Assignment) -> bool:
         """Seats in range and pairwise distinct."""
-        return all(0 <= s < self.n for s in a) and len(set(a)) == len(a)
+        return not a or (min(a) >= 0 and max(a) < self.n and len(set(a)) == len(a))
 
     def holds(self, key: Key, a: Assignment) -> bool:
         """Direct evaluation of a compiled seating key."""

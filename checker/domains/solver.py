@@ -146,7 +146,7 @@ class ProblemSolver:
             result = dom.satisfied_by(keys, pinned)
             if result:
                 self._remember(pinned)
-        elif self._witnesses and dom.satisfied_by(keys, self._witnesses[0]):
+        elif self._witnesses and all(dom.holds(k, self._witnesses[0]) for k in keys):
             st.witness += 1  # the latest witness: on a dialogue, usually the answer just checked
             result = True
         if result is None and self._engine is not None:
@@ -156,8 +156,8 @@ class ProblemSolver:
             else:
                 st.enumerated += 1
         if result is None:
-            for w in self._witnesses[1:]:
-                if dom.satisfied_by(keys, w):
+            for w in self._witnesses[1:]:  # witnesses satisfy the base axioms already
+                if all(dom.holds(k, w) for k in keys):
                     st.witness += 1
                     result = True
                     break
@@ -183,6 +183,7 @@ class ProblemSolver:
         raise SolverError(f"z3 returned unknown ({solver.reason_unknown()})")
 
     def _remember(self, a: Assignment) -> None:
+        """Keep `a`, a model of the base axioms (a Z3 model or a checked pinned candidate), as a witness."""
         if a in self._witnesses:
             return
         self._witnesses.insert(0, a)
