@@ -279,3 +279,18 @@ def test_nth_permutation_is_itertools_order():
     for n in range(6):
         assert [finite_module.nth_permutation(n, k) for k in range(len(list(itertools.permutations(range(n)))))] == \
             list(itertools.permutations(range(n)))
+
+
+def test_engine_key_caches_are_bounded(monkeypatch):
+    """Numbers in keys come from untrusted ledgers: distinct keys are unbounded, the engines' caches are not."""
+    monkeypatch.setattr(finite_module, "MAX_KEY_MASKS", 3)
+    seating, sched = Seating(["A", "B", "C", "D"]), Scheduling(["A", "B"], num_slots=4)
+    seat_engine, sched_engine = make_engine(seating), make_engine(sched)
+    seat_all, sched_all = universe(seating), universe(sched)
+    for k in range(-2, 12):
+        for keys in ([("sep", 0, 1, k)], [("sep", 0, 1, k), ("at", 0, 0)]):
+            assert seat_engine.sat(keys) is brute_sat(seating, keys, seat_all), keys
+        for keys in ([("gap", 0, 1, k)], [("within", 1, k, 3), ("gap", 0, 1, k - 3)]):
+            assert sched_engine.sat(keys) is brute_sat(sched, keys, sched_all), keys
+    assert len(seat_engine._masks) <= 3
+    assert len(sched_engine._keys) <= 3 and len(sched_engine._shapes) <= 3

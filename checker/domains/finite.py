@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -47,6 +48,9 @@ MAX_NODES = 20_000
 """Search nodes per scheduling check before the engine gives up (None: Z3 decides)."""
 MAX_ENGINES = 64
 """Engines kept (LRU, one per domain signature); DRIFT-Bench's test split has 20 signatures."""
+MAX_KEY_MASKS = 4_096
+"""Per-key masks kept per engine, emptied when full: numbers in keys come from untrusted ledgers, so
+the distinct keys are unbounded (at most 20 MB per engine for 8-seat tables)."""
 
 
 class _Budget(Exception):
@@ -76,19 +80,19 @@ def nth_permutation(n: int, k: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-class Engine:
+class Engine(ABC):
     """Exact SAT of compiled keys for one domain signature (see the module docstring)."""
 
     def __init__(self, domain: Domain) -> None:
         self.domain = domain
-        self.checks = 0
         self.fallbacks = 0
+        """Checks past the search budget (answered None)."""
         self.unverified = 0
-        """SAT verdicts whose model failed the direct check (never expected; such checks go to Z3)."""
+        """SAT verdicts whose model failed the direct check (never expected; answered None)."""
 
+    @abstractmethod
     def sat(self, keys: Sequence[Key]) -> bool | None:
         """SAT(base axioms ∧ keys), or None when this engine cannot decide it within its bounds."""
-        raise NotImplementedError  # pragma: no cover - every engine overrides it
 
 
 class PermutationEngine(Engine):
@@ -126,12 +130,13 @@ class PermutationEngine(Engine):
                 for vj in range(n):
                     if vi != vj and holds(key, fake(key, (vi, vj))):
                         m |= at[i][vi] & at[j][vj]
+        if len(self._masks) >= MAX_KEY_MASKS:
+            self._masks.clear()
         found = self._masks[key] = (block, m)
         return found
 
     def sat(self, keys: Sequence[Key]) -> bool | None:
         """AND of each block's key masks; SAT when no block ends empty."""
-        self.checks += 1
         acc = [self.full] * self.blocks
         for k in keys:
             if k == FALSE:
@@ -211,8 +216,12 @@ class SchedulingEngine(Engine):
             shape = (key[0], 0, 0 if a == b else 1, *key[3:])
         rel = self._shapes.get(shape)
         if rel is None:
+            if len(self._shapes) >= MAX_KEY_MASKS:
+                self._shapes.clear()
             rel = self._shapes[shape] = self._relation(shape, a == b)
         found = (a, rel[0]) if a == b else (a, b, rel[0], rel[1])
+        if len(self._keys) >= MAX_KEY_MASKS:
+            self._keys.clear()
         self._keys[key] = found
         return found
 
@@ -277,7 +286,6 @@ class SchedulingEngine(Engine):
 
     def sat(self, keys: Sequence[Key]) -> bool | None:
         """Unary masks, then a complete search over the events that binary keys connect."""
-        self.checks += 1
         n = self.dom.n
         doms = [self.full] * n
         links: list[list[tuple[int, list[int]]]] = [[] for _ in range(n)]
