@@ -323,12 +323,20 @@ def bench_validate(size_mb: int, workdir: Path | None) -> None:
 @click.option("--problems", "problems", required=True, type=click.Path(path_type=Path),
               help="DRIFT-Bench problems folder (the test split is used).")
 @click.option("--jobs", default=1, show_default=True, help="Worker processes.")
-@click.option("--naive-sample", default=300, show_default=True, help="Turns for the naive baseline.")
-def bench_constraint(problems: Path, jobs: int, naive_sample: int) -> None:
-    """Check every gold turn of the test split; compare with a fresh-solver-per-check baseline."""
-    from checker.bench.constraint_bench import run
+@click.option("--naive-sample", default=300, show_default=True, help="Realistic turns for the naive baseline.")
+@click.option("--limit", type=click.IntRange(1), default=None,
+              help="Only this many problems, spread over the split (and over the baselines' suite).")
+@click.option("--seed", default=0, show_default=True, help="Seed of the generated non-gold turns.")
+@click.option("--baselines", type=click.Path(path_type=Path), default=None,
+              help="Run logs scored as the baselines part (default: the shipped constraint baselines).")
+@click.option("--no-baselines", is_flag=True, help="Generated non-gold turns only.")
+def bench_constraint(problems: Path, jobs: int, naive_sample: int, limit: int | None, seed: int,
+                     baselines: Path | None, no_baselines: bool) -> None:
+    """Score realistic (non-gold) and gold turns of the test split: fast path, all-Z3, fresh-solver baseline."""
+    from checker.bench.constraint_bench import SHIPPED_RUNS, run
 
-    run_stage(lambda: run(problems, jobs, naive_sample))
+    runs = None if no_baselines else (baselines or SHIPPED_RUNS)
+    run_stage(lambda: run(problems, jobs, naive_sample, limit, seed, runs))
 
 
 @bench.command("agent")

@@ -229,8 +229,8 @@ def results_problems(results: ResultsFile) -> list[str]:
     for cell in results.cells:
         for o in cell.declared:
             if o.status == "MISSING":
-                out.append(f"cell {cell.cell}, seed {o.seed}: declared in prereg.yaml but no readable run log is reported for it; "
-                           "every declared run counts (as the worst outcome while missing): add its log, or withdraw "
+                out.append(f"cell {cell.cell}, seed {o.seed}: declared in prereg.yaml but no readable run log is "
+                           "reported for it; every declared run counts (as the worst outcome while missing): add its log, or withdraw "
                            "the seed in prereg.yaml (cells.<cell>.withdrawn) before it runs")
             elif o.status == "WITHDRAWN" and o.run_id is not None:
                 out.append(f"cell {cell.cell}, seed {o.seed}: withdrawn in prereg.yaml but run {o.run_id} is reported; "
