@@ -13,7 +13,7 @@ import importlib
 import json
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,14 +182,18 @@ PROBLEMS_ROOT = Path("problems")
 
 
 def default_problem_dirs() -> list[Path]:
-    """Each sub-folder of the repository's `problems/` that holds problem files, as its own set."""
+    """Each sub-folder of the repository's `problems/` that holds problem files (at any depth), as its own set.
+
+    A set may keep its splits in sub-folders (`problems/drift-bench-v1/{dev,test}`): the folder is
+    one set, and each split of it one more (see `checker.problems.load_problem_sets`).
+    """
     if not PROBLEMS_ROOT.is_dir():
         return []
-    return [p for p in sorted(PROBLEMS_ROOT.iterdir()) if p.is_dir() and any(p.glob("*.json"))]
+    return [p for p in sorted(PROBLEMS_ROOT.iterdir()) if p.is_dir() and any(p.rglob("*.json"))]
 
 
 def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str | None]],
-               problem_sets: dict[str, Any], jobs: int) -> None:
+               problem_sets: Mapping[str, Any], jobs: int) -> None:
     tasks: list[ScoreTask] = []
     for n, (result, shown, _key) in enumerate(pending):
         for path, display in shown:
@@ -207,10 +211,10 @@ def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str
         result.runs.append(run_result)
 
 
-_WORKER_PROBLEM_SETS: dict[str, Any] = {}
+_WORKER_PROBLEM_SETS: Mapping[str, Any] = {}
 
 
-def _init_worker(problem_sets: dict[str, Any]) -> None:
+def _init_worker(problem_sets: Mapping[str, Any]) -> None:
     global _WORKER_PROBLEM_SETS
     _WORKER_PROBLEM_SETS = problem_sets
 
@@ -280,7 +284,7 @@ def _restore(result: SubmissionResult, cached: Any) -> None:
 
 
 def _cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]], profile: str,
-               problem_sets: dict[str, Any]) -> str:
+               problem_sets: Mapping[str, Any]) -> str:
     """Digests of every input, as the load stage read them (nothing is re-read through a link)."""
     from checker.results import cache_key
 
@@ -290,7 +294,8 @@ def _cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]], profile: 
         "prereg": loaded.prereg_sha256,
         "logs": {display: _sha_or_none(path) for path, display in shown},
         "refused": loaded.refused_runs,
-        "problem_sets": sorted(problem_sets),
+        # the sets' files, not their digests: computing a digest means reading and validating every problem
+        "problem_sets": getattr(problem_sets, "fingerprint", None) or sorted(problem_sets),
         "profile": profile,
         "git": _git_history(loaded.root),
     })
@@ -380,12 +385,13 @@ def read_run(path: Path, shown: str) -> RunRecord:
     return RunRecord(path=shown, sha256=file_sha256(path), start=start, end=end, events=events, lines=lines)
 
 
-def _load_problem_sets(paths: list[Path]) -> dict[str, Any]:
+def _load_problem_sets(paths: list[Path]) -> Mapping[str, Any]:
+    """Digest -> problem set, each path read only when a run needs it (`checker.problem_sets`)."""
     if not paths:
         return {}
-    from checker.problems import load_problem_sets
+    from checker.problem_sets import LazyProblemSets
 
-    return load_problem_sets(paths)
+    return LazyProblemSets(paths)
 
 
 def report_json(report: VerifyReport) -> dict[str, Any]:
