@@ -143,6 +143,7 @@ def build_results(sub: Any, findings: list[dict[str, Any]], root: Path | None) -
         "authors": [a.name for a in manifest.authors],
         "track": manifest.track,
         "synthetic": manifest.synthetic,
+        "prereg_written_after_runs": prereg is not None and prereg.written_after_runs,
         "profile": sub.profile,
         "thresholds": thresholds,
         "thresholds_source": "prereg" if prereg is not None and "thresholds" in prereg.model_fields_set else "defaults",
@@ -218,6 +219,7 @@ def write_index(out: Path) -> Path:
         r = read_results(path)
         rows.append({
             "submission_id": r.submission_id, "title": r.title, "track": r.track, "synthetic": r.synthetic,
+            "prereg_written_after_runs": r.prereg_written_after_runs,
             "profile": r.profile, "headline": r.null_results.headline, "valid_runs": r.null_results.valid_runs,
             "runs": r.null_results.runs, "completions": r.null_results.completions,
             "cells": [c.cell for c in r.cells], "digest": r.digest, "file": path.name,

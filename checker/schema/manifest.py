@@ -76,6 +76,9 @@ class Submission(Model):
     doi: str | None = None
     synthetic: bool = False
     """True for Driftboard's own synthetic reference baselines."""
+    citation: str | None = Field(default=None, max_length=2000)
+    """How to cite the work the runs come from (e.g. the benchmark's preferred citation and its
+    licence, for runs imported from a published benchmark); shown with the submission."""
     description: str | None = None
     files: list[str] = Field(min_length=1)
     """Every run log, relative to the submission folder (e.g. `runs/full-seed1.jsonl`)."""
@@ -155,5 +158,10 @@ class Prereg(Model):
     """Constraint track: digest of the problem set the runs must use."""
     defeaters: list[Defeater] = Field(default_factory=list)
     predictions: list[Prediction] = Field(default_factory=list)
+    written_after_runs: bool = False
+    """True when this file was written after the runs it declares (an import of existing runs, a
+    retrospective declaration): it fixes what the runs must be judged against, but it did not
+    constrain them. The site labels such a submission "pre-registration written after the runs".
+    Set it whenever it is true; the checker cannot tell, since one commit may add both."""
 
     _id_not_reserved = field_validator("submission_id")(not_reserved)
