@@ -99,6 +99,12 @@ class SubmissionContext(PageContext):
     synthetic: bool
     profile: str
     checker_version: str
+    late_prereg: bool
+    """The pre-registration says it was written after the runs (shown as a badge)."""
+    coverage: str | None
+    """Constraint track: problems and turns answered "n of N", and the small-n mark."""
+    citation: str | None
+    """The manifest's `citation` (credit for the work the runs come from)."""
     headline: str
     completions: int | None
     valid_runs: int
@@ -146,6 +152,8 @@ class CellContext(PageContext):
     decomposition: Table
     metrics: Table
     run_table: Table
+    turn_table: Table | None
+    """Constraint track: per-turn records (None when none, or too many for a page)."""
     logs: Table
     track_tables: str
     """The scorer's per-cell tables as indented JSON (shown in a code block)."""

@@ -255,6 +255,13 @@ METRICS: list[MetricDoc] = [
      "definition": "Scored turns / gold turns of the whole named problem set: a run may cover only part of the set "
                    "(e.g. one imported transcript), and its accuracy is then about that part only.",
      "undefined": "The problem set has no turn."},
+    {"name": "problems_in_set", "track": _C,
+     "definition": "Problems in the whole named problem set (the N of \"n of N\" beside problems_covered).",
+     "undefined": _NEVER},
+    {"name": "turns_in_set", "track": _C,
+     "definition": "Gold turns in the whole named problem set (the N of \"n of N\" beside turns; a cell covering "
+                   "less than half of it is marked small n).",
+     "undefined": _NEVER},
     {"name": "ledger_turns", "track": _C,
      "definition": "Turns that log a ledger (0 for methods `direct` and `cot`).", "undefined": _NEVER},
     {"name": "channel_turns", "track": _C,

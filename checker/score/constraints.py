@@ -239,6 +239,8 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     # coverage: a run may answer only part of the set it names; shown so a partial run is not read as complete
     result["metrics"]["problems_covered"] = len({t["problem_id"] for t in turns})
     result["metrics"]["turn_coverage"] = _rate(len(turns), pset.n_turns)
+    result["metrics"]["problems_in_set"] = len(pset.problems)  # the N of "n of N" shown beside small runs
+    result["metrics"]["turns_in_set"] = pset.n_turns
     result["rates"] = rate_pairs(result["metrics"])
     return result
 
