@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from bs4 import BeautifulSoup
 from conftest import REPO, shared_data
 
 from checker.verify import default_problem_dirs, verify_paths
@@ -73,14 +74,85 @@ def test_credits_and_labels_in_manifest_and_prereg():
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """The shipped submission verified the way `make site` does it: shipped problem sets, no option, no cache."""
+def verified(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every shipped submission verified the way `make site` does it: shipped problem sets, no option, no cache."""
     out = tmp_path_factory.mktemp("examples-results")
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(REPO)
-        report = verify_paths([Path("submissions") / SID], problem_dirs=default_problem_dirs(), results_dir=out)
+        report = verify_paths([Path("submissions")], problem_dirs=default_problem_dirs(), results_dir=out)
     assert report.exit_code == 0, [f.render() for f in report.findings]
-    return json.loads((out / f"{SID}.json").read_text(encoding="utf-8"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def results(verified: Path) -> dict:
+    """The results file of drift-bench-examples."""
+    return json.loads((verified / f"{SID}.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def site(verified: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built from those results."""
+    from checker.render.site import build_site
+
+    out = tmp_path_factory.mktemp("examples-site") / "site"
+    assert build_site(verified, out) == 0
+    return out
+
+
+def page(site: Path, url: str) -> BeautifulSoup:
+    return BeautifulSoup((site / url / "index.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def rows(doc: BeautifulSoup, caption_start: str) -> list[dict[str, str]]:
+    """The rows of the table whose caption starts with `caption_start`, as header -> text."""
+    for table in doc.select("table"):
+        caption = table.select_one("caption")
+        if caption is not None and caption.get_text(" ", strip=True).startswith(caption_start):
+            heads = [th.get_text(" ", strip=True) for th in table.select("thead th")]
+            return [dict(zip(heads, (td.get_text(" ", strip=True) for td in tr.select("td")), strict=True))
+                    for tr in table.select("tbody tr")]
+    raise AssertionError(f"no table captioned {caption_start!r}")
+
+
+def test_page_says_what_the_submission_is(site):
+    doc = page(site, f"submissions/{SID}")
+    assert doc.select_one("#late-prereg").get_text(strip=True) == "pre-registration written after the runs"
+    assert "synthetic" not in doc.select_one(".db-meta").get_text()
+    coverage = doc.select_one("#coverage").get_text(" ", strip=True)
+    assert "3 of 816 problems and 52 of 22,688 turns (0.2%) over 4 cells and 4 declared runs" in coverage
+    assert "small n" in coverage
+    assert "Kawada" in doc.select_one(".db-credit").get_text() and "MIT" in doc.select_one(".db-credit").get_text()
+    prereg = {r["field"]: r["value"] for r in rows(doc, "Pre-registration")}
+    assert prereg["written"] == "written after the runs"
+
+
+def test_listings_label_it_and_rank_small_n_last(site):
+    for url in ("submissions", "leaderboards/constraint", ""):
+        listed = {r["submission"]: r for r in rows(page(site, url), "Null results first")}
+        assert listed[SID]["pre-registration"] == "written after the runs", url
+        assert listed[SID]["n of N (constraint)"] == "52 of 22,688 turns · small n", url
+        assert listed["driftboard-constraint-baselines"]["pre-registration"] == "committed before the runs", url
+    cells = rows(page(site, "leaderboards/constraint"), "Constraint cells")
+    ours = [i for i, r in enumerate(cells) if r["submission"] == SID]
+    others = [i for i, r in enumerate(cells) if r["submission"] != SID]
+    assert len(ours) == 4 and others and max(others) < min(ours)  # listed after every result with more evidence
+    assert {r["cell"] for r in cells if r["submission"] == SID} == {f"{m}/mus_repair" for m in MODELS}
+    assert {r["n of N"] for r in cells if r["submission"] == SID} == {"3 of 816 problems, 13 of 5,672 turns · small n"}
+    doc = page(site, "leaderboards/constraint")
+    assert doc.select_one("a[href$='#ranking-and-small-n']") is not None
+
+
+def test_each_model_has_its_turns_and_channels_on_its_cell_page(site, results):
+    links = {a.get_text(strip=True): a["href"] for a in page(site, f"submissions/{SID}").select("a")
+             if a.get_text(strip=True).endswith("/mus_repair")}
+    assert sorted(links) == [f"{m}/mus_repair" for m in MODELS]
+    for run in results["runs"]:
+        doc = BeautifulSoup((site / "submissions" / SID / links[run["cell"]] / "index.html").resolve().read_text(
+            encoding="utf-8"), "html.parser")
+        turns = rows(doc, "Per-turn records")
+        assert [(r["problem"], int(r["turn"]), r["channel"]) for r in turns] == [
+            (t["problem_id"], t["turn_number"], t["channel"]) for t in run["turns"]]
 
 
 def test_verifies_as_real_runs_with_a_late_prereg(results):
