@@ -431,7 +431,12 @@ def import_submission(srcs: Sequence[Path] | Path, problems: Path, out: Path) ->
     set_name = f"drift-bench-{splits[0]}" if len(splits) == 1 else "drift-bench"
 
     keys = sorted(native)
-    cells = {f"{m}/{meth}": (m, meth) for m, meth in keys}
+    cells: dict[str, tuple[str, str]] = {}
+    for m, meth in keys:  # "a/b" + "c" and "a" + "b/c" would share cell "a/b/c": refused, never merged
+        other = cells.setdefault(f"{m}/{meth}", (m, meth))
+        if other != (m, meth):
+            raise UsageError(f"{what}: model {other[0]!r} with method {other[1]!r} and model {m!r} with method "
+                             f"{meth!r} would share the cell name {m + '/' + meth!r}; import them separately")
     prereg = {
         "format_version": FORMAT_VERSION, "submission_id": submission_id, "track": "constraint",
         "profile": "drift-bench-v1",
