@@ -150,6 +150,9 @@ def test_each_model_has_its_turns_and_channels_on_its_cell_page(site, results):
     for run in results["runs"]:
         doc = BeautifulSoup((site / "submissions" / SID / links[run["cell"]] / "index.html").resolve().read_text(
             encoding="utf-8"), "html.parser")
+        assert doc.select_one(".db-coverage").get_text(" ", strip=True) == (
+            "Evidence (n of N): 3 of 816 problems, 13 of 5,672 turns · small n")
+        assert "pre-registration written after the runs" in doc.select_one(".db-meta").get_text()
         turns = rows(doc, "Per-turn records")
         assert [(r["problem"], int(r["turn"]), r["channel"]) for r in turns] == [
             (t["problem_id"], t["turn_number"], t["channel"]) for t in run["turns"]]

@@ -153,6 +153,10 @@ class CellContext(PageContext):
     metrics: Table
     run_table: Table
     turn_table: Table | None
+    coverage: str | None
+    """Constraint track: problems and turns answered "n of N", and the small-n mark."""
+    late_prereg: bool
+    """The submission's pre-registration was written after the runs."""
     """Constraint track: per-turn records (None when none, or too many for a page)."""
     logs: Table
     track_tables: str

@@ -649,6 +649,8 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str) -> CellContext:
         "seeds_reported": list(c.seeds_reported), "decomposition": decomposition_table(r, [c]),
         "metrics": metrics, "run_table": gate_table(r, runs, name="runs"),
         "turn_table": turn_table(runs) if r.track == "constraint" else None,
+        "coverage": cell_coverage(r, c)["text"] if r.track == "constraint" else None,
+        "late_prereg": r.prereg_written_after_runs,
         "logs": _logs_table(r, set(c.log_sha256)),
         "track_tables": safe_json(c.tables).rstrip("\n"),
         "bibtex": bibtex(r, c, site_url), "digest": c.digest, "reproduce": visible(r.reproduce),
