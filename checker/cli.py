@@ -254,20 +254,22 @@ def import_() -> None:
 
 
 @import_.command("drift-bench")
-@click.argument("src", type=click.Path(path_type=Path))
+@click.argument("srcs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="SRC...")
 @click.option("--problems", "problems", required=True, type=click.Path(path_type=Path),
               help="DRIFT-Bench problems folder (searched recursively for <problem_id>.json).")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="submissions/<id> to create.")
-def import_drift_bench(src: Path, problems: Path, out: Path) -> None:
-    """Import a DRIFT-Bench transcript JSONL or results SQLite database.
+def import_drift_bench(srcs: tuple[Path, ...], problems: Path, out: Path) -> None:
+    """Import DRIFT-Bench transcript JSONL files (or folders of them) or results SQLite databases.
 
     \b
     Example:
-        driftboard import drift-bench seating_example.jsonl --problems problems/ --out submissions/db-seating
+        driftboard import drift-bench examples/drift-bench/seating_example.jsonl \\
+            examples/drift-bench/logic_grid_example.jsonl examples/drift-bench/scheduling_example.jsonl \\
+            --problems problems/drift-bench-v1 --out submissions/drift-bench-examples
     """
     from checker.importers.drift_bench import import_submission
 
-    run_stage(lambda: import_submission(src, problems, out))
+    run_stage(lambda: import_submission(list(srcs), problems, out))
 
 
 @import_.command("inspect")

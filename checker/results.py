@@ -195,6 +195,7 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         authors=[a.name for a in manifest.authors],
         track=manifest.track,
         synthetic=manifest.synthetic,
+        prereg_written_after_runs=prereg is not None and prereg.written_after_runs,
         profile=sub.profile,
         thresholds=prereg.thresholds.model_dump() if prereg is not None else {},
         thresholds_source="prereg" if prereg is not None and "thresholds" in prereg.model_fields_set else "defaults",
@@ -230,8 +231,8 @@ def results_problems(results: ResultsFile) -> list[str]:
         for o in cell.declared:
             if o.status == "MISSING":
                 out.append(f"cell {cell.cell}, seed {o.seed}: declared in prereg.yaml but no readable run log is "
-                           "reported for it; every declared run counts (as the worst outcome while missing): add its log, or withdraw "
-                           "the seed in prereg.yaml (cells.<cell>.withdrawn) before it runs")
+                           "reported for it; every declared run counts (as the worst outcome while missing): add its "
+                           "log, or withdraw the seed in prereg.yaml (cells.<cell>.withdrawn) before it runs")
             elif o.status == "WITHDRAWN" and o.run_id is not None:
                 out.append(f"cell {cell.cell}, seed {o.seed}: withdrawn in prereg.yaml but run {o.run_id} is reported; "
                            "a seed is withdrawn before it runs, never after: remove the withdrawal or the run")
@@ -267,6 +268,7 @@ def write_index(out: Path) -> Path:
         r = read_results(path)
         rows.append({
             "submission_id": r.submission_id, "title": r.title, "track": r.track, "synthetic": r.synthetic,
+            "prereg_written_after_runs": r.prereg_written_after_runs,
             "profile": r.profile, "headline": r.null_results.headline, "valid_runs": r.null_results.valid_runs,
             "runs": r.null_results.runs, "completions": r.null_results.completions,
             "cells": [c.cell for c in r.cells], "digest": r.digest, "file": path.name,

@@ -456,6 +456,8 @@ class ResultsFile(_Model):
     authors: list[str]
     track: Literal["agent", "constraint"]
     synthetic: bool
+    prereg_written_after_runs: bool = False
+    """The pre-registration says it was written after the runs (`written_after_runs`): shown as a label."""
     profile: str
     thresholds: dict[str, Any]
     thresholds_source: Literal["prereg", "defaults"]

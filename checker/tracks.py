@@ -9,6 +9,7 @@ for both tracks; what differs is behind `TrackScorer`:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -47,8 +48,8 @@ class VerifyContext:
 
     profile: str
     prereg: Prereg | None
-    problem_sets: dict[str, Any] = field(default_factory=dict)
-    """Problem-set digest -> loaded problem set (constraint track)."""
+    problem_sets: Mapping[str, Any] = field(default_factory=dict)
+    """Problem-set digest -> problem set (constraint track; loaded on first use, `checker.problem_sets`)."""
 
 
 class TrackScorer(Protocol):

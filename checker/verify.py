@@ -8,7 +8,7 @@ re-verification can be split across machines (`shard`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,14 +162,18 @@ PROBLEMS_ROOT = Path("problems")
 
 
 def default_problem_dirs() -> list[Path]:
-    """Each sub-folder of the repository's `problems/` that holds problem files, as its own set."""
+    """Each sub-folder of the repository's `problems/` that holds problem files (at any depth), as its own set.
+
+    A set may keep its splits in sub-folders (`problems/drift-bench-v1/{dev,test}`): the folder is
+    one set, and each split of it one more (see `checker.problems.load_problem_sets`).
+    """
     if not PROBLEMS_ROOT.is_dir():
         return []
-    return [p for p in sorted(PROBLEMS_ROOT.iterdir()) if p.is_dir() and any(p.glob("*.json"))]
+    return [p for p in sorted(PROBLEMS_ROOT.iterdir()) if p.is_dir() and any(p.rglob("*.json"))]
 
 
 def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str | None]],
-               problem_sets: dict[str, Any], jobs: int) -> None:
+               problem_sets: Mapping[str, Any], jobs: int) -> None:
     tasks: list[ScoreTask] = []
     for n, (result, shown, _key) in enumerate(pending):
         for path, display in shown:
@@ -187,10 +191,10 @@ def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str
         result.runs.append(run_result)
 
 
-_WORKER_PROBLEM_SETS: dict[str, Any] = {}
+_WORKER_PROBLEM_SETS: Mapping[str, Any] = {}
 
 
-def _init_worker(problem_sets: dict[str, Any]) -> None:
+def _init_worker(problem_sets: Mapping[str, Any]) -> None:
     global _WORKER_PROBLEM_SETS
     _WORKER_PROBLEM_SETS = problem_sets
 
@@ -313,13 +317,13 @@ def read_run(path: Path, shown: str) -> RunRecord:
                      content_sha256=payload.hexdigest())
 
 
-def _load_problem_sets(paths: list[Path]) -> dict[str, Any]:
+def _load_problem_sets(paths: list[Path]) -> Mapping[str, Any]:
+    """Digest -> problem set, each path read only when a run needs it (`checker.problem_sets`)."""
     if not paths:
         return {}
-    # lazily: problem sets load Z3, which agent-track runs never need (start-up time)
-    from checker.problems import load_problem_sets
+    from checker.problem_sets import LazyProblemSets
 
-    return load_problem_sets(paths)
+    return LazyProblemSets(paths)
 
 
 def report_json(report: VerifyReport) -> dict[str, Any]:

@@ -465,5 +465,24 @@ METRICS: tuple[Metric, ...] = (
         ),
         undefined="channel_turns = 0.",
     ),
+    Metric(
+        name="problems_in_set",
+        track="constraint",
+        kind="count",
+        unit="problems",
+        definition='Problems in the whole named problem set (the N of "n of N" beside problems_covered).',
+        undefined=NEVER,
+    ),
+    Metric(
+        name="turns_in_set",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            'Gold turns in the whole named problem set (the N of "n of N" beside turns; a cell covering less '
+            "than half of it is marked small n)."
+        ),
+        undefined=NEVER,
+    ),
 )
 """The metrics this module computes, declared once (gathered by `checker.metrics`)."""

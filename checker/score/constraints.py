@@ -247,6 +247,8 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     result["metrics"]["problems_covered"] = len({t.problem_id for t in turns})
     result["metrics"]["turn_coverage"] = rate(len(turns), pset.n_turns)
     result["metrics"].update(coverage_metrics(recs, pset, cov))
+    result["metrics"]["problems_in_set"] = len(pset.problems)  # the N of "n of N" shown beside small runs
+    result["metrics"]["turns_in_set"] = pset.n_turns
     result["rates"] = rate_pairs(result["metrics"])
     return RunResult.model_validate(result)
 
