@@ -19,6 +19,7 @@ from checker.load import SubmissionFiles
 from checker.logio import file_sha256
 from checker.results_io import canonical_json
 from checker.results_model import ResultsFile
+from checker.results_summary import SUMMARY_SUFFIX, read_summary, summarize, summary_json
 
 
 def default_cache_dir() -> Path:
@@ -69,6 +70,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.results",
     "checker.results_io",
     "checker.results_model",
+    "checker.results_summary",
     "checker.rules",
     "checker.schema",
     "checker.schema.agent",
@@ -181,9 +183,39 @@ def cache_get(cache_dir: Path, key: str) -> ResultsFile | None:
 
 
 def cache_put(cache_dir: Path, key: str, results: ResultsFile) -> None:
-    """Store a results file under `key` (canonical bytes)."""
+    """Store a results file under `key` (canonical bytes), and its summary beside it.
+
+    Each file is written to a temporary name and renamed into place, so a reader never sees a
+    half-written entry (a summary is written last: its presence means the entry is complete).
+    """
     cache_dir.mkdir(parents=True, exist_ok=True)
-    (cache_dir / f"{key}.json").write_text(canonical_json(results.model_dump(mode="json")), encoding="utf-8")
+    _write_atomic(cache_dir / f"{key}.json", canonical_json(results.model_dump(mode="json")))
+    _write_atomic(cache_dir / f"{key}{SUMMARY_SUFFIX}", summary_json(results))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def cache_get_summary(cache_dir: Path, key: str) -> tuple[ResultsFile, int, Path] | None:
+    """(summary, per-turn records, path of the full cached results file) under `key`, or None (a miss).
+
+    Reads the small summary only (`checker.results_summary`), never the full results file; an
+    entry stored before summaries existed is read whole once and its summary written.
+    """
+    full = cache_dir / f"{key}.json"
+    if not full.is_file():
+        return None
+    found = read_summary(cache_dir / f"{key}{SUMMARY_SUFFIX}")
+    if found is None:
+        results = cache_get(cache_dir, key)
+        if results is None:
+            return None
+        _write_atomic(cache_dir / f"{key}{SUMMARY_SUFFIX}", summary_json(results))
+        found = summarize(results)
+    return found[0], found[1], full
 
 
 def repository(folder: Path) -> Path | None:

@@ -68,16 +68,17 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
     for sub in report.submissions:
         cached = " (cached)" if sub.cached else ""
         _echo(f"== {sub.path} (profile {sub.profile}){cached}")
-        if sub.results is not None:
-            _echo(f"   {sub.results.null_results.headline}")
-            for line in declared_text(sub.results.cells, sub.results.track):
+        summary = sub.summary  # never the full results file: the cell tables come from its cells
+        if summary is not None:
+            _echo(f"   {summary.null_results.headline}")
+            for line in declared_text(summary.cells, summary.track):
                 _echo(line)
-            for d in sub.results.defeaters:
+            for d in summary.defeaters:
                 state = {True: "TRIGGERED", False: "not triggered", None: "undefined"}[d.triggered]
                 _echo(f"   defeater {d.id}: {state} ({d.metric} = {d.value})")
-            for m in sub.results.prereg_check.missing:
+            for m in summary.prereg_check.missing:
                 _echo(f"   {m['cell']} / {m['seed']}: missing (not reported)")
-            for pred in sub.results.predictions:
+            for pred in summary.predictions:
                 holds = {True: "holds", False: "does not hold", None: "undefined"}[pred.holds]
                 _echo(f"   prediction {pred.id}: {holds} ({pred.metric} {shown(pred.value)} {pred.op} {shown(pred.compared_to)})")
         by_track: dict[str, list[RunResult]] = {}
@@ -86,16 +87,18 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
                 track = str(res.track or (sub.manifest.track if sub.manifest else "agent"))
                 by_track.setdefault(track, []).append(res)
         for track, results in sorted(by_track.items()):
-            _echo(track_text(track, results), nl=False)
+            tables = ({c.cell: c.tables for c in summary.cells if c.tables}
+                      if summary is not None and track == summary.track == "constraint" else None)
+            _echo(track_text(track, results, tables, sub.turn_records if summary is not None else None), nl=False)
         for res in sub.runs:
             if res.verdict == "MALFORMED":
                 _echo(f"MALFORMED {res.path} (not scored)")
     total_runs = sum(len(s.runs) for s in report.submissions)
-    summary = f"{plural(errors, 'problem')} found" if errors else "ok: verified"
+    outcome = f"{plural(errors, 'problem')} found" if errors else "ok: verified"
     tail = f"{plural(len(report.submissions), 'submission')}, {plural(total_runs, 'run')}"
     if cache:
         tail += f"; cache {report.cache_hits} hit(s), {report.cache_misses} miss(es)"
-    _echo(findings_text(findings, f"{summary} ({tail})"), nl=False)
+    _echo(findings_text(findings, f"{outcome} ({tail})"), nl=False)
     return report.exit_code
 
 

@@ -22,9 +22,14 @@ TEXT_TURN_LIMIT = 400
 """`constraint_text` lists per-turn records only up to this many turns (JSON always has them all)."""
 
 
-def track_text(track: str, run_results: list[RunResult]) -> str:
-    """The text report of one track's runs."""
-    return agent_text(run_results) if track == "agent" else constraint_text(run_results)
+def track_text(track: str, run_results: list[RunResult], tables: dict[str, Any] | None = None,
+               n_turns: int | None = None) -> str:
+    """The text report of one track's runs.
+
+    `tables` and `n_turns` (constraint track): the cell tables and the number of per-turn records
+    of a results file, when the runs come from its summary (their per-turn records left out).
+    """
+    return agent_text(run_results) if track == "agent" else constraint_text(run_results, tables, n_turns)
 
 
 def agent_text(run_results: list[RunResult]) -> str:
@@ -93,9 +98,15 @@ def _table(headers: list[str], rows: Iterable[list[Any]]) -> list[str]:
     return lines
 
 
-def constraint_text(run_results: list[RunResult]) -> str:
-    """Channel, residual, per-domain and depth tables per cell; per-turn records; mismatches."""
-    tables = constraint_cell_tables(run_results)
+def constraint_text(run_results: list[RunResult], tables: dict[str, Any] | None = None,
+                    n_turns: int | None = None) -> str:
+    """Channel, residual, per-domain and depth tables per cell; per-turn records; mismatches.
+
+    `tables`: the cell tables as a results file stores them (default: computed from the runs'
+    per-turn records); `n_turns`: how many per-turn records the runs have (default: counted).
+    """
+    if tables is None:
+        tables = constraint_cell_tables(run_results)
     out = ["Constraint track (profile drift-bench-v1; no validity gate: runs are VALID unless INCOMPLETE/INVALID)"]
     out.append("")
     out.append("Runs")
@@ -132,7 +143,8 @@ def constraint_text(run_results: list[RunResult]) -> str:
         ["cell", *(str(d) for d in range(1, MAX_DEPTH + 1))],
         [[c, *(row["accuracy"] for row in t["by_depth"]["per_turn"])] for c, t in tables.items()],
     )
-    n_turns = sum(len(r.turns or []) for r in run_results)
+    if n_turns is None:
+        n_turns = sum(len(r.turns or []) for r in run_results)
     out += [""]
     if n_turns <= TEXT_TURN_LIMIT:
         out.append("Per-turn records")

@@ -259,20 +259,28 @@ def write_results(results: ResultsFile, out: Path) -> Path:
     return path
 
 
-def write_index(out: Path) -> Path:
-    """`index.json`: one summary row per results file in `out`, derived only from those files."""
+def index_row(r: ResultsFile, file: str) -> dict[str, Any]:
+    """The `index.json` row of results file `file` (a summary gives the same row as the full file)."""
+    return {
+        "submission_id": r.submission_id, "title": r.title, "track": r.track, "synthetic": r.synthetic,
+        "prereg_written_after_runs": r.prereg_written_after_runs,
+        "profile": r.profile, "headline": r.null_results.headline, "valid_runs": r.null_results.valid_runs,
+        "runs": r.null_results.runs, "completions": r.null_results.completions,
+        "cells": [c.cell for c in r.cells], "digest": r.digest, "file": file,
+    }
+
+
+def write_index(out: Path, known: dict[str, dict[str, Any]] | None = None) -> Path:
+    """`index.json`: one summary row per results file in `out`, derived only from those files.
+
+    `known`: rows of files this process has just written (file name -> `index_row`), not read back.
+    """
     rows = []
     for path in sorted(out.glob("*.json")):
         if path.name == INDEX or path.name.startswith("shard-"):
             continue
-        r = read_results(path)
-        rows.append({
-            "submission_id": r.submission_id, "title": r.title, "track": r.track, "synthetic": r.synthetic,
-            "prereg_written_after_runs": r.prereg_written_after_runs,
-            "profile": r.profile, "headline": r.null_results.headline, "valid_runs": r.null_results.valid_runs,
-            "runs": r.null_results.runs, "completions": r.null_results.completions,
-            "cells": [c.cell for c in r.cells], "digest": r.digest, "file": path.name,
-        })
+        known_row = (known or {}).get(path.name)
+        rows.append(known_row if known_row is not None else index_row(read_results(path), path.name))
     index = {"results_format": "1.0", "checker_version": __version__, "submissions": rows}
     index["digest"] = content_digest(index)
     path = out / INDEX

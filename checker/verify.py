@@ -8,19 +8,24 @@ re-verification can be split across machines (`shard`).
 
 from __future__ import annotations
 
+import shutil
+import sys
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from checker.cache import cache_get, cache_put, default_cache_dir, repository, submission_cache_key
+from checker.cache import cache_get_summary, cache_put, default_cache_dir, repository, submission_cache_key
 from checker.copies import PayloadDigest, copies_across, inputs_digest, mark_copies
 from checker.errors import Finding, MissingInputError
 from checker.load import discover, load_submission
 from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
-from checker.results import build_results, results_problems, write_index, write_results
+from checker.results import build_results, index_row, results_problems, write_index, write_results
+from checker.results_io import read_results
 from checker.results_model import FindingRecord, ResultsFile, RunResult, SubmissionReport
+from checker.results_summary import summarize
 from checker.schema.common import RunEnd, RunStart
 from checker.schema.events import Event
 from checker.schema.manifest import Prereg, Submission
@@ -41,10 +46,26 @@ class SubmissionResult:
     runs: list[RunResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     cached: bool = False
-    results: ResultsFile | None = None
-    """The `ResultsFile` written for this submission (None for loose run files)."""
+    summary: ResultsFile | None = None
+    """The results file's summary (`checker.results_summary`): the whole `ResultsFile` but for the
+    per-turn records of a large submission (None for loose run files). `runs` holds its runs."""
+    turn_records: int = 0
+    """Per-turn records in the full results file (the summary may leave them out)."""
+    results_path: Path | None = None
+    """Where the full results file can be read back (the cache entry, else the `--out` file)."""
+    full: ResultsFile | None = None
+    """The full results file, held only when it was written nowhere (no cache, no `--out`)."""
     prereg_sha256: str | None = None
     """SHA-256 of `prereg.yaml` as the load stage read it (None when missing or refused)."""
+
+    @property
+    def results(self) -> ResultsFile | None:
+        """The full `ResultsFile` of this submission (read back from disk when it was released), or None."""
+        if self.full is not None:
+            return self.full
+        if self.results_path is not None:
+            return read_results(self.results_path)
+        return self.summary
 
 
 @dataclass
@@ -110,35 +131,38 @@ def verify_paths(
         key = None
         if cache_dir is not None and loaded.manifest is not None:
             key = submission_cache_key(loaded, shown, chosen, problem_sets)
-            cached = cache_get(cache_dir, key)
+            cached = cache_get_summary(cache_dir, key)
             if cached is not None:
-                _restore(result, cached)
+                _restore(result, *cached, results_dir)
                 report.cache_hits += 1
                 report.submissions.append(result)
                 continue
             report.cache_misses += 1
         pending.append((result, shown, key))
         report.submissions.append(result)
+    loose_pending: list[Pending] = []
     if loose and shard is None:
         result = SubmissionResult("(run files)", None, None, profile or "driftboard")
-        pending.append((result, [(p, p.as_posix()) for p in loose], None))
+        loose_pending.append((result, [(p, p.as_posix()) for p in loose], None))
         report.submissions.append(result)
-    _score_all(pending, problem_sets, jobs)
-    for result, _shown, key in pending:
-        # the commit-order check reads the submission's own repository (the cache key covers it)
-        _finish(result, repository(Path(result.path)) if result.manifest is not None else None, cache_dir, key)
+    _verify_pending(pending, problem_sets, jobs, cache_dir, results_dir)
+    _score_all(loose_pending, problem_sets, jobs)
+    for result, _shown, key in loose_pending:
+        _finish(result, None, cache_dir, key)
     # across submissions, after cache restore: never stored in a results file or the cache
     report.findings.extend(duplicate_runs(report.submissions))
     for sub in report.submissions:
         report.unreadable.extend(f for f in sub.findings if f.unreadable)
         report.findings.extend(f for f in sub.findings if not f.unreadable)
-        if sub.results is not None:
-            report.findings.extend(Finding(f"{sub.path}", None, msg) for msg in results_problems(sub.results))
-            if results_dir is not None:
-                write_results(sub.results, results_dir)
+        if sub.summary is not None:
+            report.findings.extend(Finding(f"{sub.path}", None, msg) for msg in results_problems(sub.summary))
     if results_dir is not None and shard is None:
         results_dir.mkdir(parents=True, exist_ok=True)
-        write_index(results_dir)
+        # rows of the files written here come from their summaries (same fields): no file is read back
+        ids = Counter(s.summary.submission_id for s in report.submissions if s.summary is not None)
+        known = {f"{s.summary.submission_id}.json": index_row(s.summary, f"{s.summary.submission_id}.json")
+                 for s in report.submissions if s.summary is not None and ids[s.summary.submission_id] == 1}
+        write_index(results_dir, known)
     return report
 
 
@@ -170,6 +194,82 @@ def default_problem_dirs() -> list[Path]:
     if not PROBLEMS_ROOT.is_dir():
         return []
     return [p for p in sorted(PROBLEMS_ROOT.iterdir()) if p.is_dir() and any(p.rglob("*.json"))]
+
+
+Pending = tuple["SubmissionResult", list[tuple[Path, str]], str | None]
+"""(submission, its run logs as (path, display path), cache key or None)."""
+
+
+def _verify_pending(pending: list[Pending], problem_sets: Mapping[str, Any], jobs: int, cache_dir: Path | None,
+                    results_dir: Path | None) -> None:
+    """Score, assemble and write every pending submission, one submission at a time per process.
+
+    Each submission's results are built, cached and written where it was scored (a worker when
+    `jobs` > 1), then released: only its summary comes back (`_release`), so memory does not
+    grow with the number of submissions. With fewer submissions than workers, the runs
+    themselves are spread over the workers (`_score_all`) and assembled here.
+    """
+    if jobs > 1 and len(pending) < jobs:
+        _score_all(pending, problem_sets, jobs)
+        for result, _shown, key in pending:
+            _finish(result, repository(Path(result.path)) if result.manifest is not None else None, cache_dir, key)
+            _release(result, cache_dir, key, results_dir)
+        return
+    tasks = [(result, shown, key, cache_dir, results_dir) for result, shown, key in pending]
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets,)) as pool:
+            for (result, _shown, _key), done in zip(pending, pool.map(_verify_submission, tasks, chunksize=1),
+                                                    strict=True):
+                result.__dict__.update(done.__dict__)
+    else:
+        _init_worker(problem_sets)
+        for task in tasks:
+            _verify_submission(task)
+
+
+SubmissionTask = tuple["SubmissionResult", list[tuple[Path, str]], str | None, Path | None, Path | None]
+"""(submission, its run logs, cache key, cache folder, results folder)."""
+
+
+def _verify_submission(task: SubmissionTask) -> SubmissionResult:
+    """Score every run of one submission, build, cache and write its results, and release them.
+
+    Runs in a worker process when jobs > 1 (what it returns is the summary only).
+    """
+    result, shown, key, cache_dir, results_dir = task
+    owner = (result.manifest.id, result.manifest.track) if result.manifest is not None else None
+    for path, display in shown:
+        findings, run_result = _score_task((0, path, display, result.profile, result.prereg, owner))
+        result.findings.extend(findings)
+        result.runs.append(run_result)
+    # the commit-order check reads the submission's own repository (the cache key covers it)
+    _finish(result, repository(Path(result.path)) if result.manifest is not None else None, cache_dir, key)
+    _release(result, cache_dir, key, results_dir)
+    constraints = sys.modules.get("checker.score.constraints")  # loaded only if a constraint run was scored
+    if RELEASE_CHECKERS and constraints is not None:
+        constraints.release_checkers()
+    return result
+
+
+RELEASE_CHECKERS = True
+"""Empty the constraint scorer's per-problem checkers after each submission (their lifetime is
+one submission; `checker.score.constraints.CHECKERS_SIZE` bounds them within one)."""
+
+
+def _release(result: SubmissionResult, cache_dir: Path | None, key: str | None, results_dir: Path | None) -> None:
+    """Write the full results file (to `--out`), keep its summary, and drop the full results when they can be re-read."""
+    full = result.results
+    if full is None:
+        return
+    if results_dir is not None:
+        written = write_results(full, results_dir)
+    result.summary, result.turn_records = summarize(full)
+    result.runs = list(result.summary.runs)
+    if cache_dir is not None and key is not None:
+        result.results_path = cache_dir / f"{key}.json"
+    elif results_dir is not None:
+        result.results_path = written
+    result.full = None if result.results_path is not None else full
 
 
 def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str | None]],
@@ -253,16 +353,23 @@ def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None,
         return
     findings = [FindingRecord.model_validate(f.to_json())
                 for f in sorted(result.findings, key=lambda f: (f.path, f.line or 0, f.message))]
-    result.results = build_results(result, findings, root)
+    result.full = build_results(result, findings, root)
+    result.summary = result.full
     if cache_dir is not None and key is not None:
-        cache_put(cache_dir, key, result.results)
+        cache_put(cache_dir, key, result.full)
 
 
-def _restore(result: SubmissionResult, cached: Any) -> None:
+def _restore(result: SubmissionResult, summary: ResultsFile, turn_records: int, full_path: Path,
+             results_dir: Path | None) -> None:
+    """A cache hit: keep the entry's summary, and copy the cached results file's bytes to `--out` (never parsed)."""
     result.cached = True
-    result.results = cached
-    result.runs = list(cached.runs)
-    result.findings = [Finding(f.path, f.line, f.message, f.severity) for f in cached.findings]
+    result.summary, result.turn_records, result.results_path = summary, turn_records, full_path
+    result.runs = list(summary.runs)
+    result.findings = [Finding(f.path, f.line, f.message, f.severity) for f in summary.findings]
+    if results_dir is not None:
+        results_dir.mkdir(parents=True, exist_ok=True)
+        # the cache holds the canonical bytes `write_results` writes
+        shutil.copyfile(full_path, results_dir / f"{summary.submission_id}.json")
 
 
 def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
@@ -330,11 +437,11 @@ def report_json(report: VerifyReport) -> dict[str, Any]:
     """The `--format json` document's submission part (the shape of `checker.results_model.SubmissionReport`)."""
     subs = []
     for s in report.submissions:
-        r = s.results
+        r = s.results  # the full file, read back from disk one submission at a time
         entry = SubmissionReport(
             path=s.path, submission_id=s.manifest.id if s.manifest else None,
             track=s.manifest.track if s.manifest else None, profile=s.profile, cached=s.cached,
-            runs=s.runs, cells=r.cells if r else None, claims=r.claims if r else None,
+            runs=r.runs if r else s.runs, cells=r.cells if r else None, claims=r.claims if r else None,
             prereg_check=r.prereg_check if r else None, defeaters=r.defeaters if r else None,
             predictions=r.predictions if r else None, null_results=r.null_results if r else None,
             digest=r.digest if r else None)

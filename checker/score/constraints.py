@@ -18,6 +18,7 @@ is not the problem set's (INVALID, with the reason).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from checker.answers import extract_answer
@@ -52,18 +53,32 @@ class _Checker:
         self.gold = [[self.domain.compile_constraint(c) for c in t.cumulative_constraints] for t in problem.turns]
 
 
-_CHECKERS: dict[tuple[str, str], _Checker] = {}
+CHECKERS_SIZE = 1024
+"""Problems whose checker (domain, finite engine, Z3 solver, compiled gold keys) is kept, least
+recently used out first: solver state is bounded whatever the number of problems or submissions.
+Verify also empties the cache after each submission (`release_checkers`), so it never outlives
+the submission it served; a checker holds no verdict a fresh one would not recompute (every
+shortcut is exact), so neither bound changes a result."""
+
+_CHECKERS: OrderedDict[tuple[str, str], _Checker] = OrderedDict()
 
 
 def checker_for(digest: str, problem: Problem) -> _Checker:
-    """The cached checker of a problem (keyed by problem-set digest and problem id)."""
+    """The cached checker of a problem (keyed by problem-set digest and problem id; LRU of `CHECKERS_SIZE`)."""
     key = (digest, problem.problem_id)
     found = _CHECKERS.get(key)
     if found is None:
-        if len(_CHECKERS) > 5000:
-            _CHECKERS.clear()
         found = _CHECKERS[key] = _Checker(problem)
+        while len(_CHECKERS) > CHECKERS_SIZE:
+            _CHECKERS.popitem(last=False)
+    else:
+        _CHECKERS.move_to_end(key)
     return found
+
+
+def release_checkers() -> None:
+    """Drop every cached problem checker (verify calls it when a submission is done)."""
+    _CHECKERS.clear()
 
 
 def score_turn(chk: _Checker, turn: Turn, line: int) -> dict[str, Any]:
