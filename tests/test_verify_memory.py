@@ -1,0 +1,155 @@
+"""Verify at scale (issue 17): each submission's results are written and released as soon as it is
+scored, a warm cache never parses whole results files, `--jobs` scores and serialises in the
+workers, and the constraint scorer's per-problem state is bounded.
+
+Expectations come from the pipeline's own single-process, uncached output (the reference for
+"byte-identical") and from counting the shipped constraint baselines' per-turn records by hand
+(4 runs over `driftboard-suite-v1`: 2,108 turns, see `submissions/driftboard-constraint-baselines`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from checker.results_summary import KEEP_TURNS, SUMMARY_SUFFIX, summarize
+from tests.submission_factory import make_agent_submission
+
+REPO = Path(__file__).resolve().parents[1]
+BASELINES = REPO / "submissions" / "driftboard-constraint-baselines"
+SUITE = REPO / "problems" / "driftboard-suite-v1"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _agent_subs(root: Path, n: int) -> Path:
+    for k in range(n):
+        make_agent_submission(root, f"mem-{k}", {"FULL": ["s1", "s2"], "J0": ["s1"]})
+    return root
+
+
+def test_text_report_limit_matches_summary_limit():
+    from checker.report_text import TEXT_TURN_LIMIT
+
+    # the summary keeps per-turn records exactly when the text report lists them
+    assert KEEP_TURNS == TEXT_TURN_LIMIT
+
+
+@pytest.mark.skipif(not BASELINES.is_dir() or not SUITE.is_dir(), reason="shipped constraint baselines not present")
+def test_a_large_submission_is_released_and_read_back_whole(tmp_path):
+    from checker.results_io import read_results
+    from checker.verify import verify_paths
+
+    sub = shutil.copytree(BASELINES, tmp_path / "subs" / BASELINES.name)
+    out = tmp_path / "out"
+    report = verify_paths([sub], None, [SUITE], cache_dir=None, results_dir=out)
+    assert report.exit_code == 0
+    (s,) = report.submissions
+    # 2,108 per-turn records (more than KEEP_TURNS): held nowhere in memory once written
+    assert s.turn_records == 2108 > KEEP_TURNS
+    assert s.full is None
+    assert s.summary is not None and all(r.turns is None for r in s.summary.runs)
+    assert all(r.turns is None for r in s.runs) and len(s.runs) == 4
+    # ... but every other field is kept (run ids and digests, cells with their tables)
+    assert all(r.run_id and r.log_sha256 and r.content_sha256 for r in s.runs)
+    assert all(c.tables for c in s.summary.cells)
+    # the full file is read back on demand, equal to what was written
+    assert s.results_path == out / "driftboard-constraint-baselines.json"
+    full = s.results
+    assert full is not None and full == read_results(s.results_path)
+    assert sum(len(r.turns or []) for r in full.runs) == 2108
+    # a summary differs from its results file only by the left-out per-turn records
+    assert summarize(full)[0] == s.summary
+
+
+def test_small_submission_keeps_its_turns_and_without_output_keeps_the_full_results(tmp_path):
+    from checker.verify import verify_paths
+
+    subs = _agent_subs(tmp_path / "subs", 1)
+    report = verify_paths([subs], None, [], cache_dir=None, results_dir=None)
+    (s,) = report.submissions
+    # nothing written anywhere: the full results stay in memory (the only copy)
+    assert s.results_path is None and s.full is not None and s.results is s.full
+    assert s.summary is s.full  # no per-turn records: the summary is the file itself
+
+
+def test_jobs_2_gives_the_same_bytes_findings_and_text(tmp_path, run_line, monkeypatch):
+    subs = _agent_subs(tmp_path / "subs", 3)
+    # one broken submission among them: its findings must survive the worker round trip
+    (subs / "mem-1" / "runs" / "full-s2.jsonl").write_bytes(b'{"type": "run_start"}\n')
+    monkeypatch.chdir(tmp_path)
+    one = run_line(["verify", "subs", "--no-cache", "--out", "r1"])
+    two = run_line(["verify", "subs", "--no-cache", "--out", "r2", "--jobs", "2"])
+    assert one.exit_code == two.exit_code == 1
+    assert one.output == two.output
+    assert "MALFORMED subs/mem-1/runs/full-s2.jsonl" in one.output
+    assert _files(tmp_path / "r1") == _files(tmp_path / "r2")
+    j1 = json.loads(run_line(["verify", "subs", "--no-cache", "--format", "json"]).output)
+    j2 = json.loads(run_line(["verify", "subs", "--no-cache", "--format", "json", "--jobs", "2"]).output)
+    assert j1 == j2
+
+
+def test_a_warm_pass_reads_summaries_only_and_copies_the_cached_bytes(tmp_path, run_line, monkeypatch):
+    import checker.cache as cache
+    import checker.results as results
+    import checker.results_io as results_io
+    import checker.verify as verify
+
+    _agent_subs(tmp_path / "subs", 2)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DRIFTBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    cold = run_line(["verify", "subs", "--out", "cold", "--jobs", "2"])
+    assert "cache 0 hit(s), 2 miss(es)" in cold.output
+    assert len(list((tmp_path / "cache").glob(f"*{SUMMARY_SUFFIX}"))) == 2
+
+    def boom(*_a, **_k):
+        raise AssertionError("a warm pass must not score, nor parse a whole results file")
+
+    for mod, name in ((verify, "_score_task"), (verify, "read_results"), (results, "read_results"),
+                      (results_io, "read_results"), (cache, "cache_get")):
+        monkeypatch.setattr(mod, name, boom)
+    warm = run_line(["verify", "subs", "--out", "warm"])
+    assert "cache 2 hit(s), 0 miss(es)" in warm.output
+    assert _files(tmp_path / "cold") == _files(tmp_path / "warm")  # index.json included
+    assert warm.output.replace(" (cached)", "").split("cache ")[0] == cold.output.split("cache ")[0]
+
+
+def test_an_entry_without_summary_is_still_a_hit_and_gains_one(tmp_path, run_line, monkeypatch):
+    _agent_subs(tmp_path / "subs", 1)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DRIFTBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    run_line(["verify", "subs", "--out", "cold"])
+    (summary,) = (tmp_path / "cache").glob(f"*{SUMMARY_SUFFIX}")
+    summary.unlink()  # as stored before summaries existed
+    warm = run_line(["verify", "subs", "--out", "warm"])
+    assert "cache 1 hit(s), 0 miss(es)" in warm.output
+    assert summary.is_file()
+    assert _files(tmp_path / "cold") == _files(tmp_path / "warm")
+    summary.write_text("{not json")  # a damaged summary is rebuilt from the entry, never trusted
+    again = run_line(["verify", "subs", "--out", "again"])
+    assert "cache 1 hit(s), 0 miss(es)" in again.output
+    assert _files(tmp_path / "cold") == _files(tmp_path / "again")
+
+
+@pytest.mark.skipif(not SUITE.is_dir(), reason="problems/driftboard-suite-v1 not present")
+def test_problem_checkers_are_an_lru_and_released(monkeypatch):
+    import checker.score.constraints as c
+    from checker.problems import load_problem_sets
+
+    sets = load_problem_sets([SUITE])
+    (digest, ps), *_ = sorted(sets.items())
+    p1, p2, p3 = sorted(ps.problems.values(), key=lambda p: p.problem_id)[:3]
+    monkeypatch.setattr(c, "CHECKERS_SIZE", 2)
+    c.release_checkers()
+    first = c.checker_for(digest, p1)
+    c.checker_for(digest, p2)
+    assert c.checker_for(digest, p1) is first  # a hit, and p1 is now the most recently used
+    c.checker_for(digest, p3)  # evicts p2, the least recently used
+    assert list(c._CHECKERS) == [(digest, p1.problem_id), (digest, p3.problem_id)]
+    c.release_checkers()
+    assert not c._CHECKERS
