@@ -53,6 +53,8 @@ def test_quick_end_to_end(run_line, tmp_path: Path) -> None:
     assert [(r["half"], r["submissions"]) for r in curve] == [("agent", 1), ("agent", 2), ("constraint", 1),
                                                               ("constraint", 2)]
     assert [r["units"] for r in curve if r["half"] == "constraint"] == [48, 96]
+    # each curve point is also measured with --jobs 2 (speed-up and the process tree's memory)
+    assert all(r["jobs"] == 2 and r["s_jobs"] > 0 and r["speedup"] > 0 and r["rss_tree_mb_jobs"] > 0 for r in curve)
     md = out_md.read_text()
     assert "| verify, cold cache, `--jobs 1` |" in md and "| site build (`build --no-verify`) |" in md
 

@@ -36,7 +36,9 @@ no git history is consulted), with stdout to a log file. Measured:
   path), and the slow path extrapolated to the whole half;
 * the cost curve: `--no-cache --jobs 1` on the first 1, n/5 and n submissions, time and RSS per event
   or per turn, and the marginal cost of each step (a step whose marginal cost per unit rises by
-  more than `SUPERLINEAR` is flagged);
+  more than `SUPERLINEAR` is flagged); the same points with `--jobs N` give the speed-up and the
+  process tree's memory at each size (flat in the number of submissions: each submission's
+  results are written and released where it is scored);
 * the baseline, in the same run: a bare `json.loads` loop over the same log bytes;
 * merging both halves' results and building the site (`driftboard merge`, `driftboard build
   --no-verify`): time, peak RSS, pages and size.
@@ -724,19 +726,24 @@ class Bench:
         Without the cache the curve is verification alone (no cache reads or writes); passes
         already made on the same submissions (the whole half, the shortcut subset) are reused.
         """
-        points: list[tuple[int, int, Measured]] = []
+        points: list[tuple[int, int, Measured, Measured | None]] = []
+        j = self.sizes.jobs
         for k in curve_points(len(half.submissions)):
             units = sum(half.units[:k])
             m = self.nocache.get((half.name, k)) or self.verify(half, f"curve-{k}", half.submissions[:k], cache="off")[0]
-            points.append((k, units, m))
+            par = self.verify(half, f"curve-{k}-j{j}", half.submissions[:k], cache="off", jobs=j)[0] if j > 1 else None
+            points.append((k, units, m, par))
         prev_marginal = None
-        for i, (k, units, m) in enumerate(points):
+        for i, (k, units, m, par) in enumerate(points):
             row: dict[str, Any] = {"half": half.name, "submissions": k, "units": units, "s": round(m.wall_s, 2),
                                    "us_per_unit": round(m.wall_s / units * 1e6, 2), "rss_max_mb": round(m.rss_max_mb),
                                    "rss_tree_mb": round(m.rss_tree_mb), "marginal_us_per_unit": None,
-                                   "marginal_rss_mb_per_1k_units": None, "flag": ""}
+                                   "marginal_rss_mb_per_1k_units": None, "flag": "", "jobs": j,
+                                   "s_jobs": None if par is None else round(par.wall_s, 2),
+                                   "speedup": None if par is None else round(m.wall_s / par.wall_s, 2),
+                                   "rss_tree_mb_jobs": None if par is None else round(par.rss_tree_mb)}
             if i:
-                _k0, u0, m0 = points[i - 1]
+                _k0, u0, m0, _p0 = points[i - 1]
                 marginal = (m.wall_s - m0.wall_s) / (units - u0) * 1e6
                 row["marginal_us_per_unit"] = round(marginal, 2)
                 row["marginal_rss_mb_per_1k_units"] = round((m.rss_max_mb - m0.rss_max_mb) / (units - u0) * 1000, 3)
@@ -842,12 +849,15 @@ def markdown(figures: dict[str, Any], curve: list[dict[str, Any]], command: str)
                      f"{f('merge_results_mb')} MB of results |")
         lines.append(f"| site build (`build --no-verify`) | {f('site_s')} | | {f('site_rss_max_mb')} | | "
                      f"{f('site_pages'):,} pages, {f('site_mb')} MB |")
-    lines += ["", "Cost curve (`--no-cache --jobs 1`; unit = event or turn; marginal = between this size and the previous):",
-              "", "| half | submissions | units | wall s | µs per unit | marginal µs per unit | peak RSS (MB) | "
-                  "marginal MB per 1,000 units | flag |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines += ["", f"Cost curve (`--no-cache`, `--jobs 1` and `--jobs {_fmt(j)}`; unit = event or turn; marginal = "
+                  "between this size and the previous; tree = PSS of the verify process and its workers):",
+              "", f"| half | submissions | units | wall s | µs per unit | marginal µs per unit | peak RSS (MB) | "
+                  f"marginal MB per 1,000 units | wall s, `--jobs {_fmt(j)}` | speed-up | peak RSS, tree, "
+                  f"`--jobs {_fmt(j)}` (MB) | flag |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in curve:
         lines.append(f"| {r['half']} | {r['submissions']} | {r['units']:,} | {r['s']} | {r['us_per_unit']} | "
                      f"{_fmt(r['marginal_us_per_unit'])} | {r['rss_max_mb']} | {_fmt(r['marginal_rss_mb_per_1k_units'])} | "
+                     f"{_fmt(r.get('s_jobs'))} | {_fmt(r.get('speedup'))} | {_fmt(r.get('rss_tree_mb_jobs'))} | "
                      f"{r['flag']} |")
     return "\n".join(lines) + "\n"
 
