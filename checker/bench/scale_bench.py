@@ -512,6 +512,9 @@ class Measured:
     code: int
     hits: int | None = None
     misses: int | None = None
+    cpu_s: float | None = None
+    """User + system CPU time of the process and the workers it reaped (`wait4`): on a shared
+    machine the figure that other jobs' load does not inflate."""
 
 
 class _TreeSampler(threading.Thread):
@@ -568,7 +571,8 @@ def measure(cmd: list[str], cwd: Path, log: Path, env: dict[str, str] | None = N
         sampler.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     scale = 1024 * 1024 if sys.platform == "darwin" else 1024
-    m = Measured(wall, usage.ru_maxrss / scale, sampler.peak / 2**20, proc.returncode)
+    m = Measured(wall, usage.ru_maxrss / scale, sampler.peak / 2**20, proc.returncode,
+                 cpu_s=usage.ru_utime + usage.ru_stime)
     tail = _tail(log)
     found = re.search(r"cache (\d+) hit\(s\), (\d+) miss\(es\)", tail)
     if found:
