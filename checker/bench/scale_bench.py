@@ -673,19 +673,20 @@ class Bench:
 
         cold, res_cold = self.verify(half, "cold-j1", half.submissions)
         rate = half.total / cold.wall_s
-        self.emit(f"{h}_cold_j1", s=round(cold.wall_s, 2), **{f"{u}s_per_s": round(rate)},
+        self.emit(f"{h}_cold_j1", s=round(cold.wall_s, 2), cpu_s=_round(cold.cpu_s), **{f"{u}s_per_s": round(rate)},
                   us_per=round(cold.wall_s / half.total * 1e6, 2), rss_max_mb=round(cold.rss_max_mb),
                   rss_tree_mb=round(cold.rss_tree_mb), misses=cold.misses,
                   ratio_vs_json_loads=round(t_json / cold.wall_s, 3))
         warm, res_warm = self.verify(half, "warm-j1", half.submissions, cache="warm:cold-j1")
-        self.emit(f"{h}_warm_j1", s=round(warm.wall_s, 2), hits=warm.hits, misses=warm.misses,
+        self.emit(f"{h}_warm_j1", s=round(warm.wall_s, 2), cpu_s=_round(warm.cpu_s), hits=warm.hits, misses=warm.misses,
                   rss_max_mb=round(warm.rss_max_mb), cache_speedup=round(cold.wall_s / warm.wall_s, 1))
         if warm.misses:
             click.echo(f"WARNING: the warm {h} pass missed {warm.misses} submission(s): the checker's code or the "
                        "data changed between passes; the cache speed-up is not meaningful")
         j = s.jobs
         par, res_par = self.verify(half, f"cold-j{j}", half.submissions, jobs=j)
-        self.emit(f"{h}_cold_j{j}", s=round(par.wall_s, 2), **{f"{u}s_per_s": round(half.total / par.wall_s)},
+        self.emit(f"{h}_cold_j{j}", s=round(par.wall_s, 2), cpu_s=_round(par.cpu_s),
+                  **{f"{u}s_per_s": round(half.total / par.wall_s)},
                   rss_max_mb=round(par.rss_max_mb), rss_tree_mb=round(par.rss_tree_mb),
                   speedup_vs_j1=round(cold.wall_s / par.wall_s, 2))
         nocache, res_nc = self.verify(half, "nocache-j1", half.submissions, cache="off")
@@ -704,7 +705,7 @@ class Bench:
             pr, _ = self.verify(half, "one-changed", half.submissions, cache="warm:cold-j1")
         finally:
             changed.write_bytes(original)
-        self.emit(f"{h}_one_changed", s=round(pr.wall_s, 2), hits=pr.hits, misses=pr.misses,
+        self.emit(f"{h}_one_changed", s=round(pr.wall_s, 2), cpu_s=_round(pr.cpu_s), hits=pr.hits, misses=pr.misses,
                   rss_max_mb=round(pr.rss_max_mb), changed_units=half.units[-1])
         if half.name == "constraint":
             self.forced_z3(half)
@@ -800,6 +801,10 @@ def _dir_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.exists() else 0
 
 
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(v, 1)
+
+
 def _fmt(v: Any) -> str:
     if v is None:
         return "n/a"
@@ -815,13 +820,14 @@ def markdown(figures: dict[str, Any], curve: list[dict[str, Any]], command: str)
              f"Machine: {f('cpu')}, {f('cores')} cores, {f('ram_gib')} GiB RAM, Python {f('python')}, {f('os')}; "
              f"disk {f('disk')}; load average at start {f('load_avg')}, at the end {_fmt(f('load_avg_end'))}; "
              f"whole bench {_fmt(f('bench_total_s'))} s.", ""]
-    lines += ["| stage | wall s | throughput | peak RSS, largest process (MB) | peak RSS, process tree (MB) | notes |",
-              "|---|---:|---:|---:|---:|---|"]
+    lines += ["| stage | wall s | CPU s | throughput | peak RSS, largest process (MB) | peak RSS, process tree (MB) | notes |",
+              "|---|---:|---:|---:|---:|---:|---|"]
 
     def row(stage: str, key: str, unit: str, note: str) -> None:
         if f"{key}_s" in figures:
             thr = figures.get(f"{key}_{unit}s_per_s")
-            lines.append(f"| {stage} | {_fmt(f(f'{key}_s'))} | {'' if thr is None else f'{thr:,} {unit}s/s'} | "
+            lines.append(f"| {stage} | {_fmt(f(f'{key}_s'))} | {_fmt(f(f'{key}_cpu_s'))} | "
+                         f"{'' if thr is None else f'{thr:,} {unit}s/s'} | "
                          f"{_fmt(f(f'{key}_rss_max_mb'))} | {_fmt(f(f'{key}_rss_tree_mb'))} | {note} |")
 
     j = f("jobs")
@@ -829,9 +835,9 @@ def markdown(figures: dict[str, Any], curve: list[dict[str, Any]], command: str)
         if f"{h}_cold_j1_s" not in figures:
             continue
         lines.append(f"| **{h}**: {f(f'{h}_submissions')} submissions, {f(f'{h}_runs')} runs, "
-                     f"{f(f'{h}_{unit}s'):,} {unit}s, {f(f'{h}_log_mb')} MB of logs | | | | | generated in "
+                     f"{f(f'{h}_{unit}s'):,} {unit}s, {f(f'{h}_log_mb')} MB of logs | | | | | | generated in "
                      f"{f(f'{h}_generate_s')} s (not part of any verify time) |")
-        lines.append(f"| baseline: `json.loads` per line, same bytes | {f(f'{h}_json_loads_s')} | | | | in the bench process |")
+        lines.append(f"| baseline: `json.loads` per line, same bytes | {f(f'{h}_json_loads_s')} | | | | | in the bench process |")
         row("verify, cold cache, `--jobs 1`", f"{h}_cold_j1", unit,
             f"ratio vs json.loads {f(f'{h}_cold_j1_ratio_vs_json_loads')}")
         row(f"verify, cold cache, `--jobs {j}`", f"{h}_cold_j{j}", unit,
@@ -843,15 +849,15 @@ def markdown(figures: dict[str, Any], curve: list[dict[str, Any]], command: str)
             f"{f(f'{h}_one_changed_hits')} hit(s), {f(f'{h}_one_changed_misses')} miss(es)")
         if h == "constraint" and "constraint_forced_z3_forced_s" in figures:
             lines.append(f"| witness/pinned shortcuts off, {f('constraint_forced_z3_submissions')} submission(s) | "
-                         f"{f('constraint_forced_z3_forced_s')} | {f('constraint_forced_z3_forced_turns_per_s'):,} turns/s | "
+                         f"{f('constraint_forced_z3_forced_s')} | | {f('constraint_forced_z3_forced_turns_per_s'):,} turns/s | "
                          f"{_fmt(f('constraint_forced_z3_rss_max_mb'))} | | "
                          f"{f('constraint_forced_z3_slowdown')}× the fast path on "
                          f"the same subset ({f('constraint_forced_z3_fast_s')} s); extrapolated to the half: "
                          f"{f('constraint_forced_z3_extrapolated_half_s')} s at 1 job |")
     if "site_s" in figures:
-        lines.append(f"| merge both halves' results | {f('merge_s')} | | {f('merge_rss_max_mb')} | | "
+        lines.append(f"| merge both halves' results | {f('merge_s')} | | | {f('merge_rss_max_mb')} | | "
                      f"{f('merge_results_mb')} MB of results |")
-        lines.append(f"| site build (`build --no-verify`) | {f('site_s')} | | {f('site_rss_max_mb')} | | "
+        lines.append(f"| site build (`build --no-verify`) | {f('site_s')} | | | {f('site_rss_max_mb')} | | "
                      f"{f('site_pages'):,} pages, {f('site_mb')} MB |")
     lines += ["", f"Cost curve (`--no-cache`, `--jobs 1` and `--jobs {_fmt(j)}`; unit = event or turn; marginal = "
                   "between this size and the previous; tree = PSS of the verify process and its workers):",
