@@ -183,14 +183,15 @@ def cache_get(cache_dir: Path, key: str) -> ResultsFile | None:
         return None
 
 
-def cache_put(cache_dir: Path, key: str, results: ResultsFile) -> None:
+def cache_put(cache_dir: Path, key: str, results: ResultsFile, text: str | None = None) -> None:
     """Store a results file under `key` (canonical bytes), and its summary beside it.
 
-    Each file is written to a temporary name and renamed into place, so a reader never sees a
-    half-written entry (a summary is written last: its presence means the entry is complete).
+    `text`: the results file's canonical JSON when the caller has it already. Each file is
+    written to a temporary name and renamed into place, so a reader never sees a half-written
+    entry (a summary is written last: its presence means the entry is complete).
     """
     cache_dir.mkdir(parents=True, exist_ok=True)
-    _write_atomic(cache_dir / f"{key}.json", canonical_json(results.model_dump(mode="json")))
+    _write_atomic(cache_dir / f"{key}.json", text if text is not None else canonical_json(results.model_dump(mode="json")))
     _write_atomic(cache_dir / f"{key}{SUMMARY_SUFFIX}", summary_json(results))
 
 

@@ -22,8 +22,8 @@ from checker.copies import PayloadDigest, copies_across, inputs_digest, mark_cop
 from checker.errors import Finding, MissingInputError
 from checker.load import discover, load_submission
 from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
-from checker.results import build_results, index_row, results_problems, write_index, write_results
-from checker.results_io import read_results
+from checker.results import build_results, index_row, results_problems, write_index
+from checker.results_io import canonical_json, read_results
 from checker.results_model import FindingRecord, ResultsFile, RunResult, SubmissionReport
 from checker.results_summary import summarize
 from checker.schema.common import RunEnd, RunStart
@@ -258,11 +258,16 @@ one submission; `checker.score.constraints.CHECKERS_SIZE` bounds them within one
 
 def _release(result: SubmissionResult, cache_dir: Path | None, key: str | None, results_dir: Path | None) -> None:
     """Write the full results file (to `--out`), keep its summary, and drop the full results when they can be re-read."""
-    full = result.results
+    full = result.full
     if full is None:
         return
+    text = canonical_json(full.model_dump(mode="json"))  # serialised once, for the cache and `--out`
+    if cache_dir is not None and key is not None:
+        cache_put(cache_dir, key, full, text)
     if results_dir is not None:
-        written = write_results(full, results_dir)
+        results_dir.mkdir(parents=True, exist_ok=True)
+        written = results_dir / f"{full.submission_id}.json"
+        written.write_text(text, encoding="utf-8")  # the bytes `write_results` writes
     result.summary, result.turn_records = summarize(full)
     result.runs = list(result.summary.runs)
     if cache_dir is not None and key is not None:
@@ -355,8 +360,6 @@ def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None,
                 for f in sorted(result.findings, key=lambda f: (f.path, f.line or 0, f.message))]
     result.full = build_results(result, findings, root)
     result.summary = result.full
-    if cache_dir is not None and key is not None:
-        cache_put(cache_dir, key, result.full)
 
 
 def _restore(result: SubmissionResult, summary: ResultsFile, turn_records: int, full_path: Path,
