@@ -33,7 +33,7 @@ from checker.preregistration import (
     evaluate_predictions,
 )
 from checker.report import plural
-from checker.results_io import INDEX, canonical_json, content_digest, read_results
+from checker.results_io import INDEX, canonical_json, canonical_with_digest, content_digest, read_results
 from checker.results_model import (
     CellResult,
     FindingRecord,
@@ -170,8 +170,12 @@ def _int(value: object) -> int:
     return int(value) if is_number(value) else 0
 
 
-def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Path | None) -> ResultsFile:
-    """Assemble a `ResultsFile` from a verified submission (`checker.verify.SubmissionResult`)."""
+def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Path | None,
+                  text_out: list[str] | None = None) -> ResultsFile:
+    """Assemble a `ResultsFile` from a verified submission (`checker.verify.SubmissionResult`).
+
+    `text_out`: when given, the results file's canonical JSON (what `write_results` writes) is appended to it.
+    """
     manifest, prereg = sub.manifest, sub.prereg
     if manifest is None:
         raise DriftboardError(f"{sub.path}: cannot write results without a valid submission.yaml")
@@ -215,8 +219,11 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         reproduce=f"driftboard verify {sub.path}",
     )
     # normalise through canonical JSON (what the file holds), then digest
-    data = json.loads(canonical_json(results.model_dump(mode="json")))
-    data["digest"] = content_digest(data)
+    # (compact: the same values as the indented canonical form, parsed back, at C speed)
+    data = json.loads(json.dumps(results.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, allow_nan=False))
+    text = canonical_with_digest(data)  # the file's bytes: the digest's text and the file's, encoded once
+    if text_out is not None:
+        text_out.append(text)
     return ResultsFile.model_validate(data)
 
 

@@ -29,6 +29,28 @@ def content_digest(obj: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
 
+def canonical_with_digest(data: dict[str, Any]) -> str:
+    """Set `data["digest"]` (`content_digest`) and return the canonical JSON of `data`, encoding it once.
+
+    The canonical text of `data` with a placeholder digest holds the text `content_digest`
+    hashes plus one line, `  "digest": ...,`: that line is cut out to hash the rest, then
+    given the real value. Equal to `data["digest"] = content_digest(data); canonical_json(data)`,
+    byte for byte (falls back to exactly that when the line is not where the keys put it).
+    """
+    placeholder = "0" * 64
+    data["digest"] = placeholder
+    text = canonical_json(data)
+    line = f'\n  "digest": "{placeholder}",\n'
+    at = text.find(line)
+    if at < 0 or text.find(line, at + 1) >= 0 or not isinstance(data, dict) or len(data) < 2:
+        data["digest"] = content_digest(data)
+        return canonical_json(data)
+    body = text[:at] + "\n" + text[at + len(line):]
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    data["digest"] = digest
+    return text[:at] + f'\n  "digest": "{digest}",\n' + text[at + len(line):]
+
+
 def read_results(path: Path) -> ResultsFile:
     """Read one results file.
 

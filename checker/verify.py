@@ -55,6 +55,8 @@ class SubmissionResult:
     """Where the full results file can be read back (the cache entry, else the `--out` file)."""
     full: ResultsFile | None = None
     """The full results file, held only when it was written nowhere (no cache, no `--out`)."""
+    text: str | None = None
+    """The full results file's canonical JSON, from its assembly until it is written (`_release`)."""
     prereg_sha256: str | None = None
     """SHA-256 of `prereg.yaml` as the load stage read it (None when missing or refused)."""
 
@@ -261,7 +263,8 @@ def _release(result: SubmissionResult, cache_dir: Path | None, key: str | None, 
     full = result.full
     if full is None:
         return
-    text = canonical_json(full.model_dump(mode="json"))  # serialised once, for the cache and `--out`
+    text = result.text if result.text is not None else canonical_json(full.model_dump(mode="json"))
+    result.text = None  # serialised once (when assembled), for the cache and `--out`
     if cache_dir is not None and key is not None:
         cache_put(cache_dir, key, full, text)
     if results_dir is not None:
@@ -358,8 +361,10 @@ def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None,
         return
     findings = [FindingRecord.model_validate(f.to_json())
                 for f in sorted(result.findings, key=lambda f: (f.path, f.line or 0, f.message))]
-    result.full = build_results(result, findings, root)
+    text: list[str] = []
+    result.full = build_results(result, findings, root, text)
     result.summary = result.full
+    result.text = text[0]
 
 
 def _restore(result: SubmissionResult, summary: ResultsFile, turn_records: int, full_path: Path,

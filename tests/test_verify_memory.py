@@ -153,3 +153,21 @@ def test_problem_checkers_are_an_lru_and_released(monkeypatch):
     assert list(c._CHECKERS) == [(digest, p1.problem_id), (digest, p3.problem_id)]
     c.release_checkers()
     assert not c._CHECKERS
+
+
+@pytest.mark.parametrize("data", [
+    {"a": 1, "digest": None, "z": [1.5, {"digest": "inner", "x": "é\n"}]},
+    {"digest": None, "b": {"c": []}},
+    {"a": {}, "digest": None},  # digest last: the cut cannot apply, the slow path answers
+    {"digest": None},
+])
+def test_canonical_with_digest_equals_the_two_step_form(data):
+    from checker.results_io import canonical_json, canonical_with_digest, content_digest
+
+    reference = dict(data)
+    reference["digest"] = content_digest(reference)
+    expected = canonical_json(reference)
+    assert canonical_with_digest(dict(data)) == expected
+    copy = dict(data)
+    canonical_with_digest(copy)
+    assert copy["digest"] == reference["digest"]
