@@ -21,12 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker.evidence import EvidenceResult, echo_values
 from checker.replay import AgentState
 from checker.schema.manifest import Thresholds
 
 PASS, FAIL, NOT_APPLICABLE = "PASS", "FAIL", "NOT_APPLICABLE"
-CONDITIONS = ("render_ceiling", "silent_degrade", "startup_probe", "shadow_identity", "canary_echo", "write_error_rate")
-"""The six conditions, in arg-spec.md §b order."""
+CONDITIONS = ("render_ceiling", "silent_degrade", "startup_probe", "shadow_identity", "canary_echo", "write_error_rate",
+              "evidence")
+"""ARG's six conditions, in arg-spec.md §b order, then `evidence` (labels checked against the log's own rows)."""
 MAX_LINES = 20
 """At most this many offending log lines are listed per condition."""
 
@@ -51,16 +53,28 @@ def _round3(x: float) -> float:
     return round(x, 3)
 
 
-def render_ceiling(state: AgentState, b: int) -> dict[str, Any]:
-    """Condition 1: no beat and no LLM call renders more than B tokens (strict >)."""
+def render_ceiling(state: AgentState, b: int, profile: str = "arg-v1.0") -> dict[str, Any]:
+    """Condition 1: no beat and no LLM call renders more than B tokens (strict >).
+
+    In profile `driftboard` render captures count too (a capture above B is a render above B);
+    ARG reads only beats and calls.
+    """
     beat_lines = [ln for beat, ln in zip(state.beats, state.beat_lines, strict=True) if beat.render_tokens > b]
     call_lines = [ln for call, ln in zip(state.llm_calls, state.llm_lines, strict=True) if call.render_tokens > b]
-    peak = max([b_.render_tokens for b_ in state.beats] + [c.render_tokens for c in state.llm_calls], default=0)
-    breaches = len(beat_lines) + len(call_lines)
-    status = NOT_APPLICABLE if not state.beats and not state.llm_calls else FAIL if breaches else PASS
-    return {"status": status, "B": b, "breaches": breaches, "beat_breaches": len(beat_lines),
-            "call_breaches": len(call_lines), "max_render_tokens": peak,
-            "lines": sorted(beat_lines + call_lines)[:MAX_LINES]}
+    captures = profile == "driftboard"
+    cap_lines = ([ln for cap, ln in zip(state.captures, state.capture_lines, strict=True) if cap.render_tokens > b]
+                 if captures else [])
+    peak = max([b_.render_tokens for b_ in state.beats] + [c.render_tokens for c in state.llm_calls]
+               + ([c.render_tokens for c in state.captures] if captures else []), default=0)
+    breaches = len(beat_lines) + len(call_lines) + len(cap_lines)
+    empty = not state.beats and not state.llm_calls and not (captures and state.captures)
+    status = NOT_APPLICABLE if empty else FAIL if breaches else PASS
+    out = {"status": status, "B": b, "breaches": breaches, "beat_breaches": len(beat_lines),
+           "call_breaches": len(call_lines), "max_render_tokens": peak,
+           "lines": sorted(beat_lines + call_lines + cap_lines)[:MAX_LINES]}
+    if captures:
+        out["capture_breaches"] = len(cap_lines)
+    return out
 
 
 def silent_degrade(state: AgentState) -> dict[str, Any]:
@@ -127,7 +141,8 @@ def canary_echo(
     """
     mismatches: list[dict[str, Any]] = []
     rows: list[tuple[int, str, bool]] = []
-    for echo, ln in zip(state.echoes, state.echo_lines, strict=True):
+    derived = echo_values(state)[0] if profile != "arg-v1.0" else [e.echoed for e in state.echoes]
+    for echo, ln, from_salt in zip(state.echoes, state.echo_lines, derived, strict=True):
         echoed = echo.echoed
         if echo.output_text is not None:
             recomputed = bool(echo.nonce) and echo.nonce in echo.output_text  # "" occurs in every text
@@ -135,8 +150,8 @@ def canary_echo(
                 mismatches.append({"line": ln, "field": "echoed", "recorded": echo.echoed, "recomputed": recomputed,
                                    "reason": f"nonce {echo.nonce} {'occurs' if recomputed else 'does not occur'} "
                                              "in the logged output text"})
-            if profile != "arg-v1.0":
-                echoed = recomputed
+        if profile != "arg-v1.0":
+            echoed = from_salt  # the salt's nonce in the output text (checker.evidence.echo_values)
         rows.append((echo.call_idx, echo.zone, echoed))
     if not rows:
         return {"status": NOT_APPLICABLE, "floor": floor, "warmup": warmup, "rows": 0, "rows_used": 0,
@@ -158,11 +173,16 @@ def canary_echo(
             "rates": {z: _round3(r) for z, r in sorted(raw.items())}, "zones_below": below}, mismatches
 
 
-def write_error_rate(state: AgentState, floor: float, min_ops: int) -> dict[str, Any]:
-    """Condition 6: per organ with at least `min_ops` ops, rejects / ops is not above the floor."""
-    rej: dict[str, int] = {}
+def write_error_rate(state: AgentState, floor: float, min_ops: int,
+                     rejects: dict[str, int] | None = None) -> dict[str, Any]:
+    """Condition 6: per organ with at least `min_ops` ops, rejects / ops is not above the floor.
+
+    `rejects` (organ -> count, profile `driftboard`: `checker.evidence.reject_counts`) replaces the
+    count of reject rows.
+    """
+    rej: dict[str, int] = dict(rejects) if rejects is not None else {}
     acc: dict[str, int] = {}
-    for wr in state.write_rejects:
+    for wr in state.write_rejects if rejects is None else ():
         rej[wr.organ] = rej.get(wr.organ, 0) + 1
     for call in state.llm_calls:
         acc[call.organ] = acc.get(call.organ, 0) + call.ops_accepted
@@ -183,16 +203,43 @@ def write_error_rate(state: AgentState, floor: float, min_ops: int) -> dict[str,
     return {"status": status, "floor": floor, "min_ops": min_ops, "organs": organs, "failed": failed}
 
 
-def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str) -> GateResult:
-    """Evaluate the six conditions and the verdict for one replayed run."""
+def evidence_condition(evidence: EvidenceResult | None) -> dict[str, Any]:
+    """Condition 7: no label the gate or a metric reads disagrees with the log's lower-level rows.
+
+    NOT_APPLICABLE when the checks did not run (profile `arg-v1.0`, which reads labels as ARG does).
+    """
+    if evidence is None:
+        return {"status": NOT_APPLICABLE, "checked": False, "mismatches": 0, "by_check": {}, "lines": []}
+    lines = sorted({m["line"] for m in evidence.mismatches})
+    return {"status": FAIL if evidence.mismatches else PASS, "checked": True, "mismatches": len(evidence.mismatches),
+            "by_check": evidence.by_check(), "lines": lines[:MAX_LINES],
+            "first": _first(evidence.mismatches)}
+
+
+def _first(mismatches: list[dict[str, Any]]) -> str | None:
+    if not mismatches:
+        return None
+    m = mismatches[0]
+    return f"line {m['line']} {m['field']}: {m['reason']}"
+
+
+def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str,
+             evidence: EvidenceResult | None = None) -> GateResult:
+    """Evaluate the conditions and the verdict for one replayed run.
+
+    `evidence` (profile `driftboard`) supplies the values derived from the log's own rows: the
+    write-reject counts of condition 6 and the mismatches of condition 7.
+    """
     th = thresholds or Thresholds()
     conds: dict[str, dict[str, Any]] = {}
-    conds["render_ceiling"] = render_ceiling(state, th.render_ceiling_B)
+    conds["render_ceiling"] = render_ceiling(state, th.render_ceiling_B, profile)
     conds["silent_degrade"] = silent_degrade(state)
     conds["startup_probe"] = startup_probe(state, profile)
     conds["shadow_identity"] = shadow_identity(state, profile)
     conds["canary_echo"], echo_mismatches = canary_echo(state, th.canary_floor, th.canary_warmup, profile)
-    conds["write_error_rate"] = write_error_rate(state, th.wer_floor, th.wer_min_ops)
+    conds["write_error_rate"] = write_error_rate(state, th.wer_floor, th.wer_min_ops,
+                                                 evidence.rejects if evidence is not None else None)
+    conds["evidence"] = evidence_condition(evidence)
     reasons = [_reason(name, conds[name], profile) for name in CONDITIONS if conds[name]["status"] == FAIL]
     verdict = "INVALID" if reasons else "VALID"
     c1, c5, c6 = conds["render_ceiling"], conds["canary_echo"], conds["write_error_rate"]
@@ -213,8 +260,14 @@ def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str) -> 
 
 def _reason(name: str, c: dict[str, Any], profile: str) -> str:
     if name == "render_ceiling":
+        captures = f", {c['capture_breaches']} render capture(s)" if c.get("capture_breaches") else ""
         return (f"render ceiling: {c['breaches']} render(s) above B={c['B']} tokens "
-                f"({c['beat_breaches']} beat(s), {c['call_breaches']} LLM call(s); max {c['max_render_tokens']})")
+                f"({c['beat_breaches']} beat(s), {c['call_breaches']} LLM call(s){captures}; "
+                f"max {c['max_render_tokens']})")
+    if name == "evidence":
+        checks = ", ".join(f"{k} {n}" for k, n in c["by_check"].items())
+        return (f"evidence: {c['mismatches']} recorded label(s) contradict the log's own rows ({checks}); "
+                f"first: {c['first']}")
     if name == "silent_degrade":
         return f"silent degrade: {c['count']} acted beat(s) without a reference stamp (drift_ref null)"
     if name == "startup_probe":

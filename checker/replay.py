@@ -70,6 +70,7 @@ class AgentState:
     statuses: dict[tuple[str, str], StatusTransition] = field(default_factory=dict)
     """(entity_kind, entity_id) -> latest transition (file order)."""
     transitions: list[StatusTransition] = field(default_factory=list)
+    transition_lines: list[int] = field(default_factory=list)
     plan_steps: dict[str, PlanStep] = field(default_factory=dict)
     """step_id -> first plan_step row with that id (ARG looks steps up by id only)."""
     plan_step_rows: list[PlanStep] = field(default_factory=list)
@@ -177,6 +178,7 @@ def replay(run: RunRecord) -> AgentState:
         elif kind == "status":
             assert isinstance(event, StatusTransition)
             st.transitions.append(event)
+            st.transition_lines.append(line)
             st.statuses[(event.entity_kind, event.entity_id)] = event
             if event.entity_kind == "REFERENT_LIFE":
                 if event.to_status == "DORMANT":

@@ -22,13 +22,14 @@ from statistics import mean
 from typing import Any
 
 from checker.aggregate import seed_labels
+from checker.evidence import check_evidence
 from checker.gate import CONDITIONS, NOT_APPLICABLE, run_gate
 from checker.replay import AgentState, replay
 from checker.schema.manifest import Thresholds
 from checker.score.agent_metrics import bins, chain, counts, lifecycle, render_tokens, write_path
 from checker.score.gds import Gds, attribution_mismatches, gds, landings
 from checker.score.grounding import grounding, hypotheses
-from checker.score.milestones import milestones
+from checker.score.milestones import figure_check, milestones
 from checker.tracks import RunRecord, VerifyContext
 
 AGENT_PROFILES = ("driftboard", "arg-v1.0")
@@ -44,7 +45,9 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     strict = profile == "driftboard"
     state = replay(run)
     landing = landings(state, recomputed=strict)
-    decomposition = gds(state, landing)
+    evidence = check_evidence(state) if strict else None  # labels vs the log's own rows (checker.evidence)
+    decomposition = (gds(state, landing, evidence.references, evidence.aimed) if evidence is not None
+                     else gds(state, landing))
     n_acted = sum(1 for b in state.beats if b.action != "RESET")
     native = run.start.source.native_run_id if run.start.source and run.start.source.native_run_id else None
     metrics: dict[str, Any] = {"run": native or run.start.run_id}
@@ -54,18 +57,21 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     metrics.update(rates)
     metrics.update(grounding(state, landing, strict))
     metrics.update(lifecycle(state, n_acted, strict))
-    metrics.update(write_path(state, strict))
+    metrics.update(write_path(state, strict, evidence.rejects if evidence is not None else None))
     metrics.update(chain(state))
-    metrics.update(render_tokens(state, thresholds.render_ceiling_B))
+    metrics.update(render_tokens(state, thresholds.render_ceiling_B, captures=strict))
     metrics["bins"] = bins(state, landing)
     metrics.update(hypotheses(state))
-    ms = milestones(state)
+    ms = milestones(state, receipt_match=evidence.receipt_match) if evidence is not None else milestones(state)
     details = ms.pop("details")
     milestone_mismatches = ms.pop("mismatches")
     metrics.update(ms)
     mismatches = attribution_mismatches(state)
     metrics["attribution_mismatches"] = len(mismatches)
     mismatches.extend(milestone_mismatches)
+    if evidence is not None:
+        evidence.mismatches.extend(figure_check(state, ms["milestones_verified"], evidence.receipt_match))
+        mismatches.extend(evidence.public_mismatches())
     comparator = run.start.comparator
     if comparator and ctx.prereg is not None:
         declared = ctx.prereg.cells.get(run.start.cell)
@@ -89,7 +95,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
             reasons.insert(0, "run has no run_end event: INCOMPLETE")
         result.update(verdict=verdict, gate_verdict=None, gate={}, legibility=None, reasons=reasons)
     else:
-        gate = run_gate(state, thresholds, profile)
+        gate = run_gate(state, thresholds, profile, evidence)
         mismatches.extend(gate.echo_mismatches)
         reasons = list(gate.reasons)
         verdict = gate.verdict
@@ -193,6 +199,10 @@ def _condition_note(name: str, c: dict[str, Any]) -> str:
         return "no startup probe" if not c["present"] else f"image_receipt_ok {_fmt(c['image_receipt_ok'])}"
     if name == "shadow_identity":
         return f"{c['differing']} of {c['paired_groups']} live/shadow pair(s) differ"
+    if name == "evidence":
+        if not c["checked"]:
+            return "labels read as recorded (arg-v1.0)"
+        return ", ".join(f"{k} {n}" for k, n in c["by_check"].items()) or "every checked label agrees with the log"
     if name == "canary_echo":
         if c["status"] == NOT_APPLICABLE:
             return "no canary echo rows"

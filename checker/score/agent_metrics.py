@@ -118,13 +118,18 @@ def lifecycle(state: AgentState, n_acted: int, strict: bool) -> dict[str, Any]:
     }
 
 
-def write_path(state: AgentState, strict: bool) -> dict[str, Any]:
-    """WER per organ and total, write rejects, DPR, SRR, ECR (§c.5)."""
-    rej: dict[str, int] = {}
+def write_path(state: AgentState, strict: bool, rejects: dict[str, int] | None = None) -> dict[str, Any]:
+    """WER per organ and total, write rejects, DPR, SRR, ECR (§c.5).
+
+    `rejects` (organ -> count derived from reject rows and the calls' `ops_rejected`,
+    `checker.evidence.reject_counts`) replaces the count of reject rows in WER.
+    """
+    rej: dict[str, int] = dict(rejects) if rejects is not None else {}
     acc: dict[str, int] = {}
     retried = srr_hits = ecr_hits = 0
     for wr in state.write_rejects:
-        rej[wr.organ] = rej.get(wr.organ, 0) + 1
+        if rejects is None:
+            rej[wr.organ] = rej.get(wr.organ, 0) + 1
         if wr.retry_count >= 1:
             retried += 1
         if wr.organ == "SURVEYOR" and wr.op_type in SRR_OPS:
@@ -180,9 +185,10 @@ def _slope(points: list[tuple[int, int]]) -> float | None:
     return round(sxy / sxx, 4)
 
 
-def render_tokens(state: AgentState, b: int) -> dict[str, Any]:
-    """Render peak and ceiling, LLM calls and tokens, token slope (§c.7)."""
-    peak = max([x.render_tokens for x in state.beats] + [c.render_tokens for c in state.llm_calls], default=0)
+def render_tokens(state: AgentState, b: int, captures: bool = False) -> dict[str, Any]:
+    """Render peak and ceiling, LLM calls and tokens, token slope (§c.7); `captures` counts render captures too."""
+    peak = max([x.render_tokens for x in state.beats] + [c.render_tokens for c in state.llm_calls]
+               + ([c.render_tokens for c in state.captures] if captures else []), default=0)
     return {
         "max_render_tokens": peak,
         "render_ceiling_B": b,
