@@ -183,7 +183,7 @@ def _references(state: AgentState, res: EvidenceResult) -> None:
         if derived_sid is not None:
             step = steps[derived_sid]
             ref = (step.action, step.target_ref, True)
-        elif not sid and beat.turn in substituted:
+        elif beat.turn in substituted:  # no step_id, or one naming no plan step
             ref = (beat.action, substituted[beat.turn], True)
         elif not sid and beat.shadow_step_id:
             fields = beat.shadow_step_id.split("|")

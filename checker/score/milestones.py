@@ -46,13 +46,7 @@ def _level_events(state: AgentState, backed_by_later: bool = False) -> tuple[lis
     mismatches: list[dict[str, Any]] = []
     if not state.level_events:
         return items, mismatches
-    by_turn = sorted((b.turn, b.level_counter, b.score) for b in state.beats)
-    beat_turns = [t for t, _, _ in by_turn]
-    prefix: list[tuple[int, int]] = []
-    hi_level = hi_score = 0
-    for _, lev_b, sc_b in by_turn:
-        hi_level, hi_score = max(hi_level, lev_b), max(hi_score, sc_b)
-        prefix.append((hi_level, hi_score))
+    reached = _Reached(state)
     beat_level = max((b.level_counter for b in state.beats), default=None)
     beat_score = max((b.score for b in state.beats), default=None)
     order = sorted([(ln, 0, b.level_counter, b.score) for b, ln in zip(state.beats, state.beat_lines, strict=True)]
@@ -64,8 +58,7 @@ def _level_events(state: AgentState, backed_by_later: bool = False) -> tuple[lis
         if is_event:
             rose_level, rose_score = lev > level, sc > score
             if beat_level is not None and beat_score is not None and (rose_level or rose_score):
-                k = bisect_right(beat_turns, turns[line])
-                upto = prefix[k - 1] if k else (0, 0)
+                upto = reached.at(turns[line])
                 field, recorded, backed, backed_then = (("level_counter", lev, beat_level, upto[0]) if rose_level
                                                         else ("score", sc, beat_score, upto[1]))
                 if recorded > backed:
@@ -104,6 +97,7 @@ def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[i
     for rc, line, match in zip(state.receipts, state.receipt_lines, matches, strict=True):
         if rc.predictor_kind is not None and match == 1:
             items.append((line, rc.turn, "receipt"))
+    reached: _Reached | None = None
     for ev, line in zip(state.evidence, state.evidence_lines, strict=True):
         if not ((ev.irreversible and ev.kind not in REVERSIBLE_KINDS) or include_reversible):
             continue
@@ -111,9 +105,54 @@ def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[i
             continue
         if ev.kind == "file_digest" and ev.before == ev.after:
             continue
+        if ev.kind in ("level", "score") and state.beats and not backed_by_later:
+            reached = _Reached(state) if reached is None else reached
+            unbacked = _unbacked_counter(reached, ev.kind, ev.after, ev.turn, line)
+            if unbacked is not None:
+                mismatches.append(unbacked)
+                continue
         items.append((line, ev.turn, ev.kind))
     items.sort(key=lambda it: (it[1], it[0]))
     return items, mismatches
+
+
+class _Reached:
+    """The highest level counter and score the beats report up to a beat (prefix maxima, O(log n) a query)."""
+
+    def __init__(self, state: AgentState) -> None:
+        by_turn = sorted((b.turn, b.level_counter, b.score) for b in state.beats)
+        self.turns = [t for t, _, _ in by_turn]
+        self.prefix: list[tuple[int, int]] = []
+        level = score = 0
+        for _, lev, sc in by_turn:
+            level, score = max(level, lev), max(score, sc)
+            self.prefix.append((level, score))
+
+    def at(self, turn: int) -> tuple[int, int]:
+        """(level, score) reached by the beats numbered `turn` or lower ((0, 0) before any)."""
+        k = bisect_right(self.turns, turn)
+        return self.prefix[k - 1] if k else (0, 0)
+
+
+def _unbacked_counter(reached: _Reached, kind: str, after: str | None, turn: int, line: int) -> dict[str, Any] | None:
+    """A mismatch when `level` / `score` evidence says the counter reached `after` before any beat did.
+
+    The environment's per-beat counters are the evidence: some beat at or before the evidence's
+    beat must report at least `after` (an `after` that is not an integer is not checked).
+    """
+    try:
+        value = int(after) if after is not None else None
+    except ValueError:
+        return None
+    if value is None:
+        return None
+    field = "level_counter" if kind == "level" else "score"
+    top = reached.at(turn)[0 if kind == "level" else 1]
+    if value <= top:
+        return None
+    return {"line": line, "field": "after", "recorded": after, "recomputed": str(top),
+            "reason": f"no beat up to beat {turn} reports {field} {value} (the highest is {top}): "
+                      f"the {kind} evidence is not evidence"}
 
 
 def milestones(state: AgentState, include_reversible: bool = False, receipt_match: list[int | None] | None = None,
