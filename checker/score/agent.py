@@ -70,7 +70,8 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     metrics["attribution_mismatches"] = len(mismatches)
     mismatches.extend(milestone_mismatches)
     if evidence is not None:
-        evidence.mismatches.extend(figure_check(state, ms["milestones_verified"], evidence.receipt_match))
+        if any(m["check"] == "receipts" for m in evidence.mismatches) or milestone_mismatches:
+            evidence.mismatches.extend(figure_check(state, ms["milestones_verified"], evidence.receipt_match))
         mismatches.extend(evidence.public_mismatches())
     comparator = run.start.comparator
     if comparator and ctx.prereg is not None:
