@@ -157,15 +157,20 @@ def write_path(state: AgentState, strict: bool, rejects: dict[str, int] | None =
     }
 
 
-def chain(state: AgentState) -> dict[str, Any]:
-    """Deficit stamps, goal edges, milestone goals and their conversion (§c.6)."""
+def chain(state: AgentState, absent_tables: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Deficit stamps, goal edges, milestone goals and their conversion (§c.6).
+
+    `absent_tables` (from the run's `source`: an older ARG store without `deficit_stamp` or
+    `goal_edge`) makes the counts read from that table undefined (None), as ARG reports them.
+    """
     milestone = {g for g, versions in state.goals.items() if any(v.provenance == "DEFICIT" for v in versions)}
     accepted = sum(1 for g in milestone if state.latest("GOAL", g) == "ACCEPTED")
+    no_stamps, no_edges = "deficit_stamp" in absent_tables, "goal_edge" in absent_tables
     return {
-        "deficit_stamps": len(state.deficit_stamps),
-        "deficit_goals": len({d.goal_id for d in state.deficit_stamps}),
-        "edges_verified": sum(1 for e in state.goal_edges if e.verified),
-        "edges_unverified": sum(1 for e in state.goal_edges if not e.verified),
+        "deficit_stamps": None if no_stamps else len(state.deficit_stamps),
+        "deficit_goals": None if no_stamps else len({d.goal_id for d in state.deficit_stamps}),
+        "edges_verified": None if no_edges else sum(1 for e in state.goal_edges if e.verified),
+        "edges_unverified": None if no_edges else sum(1 for e in state.goal_edges if not e.verified),
         "milestone_goals": len(milestone),
         "milestone_accepted": accepted,
         "milestone_conversion": _r3(accepted, len(milestone)) if milestone else None,
