@@ -30,7 +30,7 @@ class SourceRef(Model):
     """Native file name -> SHA-256 of its bytes (e.g. the ARG `state.db` and `probe.db`)."""
     native_run_id: str | None = None
     """The run's id in the native store, when it differs from `run_id`."""
-    absent_tables: list[str] = Field(default_factory=list)
+    absent_tables: list[str] | None = None
     """Native tables the store does not have (older ARG schemas): the metrics read from them are undefined."""
 
 
