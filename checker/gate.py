@@ -1,4 +1,4 @@
-"""The validity gate: six conditions over a replayed agent run (arg-spec.md §b).
+"""The validity gate: ARG's six conditions over a replayed agent run (arg-spec.md §b), and `evidence`.
 
 Each condition reports PASS, FAIL (with the numbers that failed it) or NOT_APPLICABLE (vacuous:
 nothing to judge), never a silent pass. The verdict is INVALID when any condition fails, else
@@ -13,7 +13,9 @@ Two profiles:
 * `driftboard` (leaderboard default) follows the paper's stated rules where they are stricter:
   *any* zone below the floor invalidates; byte-identity compares every shadow/live capture pair
   of the same (turn, zone, organ, call); an echo whose output text is logged is recomputed as
-  "nonce occurs in the output" and the recomputed value is used.
+  "the salt's nonce occurs in the output" and the recomputed value is used; render captures count
+  toward the render ceiling; rejected ops come from `checker.evidence.reject_counts`; condition 7,
+  `evidence`, fails on any label that contradicts the log's own rows (`checker.evidence`).
 """
 
 from __future__ import annotations

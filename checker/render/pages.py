@@ -36,7 +36,7 @@ AGENT_COMPONENTS = ("bind", "abandon", "aligned")
 CONSTRAINT_CHANNELS = ("consistent", "drift", "contradiction", "other")
 STATUS_LABELS = {"PASS": "PASS", "FAIL": "FAIL", "NOT_APPLICABLE": "N/A"}
 GATE_CONDITIONS = ("render_ceiling", "silent_degrade", "startup_probe", "shadow_identity", "canary_echo",
-                   "write_error_rate")
+                   "write_error_rate", "evidence")
 
 
 # ---------------------------------------------------------------- paths
