@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 from agent_helpers import beat, click, context, make_run, plan_step, referent, startup, status
 from conftest import REPO
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.evidence import receipt_match
+from checker.evidence import receipt_match, reject_counts
 from checker.logio import genesis, sha256_hex
 from checker.replay import _Geometry
 from checker.schema.agent import Receipt, Referent
@@ -372,15 +372,16 @@ def _brute_landing(refs: dict[str, tuple[frozenset[tuple[int, int]], int]], dorm
     return min(holders)[2] if holders else None
 
 
-_cell = st.tuples(st.integers(0, 3), st.integers(0, 3))
+_cell = st.tuples(st.integers(0, 1), st.integers(0, 1))  # a small grid: referents overlap, clicks hit them
 _op = st.one_of(
-    st.tuples(st.just("ref"), st.sampled_from("ABCDE"), st.frozensets(_cell, min_size=1, max_size=6)),
-    st.tuples(st.just("life"), st.sampled_from("ABCDE"), st.booleans()),
+    st.tuples(st.just("ref"), st.sampled_from("ABC"), st.frozensets(_cell, min_size=1, max_size=4)),
+    st.tuples(st.just("life"), st.sampled_from("ABC"), st.booleans()),
     st.tuples(st.just("click"), _cell, st.none()),
 )
 
 
-@given(st.lists(_op, max_size=60))
+@settings(max_examples=300)
+@given(st.lists(_op, max_size=40))
 def test_spatial_index_lands_like_the_definition(ops):
     geo = _Geometry()
     refs: dict[str, tuple[frozenset[tuple[int, int]], int]] = {}
@@ -401,3 +402,32 @@ def test_spatial_index_lands_like_the_definition(ops):
 def test_click_helper_still_lands(tmp_path):
     res = score_run(make_run(tmp_path, [startup(), referent(0, "R1", [[2, 2]]), click(1, 2, 2)]), context())
     assert res["mismatches"][0]["recomputed"] == "R1"
+
+
+_organ = st.sampled_from(["OBSERVER", "SURVEYOR", "ACTUATOR"])
+
+
+@given(rows=st.lists(st.tuples(st.integers(1, 5), _organ, st.booleans()), max_size=12),
+       calls=st.lists(st.tuples(st.integers(1, 5), _organ, st.integers(0, 3)), max_size=12))
+def test_reject_counts_never_fall_below_either_record(rows, calls):
+    # whichever record a forger thins out (reject rows or the calls' ops_rejected), the count keeps the other
+    from checker.replay import AgentState
+    from checker.schema.agent import LlmCall, WriteReject
+
+    state = AgentState()
+    for turn, organ, canary in rows:
+        state.write_rejects.append(WriteReject.model_validate({
+            "seq": 0, "prev": "0" * 64, "type": "write_reject", "turn": turn, "organ": organ,
+            "violation_class": "MISSING_CANARY" if canary else "OUT_OF_SCHEMA"}))
+    for k, (turn, organ, rejected) in enumerate(calls):
+        state.llm_calls.append(LlmCall.model_validate({"seq": 0, "prev": "0" * 64, "type": "llm_call", "turn": turn,
+                                                       "organ": organ, "ops_rejected": rejected}))
+        state.llm_lines.append(k + 2)
+    counts, mismatches = reject_counts(state)
+    for organ in ("OBSERVER", "SURVEYOR", "ACTUATOR"):
+        plain = sum(1 for _, o, c in rows if o == organ and not c)
+        canary = sum(1 for _, o, c in rows if o == organ and c)
+        called = sum(r for _, o, r in calls if o == organ)
+        assert counts.get(organ, 0) == max(plain, called) + canary
+        flagged = [m for m in mismatches if organ in m["reason"]]
+        assert len(flagged) == (plain != called)
