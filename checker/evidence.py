@@ -22,9 +22,10 @@ Checks (profile `driftboard`):
   wrong nonce: not echoed).
 * **receipts** — `match` is recomputed from `predicted` vs `observed` (`zero` / `nonzero` /
   equal value, for every predicted key).
-* **write rejects** — per (beat, organ), the calls' `ops_rejected` must equal the number of
+* **write rejects** — per organ, the calls' `ops_rejected` must equal the number of
   `write_reject` rows (canary rows aside, which ARG writes without counting them on the call);
-  the larger of the two counts as the organ's rejects.
+  the larger of the two counts as the organ's rejects; MISSING_CANARY rows must be at least the
+  salted calls that echoed none of their nonces.
 """
 
 from __future__ import annotations
@@ -284,8 +285,11 @@ def reject_counts(state: AgentState) -> tuple[dict[str, int], list[dict[str, Any
 
     Per organ: rows = its `write_reject` rows other than MISSING_CANARY ones (ARG writes those
     without counting them on the call), called = the sum of its calls' `ops_rejected`; the organ's
-    rejects are max(rows, called) plus its MISSING_CANARY rows. Totals per organ, not per beat: ARG's
-    Actuator records a click's rejections on the call of another beat than its reject rows.
+    rejects are max(rows, called) plus max(MISSING_CANARY rows, deaf calls), a deaf call being a
+    salted call none of whose echoes echoed (`echo_values`): ARG writes one MISSING_CANARY row per
+    deaf call (arg-spec.md §b), so fewer rows than deaf calls means rows were removed. Totals per
+    organ, not per beat: ARG's Actuator records a click's rejections on the call of another beat
+    than its reject rows.
     """
     rows: dict[str, int] = {}
     canary: dict[str, int] = {}
@@ -297,8 +301,28 @@ def reject_counts(state: AgentState) -> tuple[dict[str, int], list[dict[str, Any
     for call, line in zip(state.llm_calls, state.llm_lines, strict=True):
         called[call.organ] = called.get(call.organ, 0) + call.ops_rejected
         first_line.setdefault(call.organ, line)
-    out = dict(canary)
+    echoed, _ = echo_values(state)
+    heard: dict[tuple[str, int], bool] = {}
+    echo_line: dict[tuple[str, int], int] = {}
+    for echo, value, line in zip(state.echoes, echoed, state.echo_lines, strict=True):
+        key = (echo.organ, echo.call_idx)
+        heard[key] = heard.get(key, False) or value
+        echo_line.setdefault(key, line)
+    deaf: dict[str, int] = {}
+    deaf_line: dict[str, int] = {}
+    for salted in {(salt.organ, salt.call_idx) for salt in state.salts}:
+        if salted in heard and not heard[salted]:
+            deaf[salted[0]] = deaf.get(salted[0], 0) + 1
+            deaf_line[salted[0]] = min(deaf_line.get(salted[0], echo_line[salted]), echo_line[salted])
+    out: dict[str, int] = {}
     mismatches = []
+    for who in sorted(set(canary) | set(deaf)):
+        n_rows, n_deaf = canary.get(who, 0), deaf.get(who, 0)
+        out[who] = max(n_rows, n_deaf)
+        if n_rows < n_deaf:
+            mismatches.append(_mm("write_rejects", deaf_line[who], "MISSING_CANARY", n_rows, n_deaf,
+                                  f"{n_deaf} salted {who} call(s) echoed none of their nonces, but the log has "
+                                  f"{n_rows} MISSING_CANARY write_reject row(s) for {who}: {n_deaf} counted"))
     for organ in sorted(set(rows) | set(called)):
         r, c = rows.get(organ, 0), called.get(organ, 0)
         out[organ] = out.get(organ, 0) + max(r, c)

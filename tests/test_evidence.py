@@ -297,6 +297,26 @@ def test_ops_rejected_understated_on_the_calls(run_line, tmp_path):
     assert {m["recomputed"] for m in fields(res, "ops_rejected")} >= {30}
 
 
+def test_missing_canary_rows_deleted_for_deaf_calls(tmp_path):
+    # ARG writes one MISSING_CANARY reject per salted call that echoed none of its nonces (t_zcr_zcr-deaf)
+    salt = [{"type": "canary_salt", "turn": t, "organ": "OBSERVER", "call_idx": 8 * t, "zone": "Z2",
+             "nonce": f"ZQ{t:08x}"} for t in (1, 2, 3)]
+    echoes = [{"type": "canary_echo", "turn": t, "organ": "OBSERVER", "call_idx": 8 * t, "zone": "Z2",
+               "nonce": f"ZQ{t:08x}", "echoed": False, "output_text": "{}"} for t in (1, 2, 3)]
+    calls = [{"type": "llm_call", "turn": t, "organ": "OBSERVER", "call_idx": 8 * t, "ops_accepted": 1}
+             for t in (1, 2, 3)]
+    missing = [{"type": "write_reject", "turn": t, "organ": "OBSERVER", "op_type": "CANARY",
+                "violation_class": "MISSING_CANARY"} for t in (1, 2, 3)]
+    honest = score_run(make_run(tmp_path / "a", [startup(), *salt, *calls, *echoes, *missing]), context())
+    assert honest["gate"]["write_error_rate"]["organs"]["OBSERVER"]["rejects"] == 3
+    assert honest["gate"]["evidence"]["status"] == "PASS"
+    forged = score_run(make_run(tmp_path / "b", [startup(), *salt, *calls, *echoes, missing[0]]), context())
+    assert forged["gate"]["write_error_rate"]["organs"]["OBSERVER"]["rejects"] == 3  # does not move
+    (m,) = fields(forged, "MISSING_CANARY")
+    assert (m["recorded"], m["recomputed"]) == (1, 3) and "echoed none of their nonces" in m["reason"]
+    assert forged["verdict"] == "INVALID"
+
+
 # ---- render ceiling ----------------------------------------------------------------------------------
 
 def test_render_capture_above_the_ceiling(run_line, tmp_path):
