@@ -22,6 +22,8 @@ MAX_DEPTH = 10
 
 # Shared wording.
 _NEVER = "Never undefined (a count; 0 when there is nothing to count)."
+_OLD_STORE = ("Undefined when the run was imported from an older ARG store without the table it counts "
+              "(`run_start.source.absent_tables`), as ARG reports it; otherwise a count (0 when there is nothing).")
 _LANDING = ("The landing of a click is the recorded `target_ref` in profile `arg-v1.0` and the landing recomputed "
             "from geometry (smallest current, non-dormant referent whose anchor cells contain the click; none = "
             "background) in profile `driftboard`.")
@@ -149,7 +151,9 @@ METRICS: list[MetricDoc] = [
      "undefined": "Never undefined (empty with no goal)."},
     # ------------------------------------------------------------ agent: write path (§c.5)
     {"name": "WER", "track": _A,
-     "definition": "Write error rate, all organs: r3(Σrej / (Σrej + Σacc)), rej = write rejects, acc = Σ "
+     "definition": "Write error rate, all organs: r3(Σrej / (Σrej + Σacc)), rej = write rejects (profile "
+                   "`driftboard`: per organ max(reject rows, Σ `ops_rejected` of its calls) + its MISSING_CANARY rows, "
+                   "at least its deaf salted calls), acc = Σ "
                    "`ops_accepted` of the LLM calls. The gate's `write_error_rate` condition uses the per-organ "
                    "rates instead (only organs with at least `wer_min_ops` ops; FAIL above `wer_floor`).",
      "undefined": "No write op: undefined in profile `driftboard`; 0.0 in profile `arg-v1.0` (ARG's value)."},
@@ -171,12 +175,12 @@ METRICS: list[MetricDoc] = [
                    "r3(count / (#calls / 100)).",
      "undefined": "No LLM call. " + _BOTH_UNDEF},
     # ------------------------------------------------------------ agent: chain (§c.6)
-    {"name": "deficit_stamps", "track": _A, "definition": "Deficit-stamp events.", "undefined": _NEVER},
+    {"name": "deficit_stamps", "track": _A, "definition": "Deficit-stamp events.", "undefined": _OLD_STORE},
     {"name": "deficit_goals", "track": _A, "definition": "Distinct goals named by deficit stamps.",
-     "undefined": _NEVER},
-    {"name": "edges_verified", "track": _A, "definition": "Goal edges with `verified` true.", "undefined": _NEVER},
+     "undefined": _OLD_STORE},
+    {"name": "edges_verified", "track": _A, "definition": "Goal edges with `verified` true.", "undefined": _OLD_STORE},
     {"name": "edges_unverified", "track": _A, "definition": "Goal edges with `verified` false.",
-     "undefined": _NEVER},
+     "undefined": _OLD_STORE},
     {"name": "milestone_goals", "track": _A, "definition": "Goals with a version of provenance DEFICIT.",
      "undefined": _NEVER},
     {"name": "milestone_accepted", "track": _A,
@@ -186,7 +190,8 @@ METRICS: list[MetricDoc] = [
      "undefined": "No milestone goal. " + _BOTH_UNDEF},
     # ------------------------------------------------------------ agent: render, tokens (§c.7)
     {"name": "max_render_tokens", "track": _A,
-     "definition": "Largest `render_tokens` over all beats and LLM calls (0 with neither).", "undefined": _NEVER},
+     "definition": "Largest `render_tokens` over all beats and LLM calls, and in profile `driftboard` render "
+                   "captures too (0 with none).", "undefined": _NEVER},
     {"name": "render_ceiling_B", "track": _A,
      "definition": "The render ceiling B in tokens applied to the run: the pre-registered `render_ceiling_B`, else "
                    "ARG's default (6000). A threshold, not a measurement.",
