@@ -14,7 +14,8 @@ Checks (profile `driftboard`):
   `substitution` row or a `source_stamp` of COMMITMENT_STEP / FALLBACK must carry a step at all;
   a `shadow_step_id` must be `goal|action|target|rule` whose goal, rule and target exist in the log;
   a SHADOW-stamped acted beat without a shadow step while the previous beat's shadow step is
-  still in force (its goal not closed, its rule not demoted) has dropped it.
+  still in force (its goal not closed, its rule not demoted) has dropped it; a step marked
+  CONSUMED must have been executed by an earlier beat.
 * **aim** — an action the run's startup probe declares targeted (`action_interface` entry with
   `x` and `y` ranges) must carry integer `x`, `y` inside those ranges; it counts as aimed either way.
 * **canary nonces** — an echo's nonce must be the nonce of the salt row of the same organ, call
@@ -210,6 +211,22 @@ def _references(state: AgentState, res: EvidenceResult) -> None:
         res.references.append(ref)
 
 
+def _consumed_steps(state: AgentState, res: EvidenceResult) -> None:
+    """A step the log marks CONSUMED must have been executed by a beat logged before that transition."""
+    first_beat: dict[str, int] = {}
+    for beat, line in zip(state.beats, state.beat_lines, strict=True):
+        if beat.step_id:
+            first_beat.setdefault(beat.step_id, line)
+    for row, line in zip(state.transitions, state.transition_lines, strict=True):
+        if row.entity_kind != "COMMITMENT_STEP" or row.to_status != "CONSUMED":
+            continue
+        executed = first_beat.get(row.entity_id)
+        if executed is None or executed > line:
+            res.mismatches.append(_mm("reference", line, "step_id", None, row.entity_id,
+                                      f"step {row.entity_id} is marked CONSUMED here, but no beat before this line "
+                                      "carries its step_id: a beat that executed it lost its live stamp"))
+
+
 def _shadow_problem(state: AgentState, fields: list[str]) -> str | None:
     if len(fields) < 3:
         return f"{len(fields)} field(s), a shadow step is goal|action|target|rule"
@@ -338,6 +355,7 @@ def check_evidence(state: AgentState) -> EvidenceResult:
     """Run every evidence cross-check over a replayed run (see the module docstring)."""
     res = EvidenceResult()
     _references(state, res)
+    _consumed_steps(state, res)
     _aim(state, res)
     _, echo_mm = echo_values(state)
     res.mismatches.extend(echo_mm)

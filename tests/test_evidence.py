@@ -177,6 +177,26 @@ def test_step_id_swapped_for_another_plan_step_follows_the_step_receipt(run_line
     assert "STEP receipt" in m["reason"]
 
 
+def test_consumed_step_without_an_executing_beat(run_line, tmp_path):
+    # every live step of full-s1 that the log marks CONSUMED was executed by an earlier beat; hide one
+    def mutate(events: Events) -> None:
+        consumed = next(ev["entity_id"] for ev in events
+                        if ev["type"] == "status" and ev["entity_kind"] == "COMMITMENT_STEP"
+                        and ev["to_status"] == "CONSUMED")
+        for ev in events:
+            if ev["type"] == "beat" and ev.get("step_id") == consumed:
+                del ev["step_id"]
+                ev["source_stamp"] = "PROBE"
+        for ev in list(events):
+            if ev["type"] == "receipt" and ev.get("predictor_id") == consumed:
+                events.remove(ev)
+
+    _, res = verify(run_line, forge(tmp_path, "full-s1", mutate), "full-s1")
+    assert res["verdict"] == "INVALID"
+    assert any("is marked CONSUMED here, but no beat before this line carries its step_id" in m["reason"]
+               for m in fields(res, "step_id"))
+
+
 # ---- aim ---------------------------------------------------------------------------------------------
 
 def test_stripped_coordinates_of_a_targeted_action(run_line, tmp_path):
