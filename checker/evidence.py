@@ -26,7 +26,7 @@ Checks (profile `driftboard`):
 * **write rejects** — per organ, the calls' `ops_rejected` must equal the number of
   `write_reject` rows (canary rows aside, which ARG writes without counting them on the call);
   the larger of the two counts as the organ's rejects; MISSING_CANARY rows must be at least the
-  salted calls that echoed none of their nonces.
+  salted calls that echoed none of their nonces; an Actuator call accepts at most one op.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ class EvidenceResult:
     """Per receipt: `match` recomputed from predicted vs observed (recorded when not recomputable)."""
     rejects: dict[str, int] = field(default_factory=dict)
     """Organ -> rejected ops derived from the reject rows and the calls' `ops_rejected`."""
+    accepted: dict[str, int] = field(default_factory=dict)
+    """Organ -> accepted ops, an Actuator call counting at most one op (`accepted_counts`)."""
 
     def public_mismatches(self) -> list[dict[str, Any]]:
         """The mismatches in the results' shape `{line, field, recorded, recomputed, reason}`."""
@@ -351,6 +353,27 @@ def reject_counts(state: AgentState) -> tuple[dict[str, int], list[dict[str, Any
     return out, mismatches
 
 
+def accepted_counts(state: AgentState) -> tuple[dict[str, int], list[dict[str, Any]]]:
+    """Accepted ops per organ; an Actuator call realises one click, so it accepts at most one op.
+
+    ARG counts one Actuator op per click realisation, accepted or rejected (arg-spec.md §c.5): a
+    call recording more (`ops_accepted` + `ops_rejected` > 1) is listed, and counts
+    max(0, 1 - `ops_rejected`) accepted ops. The Observer's and the Surveyor's accepted ops have no
+    lower-level row to be checked against (trusted).
+    """
+    out: dict[str, int] = {}
+    mismatches = []
+    for call, line in zip(state.llm_calls, state.llm_lines, strict=True):
+        accepted = call.ops_accepted
+        if call.organ == "ACTUATOR" and call.ops_accepted + call.ops_rejected > 1:
+            accepted = max(0, 1 - call.ops_rejected)
+            mismatches.append(_mm("write_rejects", line, "ops_accepted", call.ops_accepted, accepted,
+                                  f"an ACTUATOR call realises one click (one op, accepted or rejected); this one "
+                                  f"records {call.ops_accepted} accepted and {call.ops_rejected} rejected"))
+        out[call.organ] = out.get(call.organ, 0) + accepted
+    return out, mismatches
+
+
 def check_evidence(state: AgentState) -> EvidenceResult:
     """Run every evidence cross-check over a replayed run (see the module docstring)."""
     res = EvidenceResult()
@@ -369,6 +392,8 @@ def check_evidence(state: AgentState) -> EvidenceResult:
                                          f"the prediction {'held' if derived else 'failed'}")))
     res.rejects, reject_mm = reject_counts(state)
     res.mismatches.extend(reject_mm)
+    res.accepted, accepted_mm = accepted_counts(state)
+    res.mismatches.extend(accepted_mm)
     res.mismatches.sort(key=lambda m: (m["line"], m["field"]))
     return res
 
@@ -379,5 +404,5 @@ def _short(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))[:120]
 
 
-__all__ = ["EvidenceResult", "check_evidence", "echo_values", "receipt_match", "reject_counts", "salt_nonces",
+__all__ = ["EvidenceResult", "accepted_counts", "check_evidence", "echo_values", "receipt_match", "reject_counts", "salt_nonces",
            "targeted_actions"]

@@ -175,19 +175,21 @@ def canary_echo(
             "rates": {z: _round3(r) for z, r in sorted(raw.items())}, "zones_below": below}, mismatches
 
 
-def write_error_rate(state: AgentState, floor: float, min_ops: int,
-                     rejects: dict[str, int] | None = None) -> dict[str, Any]:
+def write_error_rate(state: AgentState, floor: float, min_ops: int, rejects: dict[str, int] | None = None,
+                     accepted: dict[str, int] | None = None) -> dict[str, Any]:
     """Condition 6: per organ with at least `min_ops` ops, rejects / ops is not above the floor.
 
-    `rejects` (organ -> count, profile `driftboard`: `checker.evidence.reject_counts`) replaces the
-    count of reject rows.
+    `rejects` and `accepted` (organ -> count, profile `driftboard`: `checker.evidence.reject_counts`
+    and `accepted_counts`) replace the count of reject rows and the calls' `ops_accepted`.
     """
     rej: dict[str, int] = dict(rejects) if rejects is not None else {}
     acc: dict[str, int] = {}
     for wr in state.write_rejects if rejects is None else ():
         rej[wr.organ] = rej.get(wr.organ, 0) + 1
-    for call in state.llm_calls:
+    for call in state.llm_calls if accepted is None else ():
         acc[call.organ] = acc.get(call.organ, 0) + call.ops_accepted
+    if accepted is not None:
+        acc.update(accepted)
     organs: dict[str, dict[str, Any]] = {}
     failed: list[str] = []
     judged = 0
@@ -240,7 +242,8 @@ def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str,
     conds["shadow_identity"] = shadow_identity(state, profile)
     conds["canary_echo"], echo_mismatches = canary_echo(state, th.canary_floor, th.canary_warmup, profile)
     conds["write_error_rate"] = write_error_rate(state, th.wer_floor, th.wer_min_ops,
-                                                 evidence.rejects if evidence is not None else None)
+                                                 evidence.rejects if evidence is not None else None,
+                                                 evidence.accepted if evidence is not None else None)
     conds["evidence"] = evidence_condition(evidence)
     reasons = [_reason(name, conds[name], profile) for name in CONDITIONS if conds[name]["status"] == FAIL]
     verdict = "INVALID" if reasons else "VALID"

@@ -317,6 +317,21 @@ def test_ops_rejected_understated_on_the_calls(run_line, tmp_path):
     assert {m["recomputed"] for m in fields(res, "ops_rejected")} >= {30}
 
 
+def test_actuator_accepted_ops_inflated(run_line, tmp_path):
+    # an Actuator call realises one click: one op, accepted or rejected (j0-s1: ACTUATOR 2 rejected of 50 ops)
+    def mutate(events: Events) -> None:
+        for ev in events:
+            if ev["type"] == "llm_call" and ev["organ"] == "ACTUATOR" and ev["ops_accepted"] == 1:
+                ev["ops_accepted"] = 5
+
+    _, res = verify(run_line, forge(tmp_path, "j0-s1", mutate), "j0-s1")
+    assert res["verdict"] == "INVALID"
+    actuator = res["gate"]["write_error_rate"]["organs"]["ACTUATOR"]
+    assert (actuator["rejects"], actuator["ops"]) == (2, 50)  # does not move (forged: 2 of 242)
+    inflated = fields(res, "ops_accepted")
+    assert len(inflated) == 48 and {(m["recorded"], m["recomputed"]) for m in inflated} == {(5, 1)}
+
+
 def test_missing_canary_rows_deleted_for_deaf_calls(tmp_path):
     # ARG writes one MISSING_CANARY reject per salted call that echoed none of its nonces (t_zcr_zcr-deaf)
     salt = [{"type": "canary_salt", "turn": t, "organ": "OBSERVER", "call_idx": 8 * t, "zone": "Z2",

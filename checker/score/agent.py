@@ -57,7 +57,8 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     metrics.update(rates)
     metrics.update(grounding(state, landing, strict))
     metrics.update(lifecycle(state, n_acted, strict))
-    metrics.update(write_path(state, strict, evidence.rejects if evidence is not None else None))
+    metrics.update(write_path(state, strict, evidence.rejects if evidence is not None else None,
+                              evidence.accepted if evidence is not None else None))
     metrics.update(chain(state, frozenset(run.start.source.absent_tables or ()) if run.start.source else frozenset()))
     metrics.update(render_tokens(state, thresholds.render_ceiling_B, captures=strict))
     metrics["bins"] = bins(state, landing)

@@ -118,11 +118,12 @@ def lifecycle(state: AgentState, n_acted: int, strict: bool) -> dict[str, Any]:
     }
 
 
-def write_path(state: AgentState, strict: bool, rejects: dict[str, int] | None = None) -> dict[str, Any]:
+def write_path(state: AgentState, strict: bool, rejects: dict[str, int] | None = None,
+               accepted: dict[str, int] | None = None) -> dict[str, Any]:
     """WER per organ and total, write rejects, DPR, SRR, ECR (§c.5).
 
-    `rejects` (organ -> count derived from reject rows and the calls' `ops_rejected`,
-    `checker.evidence.reject_counts`) replaces the count of reject rows in WER.
+    `rejects` and `accepted` (organ -> counts derived by `checker.evidence.reject_counts` and
+    `accepted_counts`) replace the count of reject rows and the calls' `ops_accepted` in WER.
     """
     rej: dict[str, int] = dict(rejects) if rejects is not None else {}
     acc: dict[str, int] = {}
@@ -138,9 +139,12 @@ def write_path(state: AgentState, strict: bool, rejects: dict[str, int] | None =
             ecr_hits += 1
     surveyor_calls = 0
     for call in state.llm_calls:
-        acc[call.organ] = acc.get(call.organ, 0) + call.ops_accepted
+        if accepted is None:
+            acc[call.organ] = acc.get(call.organ, 0) + call.ops_accepted
         if call.organ == "SURVEYOR":
             surveyor_calls += 1
+    if accepted is not None:
+        acc.update(accepted)
     per_organ: dict[str, float | None] = {}
     for organ in ORGANS:
         n = rej.get(organ, 0) + acc.get(organ, 0)
