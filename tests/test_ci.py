@@ -319,6 +319,8 @@ def gate(**failed: list[int]) -> dict:
         "canary_echo": {"status": "NOT_APPLICABLE", "floor": 0.9, "warmup": 2, "rows": 0, "rows_used": 0,
                         "fallback_all_rows": False, "rates": {}, "zones_below": [], "note": "no canary echo rows"},
         "write_error_rate": {"floor": 0.25, "min_ops": 5, "organs": {}, "failed": [], "note": "no ops (floor 0.25, min ops 5)"},
+        "evidence": {"checked": True, "mismatches": 0, "by_check": {}, "lines": [],
+                     "note": "every checked label agrees with the log"},
     }
     out = {}
     for name, record in base.items():
@@ -379,7 +381,7 @@ def test_summary_shows_verdicts_gate_cells_claims_and_mismatches(tmp_path, run_l
     assert "| <code>lab-full-s2</code> | FULL | s2 | **INVALID** | render_ceiling: 2 breaches (max 7000 &gt; 6000) |" \
         in text
     assert ("| run | gate | render_ceiling | silent_degrade | startup_probe | shadow_identity | canary_echo "
-            "| write_error_rate |") in text
+            "| write_error_rate | evidence |") in text
     assert "| <code>lab-full-s1</code> | VALID | ✅ PASS (0 breach(es), max 300 vs B 6000) |" in text
     assert "| N/A (no canary echo rows) |" in text
     assert "| <code>lab-full-s2</code> | INVALID | ❌ FAIL (0 breach(es), max 300 vs B 6000) |" in text
