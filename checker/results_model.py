@@ -248,6 +248,8 @@ class RunResult(_Model):
     verdict: Verdict
     reasons: list[str] = Field(default_factory=list)
     """Every reason behind the verdict, one line each."""
+    end_status: Literal["COMPLETED", "ABORTED", "FAILED"] | None = None
+    """How the log says the run ended (`run_end.status`); None without `run_end`. ABORTED and FAILED runs are INCOMPLETE."""
     run_id: str | None = None
     native_run_id: str | None = None
     """The run's id in its native system (ARG run id), when imported."""

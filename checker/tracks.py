@@ -42,6 +42,20 @@ class RunRecord:
     """Payload digest of the events between run_start and run_end (`checker.copies`), for copy detection."""
 
 
+def incomplete_reason(run: RunRecord) -> str | None:
+    """Why a run did not complete (its verdict is then INCOMPLETE), or None when it ended COMPLETED.
+
+    A run without `run_end` was cut short; a run whose `run_end` says ABORTED or FAILED stopped
+    early (a harness crash, a connection error): neither is ever VALID, and the reason says which.
+    """
+    if run.end is None:
+        return "run has no run_end event: INCOMPLETE"
+    if run.end.status != "COMPLETED":
+        why = run.end.reason or "no reason given"
+        return f"run ended {run.end.status} ({why}): INCOMPLETE, never VALID (an aborted or failed run did not complete)"
+    return None
+
+
 @dataclass
 class VerifyContext:
     """What a scorer may read besides the run: thresholds, profile, problem sets."""

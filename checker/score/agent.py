@@ -31,7 +31,7 @@ from checker.score.gds import Gds, attribution_mismatches, gds, landings
 from checker.score.grounding import grounding, hypotheses
 from checker.score.milestones import milestones
 from checker.seeds import seed_labels
-from checker.tracks import RunRecord, VerifyContext
+from checker.tracks import RunRecord, VerifyContext, incomplete_reason
 
 AGENT_PROFILES = ("driftboard", "arg-v1.0")
 GDS_KEYS = ("gds_bind", "gds_aligned", "gds_abandon", "drift_total")
@@ -79,6 +79,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
                            "reason": f"cell {run.start.cell} is not a comparator cell (BARE or RAW) in prereg.yaml: "
                                      "the run is gated like any other"})
     result: dict[str, Any] = {
+        "end_status": run.end.status if run.end is not None else None,
         "path": run.path, "log_sha256": run.sha256, "prereg_sha256": run.start.prereg_sha256,
         "run_id": run.start.run_id, "native_run_id": native, "track": "agent", "cell": run.start.cell,
         "seed": run.start.seed, "comparator": comparator, "profile": profile,
@@ -88,18 +89,18 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     if comparator:
         reasons = ["comparator run: not gated (used for compute parity only)"]
         verdict = "COMPARATOR"
-        if run.end is None:
+        if (why := incomplete_reason(run)) is not None:
             verdict = "INCOMPLETE"
-            reasons.insert(0, "run has no run_end event: INCOMPLETE")
+            reasons.insert(0, why)
         result.update(verdict=verdict, gate_verdict=None, gate=None, legibility=None, reasons=reasons)
     else:
         gate = run_gate(state, thresholds, profile)
         mismatches.extend(gate.echo_mismatches)
         reasons = list(gate.reasons)
         verdict = gate.verdict
-        if run.end is None:
+        if (why := incomplete_reason(run)) is not None:
             verdict = "INCOMPLETE"
-            reasons.insert(0, "run has no run_end event: INCOMPLETE")
+            reasons.insert(0, why)
         result.update(verdict=verdict, gate_verdict=gate.verdict, gate=gate.conditions,
                       legibility=gate.legibility, reasons=reasons)
     result.update(metrics=metrics, gds={"reference_beats": decomposition.reference_beats, "live": decomposition.live,

@@ -29,7 +29,7 @@ from checker.results_model import RunResult, TurnResult
 from checker.schema.constraint import ProblemStart, Turn
 from checker.score.constraint_metrics import aggregate, depth_table, rate, rate_pairs
 from checker.score.coverage import check_coverage, coverage_metrics, mark_missing_ledgers
-from checker.tracks import RunRecord, VerifyContext
+from checker.tracks import RunRecord, VerifyContext, incomplete_reason
 
 """The reference's `analyze.py` bins: anything past 6 falls in "7-10"."""
 
@@ -154,6 +154,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     """
     start = run.start
     result: dict[str, Any] = {
+        "end_status": run.end.status if run.end is not None else None,
         "path": run.path, "log_sha256": run.sha256, "prereg_sha256": start.prereg_sha256, "comparator": start.comparator,
         "run_id": start.run_id, "track": "constraint", "cell": start.cell, "seed": start.seed,
         "method": start.method, "backbone": start.backbone, "verdict": "VALID", "reasons": [],
@@ -238,9 +239,9 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     if cov.incomplete:
         result["verdict"] = "INCOMPLETE" if result["verdict"] == "VALID" else result["verdict"]
         reasons.extend(cov.incomplete)
-    if run.end is None:
+    if (why := incomplete_reason(run)) is not None:
         result["verdict"] = "INCOMPLETE"
-        reasons.append("run has no run_end event")
+        reasons.append(why)
     result["metrics"] = aggregate(turns)
     result["metrics"]["mismatches"] = len(result["mismatches"])
     # coverage: a run may answer only part of the set it names; shown so a partial run is not read as complete
