@@ -205,6 +205,18 @@ def test_help_validate_examples_run_in_the_clone(run_line, monkeypatch):
         assert res.exit_code == 0, (args, res.output)
 
 
+@pytest.mark.slow
+def test_help_verify_examples_run_in_the_clone(run_line, monkeypatch):
+    """The example naming a problem set runs here, with --no-results (tests never write into the clone).
+
+    (`verify submissions/` itself is what tests/test_drift_bench_examples.py and test_metric_docs.py run.)
+    """
+    monkeypatch.chdir(REPO)
+    (args,) = [a for a in examples(leaf_commands()["verify"]) if "--problems" in a]
+    res = run_line([*args, "--no-results", "--no-cache"])
+    assert res.exit_code == 0, (args, res.output)
+
+
 def test_schema_help_names_every_schema_it_writes(run_line, tmp_path):
     from checker.schema.export import schemas
 
