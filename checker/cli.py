@@ -285,9 +285,10 @@ def import_drift_bench(srcs: tuple[Path, ...], problems: Path, out: Path) -> Non
             examples/drift-bench/logic_grid_example.jsonl examples/drift-bench/scheduling_example.jsonl \\
             --problems problems/drift-bench-v1 --out build/drift-bench-import
     """
+    from checker.commands import imported
     from checker.importers.drift_bench import import_submission
 
-    run_stage(lambda: import_submission(list(srcs), problems, out))
+    run_stage(lambda: imported(import_submission(list(srcs), problems, out), out))
 
 
 @import_.command("inspect")
@@ -320,9 +321,10 @@ def import_arg(state_db: Path, probe_db: Path, out: Path) -> None:
     Example:
         driftboard import arg path/to/state.db path/to/probe.db --out submissions/my-arg-run
     """
+    from checker.commands import imported
     from checker.importers.arg import import_submission
 
-    run_stage(lambda: import_submission(state_db, probe_db, out))
+    run_stage(lambda: imported(import_submission(state_db, probe_db, out), out))
 
 
 @cli.group()

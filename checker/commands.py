@@ -136,6 +136,13 @@ def built_line(out: Path) -> str:
     return f"built {plural(pages, 'page')} into {out} (site URL {SITE_URL}); preview: driftboard serve --out {out}"
 
 
+def imported(code: int, out: Path) -> int:
+    """After an import (into a new folder): say how many run logs it wrote, where, and what to run next."""
+    runs = [p for p in (out / "runs").glob("*.jsonl") if p.is_file()] if (out / "runs").is_dir() else []
+    _echo(f"imported {plural(len(runs), 'run log')} into {out}; check them: driftboard verify {out}")
+    return code
+
+
 @contextmanager
 def terminal_progress(label: str, enabled: bool = True, stream: TextIO | None = None) -> Iterator[Progress | None]:
     """A click progress bar on stderr as a `Progress` callback, or None.

@@ -168,6 +168,19 @@ def test_build_without_results_is_a_usage_error(tmp_path, run_line):
     assert not (tmp_path / "site").exists()
 
 
+def test_import_says_how_many_run_logs_it_wrote_and_where(run_line, tmp_path, monkeypatch):
+    """The help example of `import drift-bench` (into tmp_path): DRIFT-Bench's example transcripts hold 4 models' runs."""
+    monkeypatch.chdir(REPO)
+    (args,) = examples(leaf_commands()["import drift-bench"])
+    out = tmp_path / "imported"
+    args[args.index("--out") + 1] = str(out)
+    res = run_line(args)
+    assert res.exit_code == 0, res.output
+    assert res.stdout == f"imported 4 run logs into {out}; check them: driftboard verify {out}\n"
+    again = run_line(args)  # the folder is not empty now: refused, nothing claimed
+    assert again.exit_code == 2 and again.stdout == ""
+
+
 # --------------------------------------------------------------------------- help
 
 
