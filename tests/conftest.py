@@ -139,6 +139,7 @@ def _session_temp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     os.environ["DRIFTBOARD_CACHE_DIR"] = str(cache)
     tempfile.tempdir = str(temp)
     _guard["temp"] = temp
+    _guard["basetemp"] = tmp_path_factory.getbasetemp().resolve()
     try:
         yield
     finally:
@@ -157,7 +158,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if isinstance(before, dict):
         after = checkout_state()
         if after is not None:
-            problems += [f"checkout changed: {p}" for p in changed_paths(before, after)]
+            base = _guard.get("basetemp")  # `--basetemp` inside the checkout is pytest's own folder
+            inside = base.relative_to(REPO).as_posix() + "/" if isinstance(base, Path) and base.is_relative_to(REPO) else None
+            problems += [f"checkout changed: {p}" for p in changed_paths(before, after)
+                         if inside is None or not p.startswith(inside)]
     temp = _guard.get("temp")
     if isinstance(temp, Path) and temp.is_dir():
         problems += [f"left in the temporary folder: {p.name}" for p in sorted(temp.iterdir())]
