@@ -22,6 +22,7 @@ from checker.copies import PayloadDigest, copies_across, inputs_digest, mark_cop
 from checker.errors import Finding, MissingInputError
 from checker.load import discover, load_submission
 from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
+from checker.progress import Progress, ticking
 from checker.results import build_results, index_row, results_problems, write_index
 from checker.results_io import canonical_json, read_results
 from checker.results_model import FindingRecord, ResultsFile, RunResult, SubmissionReport
@@ -97,6 +98,7 @@ def verify_paths(
     shard: tuple[int, int] | None = None,
     cache_dir: Path | None = None,
     results_dir: Path | None = None,
+    progress: Progress | None = None,
 ) -> VerifyReport:
     """Verify submission folders and/or loose run files.
 
@@ -108,6 +110,7 @@ def verify_paths(
         shard: (k, n) to verify only every n-th submission starting at the k-th (sorted order).
         cache_dir: verification cache folder (None: no cache).
         results_dir: where to write one results file per submission (None: do not write).
+        progress: called with (runs scored, runs to score) as scoring goes (None: silent).
 
     Raises:
         UsageError: a path does not exist, or a problem-set path cannot be read.
@@ -147,8 +150,10 @@ def verify_paths(
         result = SubmissionResult("(run files)", None, None, profile or "driftboard")
         loose_pending.append((result, [(p, p.as_posix()) for p in loose], None))
         report.submissions.append(result)
-    _verify_pending(pending, problem_sets, jobs, cache_dir, results_dir)
-    _score_all(loose_pending, problem_sets, jobs)
+    total = sum(len(shown) for _r, shown, _k in pending + loose_pending)
+    done = _verify_pending(pending, problem_sets, jobs, cache_dir, results_dir, progress, total)
+    _score_all(loose_pending, problem_sets, jobs,
+               None if progress is None else (lambda d, _t: progress(done + d, total)))
     for result, _shown, key in loose_pending:
         _finish(result, None, cache_dir, key)
     # across submissions, after cache restore: never stored in a results file or the cache
@@ -170,17 +175,18 @@ def verify_paths(
 
 def verify_to_results(
     paths: list[Path], results_dir: Path, profile: str | None, problem_dirs: list[Path] | None, jobs: int,
-    shard: tuple[int, int] | None, use_cache: bool,
+    shard: tuple[int, int] | None, use_cache: bool, progress: Progress | None = None,
 ) -> VerifyReport:
     """Verify and write results files (the `build` command's way to get fresh results)."""
     return verify_paths(paths, profile, problem_dirs if problem_dirs is not None else default_problem_dirs(),
                         jobs=jobs, shard=shard, cache_dir=default_cache_dir() if use_cache else None,
-                        results_dir=results_dir)
+                        results_dir=results_dir, progress=progress)
 
 
-def ensure_results(submissions: Path, results: Path) -> None:
+def ensure_results(submissions: Path, results: Path, progress: Progress | None = None) -> None:
     """Make sure `results` holds verified results for every submission (verifying with the cache)."""
-    verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None, use_cache=True)
+    verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None, use_cache=True,
+                      progress=progress)
 
 
 PROBLEMS_ROOT = Path("problems")
@@ -203,30 +209,42 @@ Pending = tuple["SubmissionResult", list[tuple[Path, str]], str | None]
 
 
 def _verify_pending(pending: list[Pending], problem_sets: Mapping[str, Any], jobs: int, cache_dir: Path | None,
-                    results_dir: Path | None) -> None:
+                    results_dir: Path | None, progress: Progress | None = None, total: int = 0) -> int:
     """Score, assemble and write every pending submission, one submission at a time per process.
 
     Each submission's results are built, cached and written where it was scored (a worker when
     `jobs` > 1), then released: only its summary comes back (`_release`), so memory does not
     grow with the number of submissions. With fewer submissions than workers, the runs
-    themselves are spread over the workers (`_score_all`) and assembled here.
+    themselves are spread over the workers (`_score_all`) and assembled here. `progress` is told
+    (runs scored, `total`) as submissions complete. Returns the number of runs scored.
     """
+    runs = sum(len(shown) for _r, shown, _k in pending)
     if jobs > 1 and len(pending) < jobs:
-        _score_all(pending, problem_sets, jobs)
+        _score_all(pending, problem_sets, jobs, None if progress is None else (lambda d, _t: progress(d, total)))
         for result, _shown, key in pending:
             _finish(result, repository(Path(result.path)) if result.manifest is not None else None, cache_dir, key)
             _release(result, cache_dir, key, results_dir)
-        return
+        return runs
     tasks = [(result, shown, key, cache_dir, results_dir) for result, shown, key in pending]
+    scored = 0
+    if progress is not None and tasks:
+        progress(0, total)
     if jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets,)) as pool:
-            for (result, _shown, _key), done in zip(pending, pool.map(_verify_submission, tasks, chunksize=1),
-                                                    strict=True):
+            for (result, shown, _key), done in zip(pending, pool.map(_verify_submission, tasks, chunksize=1),
+                                                   strict=True):
                 result.__dict__.update(done.__dict__)
+                scored += len(shown)
+                if progress is not None:
+                    progress(scored, total)
     else:
         _init_worker(problem_sets)
         for task in tasks:
             _verify_submission(task)
+            scored += len(task[1])
+            if progress is not None:
+                progress(scored, total)
+    return runs
 
 
 SubmissionTask = tuple["SubmissionResult", list[tuple[Path, str]], str | None, Path | None, Path | None]
@@ -281,7 +299,7 @@ def _release(result: SubmissionResult, cache_dir: Path | None, key: str | None, 
 
 
 def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str | None]],
-               problem_sets: Mapping[str, Any], jobs: int) -> None:
+               problem_sets: Mapping[str, Any], jobs: int, progress: Progress | None = None) -> None:
     tasks: list[ScoreTask] = []
     for n, (result, shown, _key) in enumerate(pending):
         for path, display in shown:
@@ -289,10 +307,10 @@ def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str
             tasks.append((n, path, display, result.profile, result.prereg, owner))
     if jobs > 1 and len(tasks) > 1:
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets,)) as pool:
-            outcomes = list(pool.map(_score_task, tasks, chunksize=1))
+            outcomes = list(ticking(pool.map(_score_task, tasks, chunksize=1), len(tasks), progress))
     else:
         _init_worker(problem_sets)
-        outcomes = [_score_task(t) for t in tasks]
+        outcomes = [_score_task(t) for t in ticking(tasks, len(tasks), progress)]
     for (n, *_rest), (findings, run_result) in zip(tasks, outcomes, strict=True):
         result = pending[n][0]
         result.findings.extend(findings)
