@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import sys
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,8 +152,9 @@ def verify_paths(
         report.submissions.append(result)
     total = sum(len(shown) for _r, shown, _k in pending + loose_pending)
     done = _verify_pending(pending, problem_sets, jobs, cache_dir, results_dir, progress, total)
-    _score_all(loose_pending, problem_sets, jobs,
-               None if progress is None else (lambda d, _t: progress(done + d, total)))
+    if loose_pending:
+        _score_all(loose_pending, problem_sets, jobs,
+                   None if progress is None else (lambda d, _t: progress(done + d, total) if d or not done else None))
     for result, _shown, key in loose_pending:
         _finish(result, None, cache_dir, key)
     # across submissions, after cache restore: never stored in a results file or the cache
@@ -239,11 +240,9 @@ def _verify_pending(pending: list[Pending], problem_sets: Mapping[str, Any], job
                     progress(scored, total)
     else:
         _init_worker(problem_sets)
+        ticks = iter(range(1, runs + 1))  # one report per run scored, in this process
         for task in tasks:
-            _verify_submission(task)
-            scored += len(task[1])
-            if progress is not None:
-                progress(scored, total)
+            _verify_submission(task, None if progress is None else (lambda: progress(next(ticks), total)))
     return runs
 
 
@@ -251,10 +250,11 @@ SubmissionTask = tuple["SubmissionResult", list[tuple[Path, str]], str | None, P
 """(submission, its run logs, cache key, cache folder, results folder)."""
 
 
-def _verify_submission(task: SubmissionTask) -> SubmissionResult:
+def _verify_submission(task: SubmissionTask, on_run: Callable[[], None] | None = None) -> SubmissionResult:
     """Score every run of one submission, build, cache and write its results, and release them.
 
-    Runs in a worker process when jobs > 1 (what it returns is the summary only).
+    Runs in a worker process when jobs > 1 (what it returns is the summary only); `on_run` is
+    called after each run is scored.
     """
     result, shown, key, cache_dir, results_dir = task
     owner = (result.manifest.id, result.manifest.track) if result.manifest is not None else None
@@ -262,6 +262,8 @@ def _verify_submission(task: SubmissionTask) -> SubmissionResult:
         findings, run_result = _score_task((0, path, display, result.profile, result.prereg, owner))
         result.findings.extend(findings)
         result.runs.append(run_result)
+        if on_run is not None:
+            on_run()
     # the commit-order check reads the submission's own repository (the cache key covers it)
     _finish(result, repository(Path(result.path)) if result.manifest is not None else None, cache_dir, key)
     _release(result, cache_dir, key, results_dir)

@@ -171,3 +171,17 @@ def test_canonical_with_digest_equals_the_two_step_form(data):
     copy = dict(data)
     canonical_with_digest(copy)
     assert copy["digest"] == reference["digest"]
+
+
+def test_progress_counts_every_run_once_with_loose_files_and_workers(tmp_path):
+    from checker.verify import verify_paths
+
+    subs = _agent_subs(tmp_path / "subs", 2)  # 3 runs each
+    loose = tmp_path / "loose.jsonl"
+    loose.write_bytes((subs / "mem-0" / "runs" / "full-s1.jsonl").read_bytes())
+    for jobs, expected in ((1, [(0, 7), *((k, 7) for k in range(1, 8))]),
+                           (2, [(0, 7), (3, 7), (6, 7), (7, 7)])):  # workers report per submission
+        calls: list[tuple[int, int]] = []
+        verify_paths([subs / "mem-0", subs / "mem-1", loose], None, [], jobs=jobs,
+                     progress=lambda done, total, calls=calls: calls.append((done, total)))
+        assert calls == expected
