@@ -8,6 +8,7 @@ re-verification can be split across machines (`shard`).
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sys
 from collections import Counter
@@ -231,9 +232,11 @@ def _verify_pending(pending: list[Pending], problem_sets: Mapping[str, Any], job
     if progress is not None and tasks:
         progress(0, total)
     if jobs > 1:
+        # largest first (bytes of logs): the last submissions to finish are the small ones
+        order = sorted(range(len(tasks)), key=lambda i: -_log_bytes(tasks[i][1]))
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets,)) as pool:
-            for (result, shown, _key), done in zip(pending, pool.map(_verify_submission, tasks, chunksize=1),
-                                                   strict=True):
+            outcomes = pool.map(_verify_submission, [tasks[i] for i in order], chunksize=1)
+            for (result, shown, _key), done in zip([pending[i] for i in order], outcomes, strict=True):
                 result.__dict__.update(done.__dict__)
                 scored += len(shown)
                 if progress is not None:
@@ -244,6 +247,14 @@ def _verify_pending(pending: list[Pending], problem_sets: Mapping[str, Any], job
         for task in tasks:
             _verify_submission(task, None if progress is None else (lambda: progress(next(ticks), total)))
     return runs
+
+
+def _log_bytes(shown: list[tuple[Path, str]]) -> int:
+    total = 0
+    for path, _display in shown:
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    return total
 
 
 SubmissionTask = tuple["SubmissionResult", list[tuple[Path, str]], str | None, Path | None, Path | None]
