@@ -203,8 +203,8 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def cache_get_summary(cache_dir: Path, key: str) -> tuple[ResultsFile, int, Path] | None:
-    """(summary, per-turn records, path of the full cached results file) under `key`, or None (a miss).
+def cache_get_summary(cache_dir: Path, key: str) -> tuple[ResultsFile, int, dict[str, int] | None, Path] | None:
+    """(summary, per-turn records, mismatch counts, path of the full cached results file) under `key`, or None (a miss).
 
     Reads the small summary only (`checker.results_summary`), never the full results file; an
     entry stored before summaries existed is read whole once and its summary written.
@@ -219,7 +219,7 @@ def cache_get_summary(cache_dir: Path, key: str) -> tuple[ResultsFile, int, Path
             return None
         _write_atomic(cache_dir / f"{key}{SUMMARY_SUFFIX}", summary_json(results))
         found = summarize(results)
-    return found[0], found[1], full
+    return found[0], found[1], found[2], full
 
 
 def repository(folder: Path) -> Path | None:

@@ -96,7 +96,8 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
         for track, results in sorted(by_track.items()):
             tables = ({c.cell: c.tables for c in summary.cells if c.tables}
                       if summary is not None and track == summary.track == "constraint" else None)
-            _echo(track_text(track, results, tables, sub.turn_records if summary is not None else None), nl=False)
+            _echo(track_text(track, results, tables, sub.turn_records if summary is not None else None,
+                             sub.mismatch_counts), nl=False)
         for res in sub.runs:
             if res.verdict == "MALFORMED":
                 _echo(f"MALFORMED {res.path} (not scored)")

@@ -23,16 +23,23 @@ TEXT_TURN_LIMIT = 400
 
 
 def track_text(track: str, run_results: list[RunResult], tables: dict[str, Any] | None = None,
-               n_turns: int | None = None) -> str:
+               n_turns: int | None = None, mismatch_counts: dict[str, int] | None = None) -> str:
     """The text report of one track's runs.
 
     `tables` and `n_turns` (constraint track): the cell tables and the number of per-turn records
-    of a results file, when the runs come from its summary (their per-turn records left out).
+    of a results file, when the runs come from its summary (their per-turn records left out);
+    `mismatch_counts`: each run's number of mismatches when the summary kept only the first.
     """
-    return agent_text(run_results) if track == "agent" else constraint_text(run_results, tables, n_turns)
+    if track == "agent":
+        return agent_text(run_results, mismatch_counts)
+    return constraint_text(run_results, tables, n_turns, mismatch_counts)
 
 
-def agent_text(run_results: list[RunResult]) -> str:
+def _mismatch_count(res: RunResult, counts: dict[str, int] | None) -> int:
+    return counts.get(res.path, len(res.mismatches)) if counts is not None else len(res.mismatches)
+
+
+def agent_text(run_results: list[RunResult], mismatch_counts: dict[str, int] | None = None) -> str:
     """Gate table (PASS / FAIL / N/A per condition), GDS decomposition and per-cell table."""
     lines: list[str] = []
     for res in run_results:
@@ -72,7 +79,7 @@ def agent_text(run_results: list[RunResult]) -> str:
         if res.mismatches:
             first = res.mismatches[0]
             lines.append(
-                f"  mismatches: {len(res.mismatches)} (first: line {first.line} {first.field} "
+                f"  mismatches: {_mismatch_count(res, mismatch_counts)} (first: line {first.line} {first.field} "
                 f"recorded {fmt(first.recorded)}, recomputed {fmt(first.recomputed)})"
             )
         for reason in res.reasons:
@@ -99,7 +106,7 @@ def _table(headers: list[str], rows: Iterable[list[Any]]) -> list[str]:
 
 
 def constraint_text(run_results: list[RunResult], tables: dict[str, Any] | None = None,
-                    n_turns: int | None = None) -> str:
+                    n_turns: int | None = None, mismatch_counts: dict[str, int] | None = None) -> str:
     """Channel, residual, per-domain and depth tables per cell; per-turn records; mismatches.
 
     `tables`: the cell tables as a results file stores them (default: computed from the runs'
@@ -112,7 +119,7 @@ def constraint_text(run_results: list[RunResult], tables: dict[str, Any] | None 
     out.append("Runs")
     out += _table(["run", "cell", "seed", "verdict", "turns", "accuracy", "mismatches"],
                   [[r.run_id, r.cell, r.seed, r.verdict, r.metric("turns"),
-                    r.metric("turn_accuracy"), len(r.mismatches)] for r in run_results])
+                    r.metric("turn_accuracy"), _mismatch_count(r, mismatch_counts)] for r in run_results])
     for r in run_results:
         out += [f"  {r.run_id}: {reason}" for reason in r.reasons]
     out += ["", "Channels per cell (share = channel / turns with a ledger)"]
@@ -159,7 +166,12 @@ def constraint_text(run_results: list[RunResult], tables: dict[str, Any] | None 
     else:
         out.append(f"Per-turn records: {n_turns} turns (listed with --format json)")
     mism = [(r, m) for r in run_results for m in r.mismatches]
-    out += ["", f"Recorded labels that disagree with the recomputation: {len(mism)}"]
+    if mismatch_counts is not None:  # a summary kept each run's first only: counted, not listed
+        out += ["", f"Recorded labels that disagree with the recomputation: "
+                    f"{sum(_mismatch_count(r, mismatch_counts) for r in run_results)} (listed with --format json)"]
+        mism = []
+    else:
+        out += ["", f"Recorded labels that disagree with the recomputation: {len(mism)}"]
     for r, m in mism:
         out.append(f"  {r.path}:{m.line}: {m.problem_id} turn {m.turn_number}: "
                    f"{m.field} recorded {fmt(m.recorded)}, recomputed {fmt(m.recomputed)} ({m.reason})")

@@ -53,6 +53,8 @@ class SubmissionResult:
     per-turn records of a large submission (None for loose run files). `runs` holds its runs."""
     turn_records: int = 0
     """Per-turn records in the full results file (the summary may leave them out)."""
+    mismatch_counts: dict[str, int] | None = None
+    """Mismatches per run path when the summary keeps only each run's first (None: it keeps them all)."""
     results_path: Path | None = None
     """Where the full results file can be read back (the cache entry, else the `--out` file)."""
     full: ResultsFile | None = None
@@ -302,7 +304,7 @@ def _release(result: SubmissionResult, cache_dir: Path | None, key: str | None, 
         results_dir.mkdir(parents=True, exist_ok=True)
         written = results_dir / f"{full.submission_id}.json"
         written.write_text(text, encoding="utf-8")  # the bytes `write_results` writes
-    result.summary, result.turn_records = summarize(full)
+    result.summary, result.turn_records, result.mismatch_counts = summarize(full)
     result.runs = list(result.summary.runs)
     if cache_dir is not None and key is not None:
         result.results_path = cache_dir / f"{key}.json"
@@ -398,11 +400,12 @@ def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None,
     result.text = text[0]
 
 
-def _restore(result: SubmissionResult, summary: ResultsFile, turn_records: int, full_path: Path,
-             results_dir: Path | None) -> None:
+def _restore(result: SubmissionResult, summary: ResultsFile, turn_records: int, mismatch_counts: dict[str, int] | None,
+             full_path: Path, results_dir: Path | None) -> None:
     """A cache hit: keep the entry's summary, and copy the cached results file's bytes to `--out` (never parsed)."""
     result.cached = True
     result.summary, result.turn_records, result.results_path = summary, turn_records, full_path
+    result.mismatch_counts = mismatch_counts
     result.runs = list(summary.runs)
     result.findings = [Finding(f.path, f.line, f.message, f.severity) for f in summary.findings]
     if results_dir is not None:

@@ -185,3 +185,28 @@ def test_progress_counts_every_run_once_with_loose_files_and_workers(tmp_path):
         verify_paths([subs / "mem-0", subs / "mem-1", loose], None, [], jobs=jobs,
                      progress=lambda done, total, calls=calls: calls.append((done, total)))
         assert calls == expected
+
+
+def test_many_mismatches_are_cut_to_the_first_per_run_with_counts_kept(tmp_path):
+    from checker.report_text import agent_text
+    from checker.results_model import Mismatch
+    from checker.verify import verify_paths
+
+    subs = _agent_subs(tmp_path / "subs", 1)
+    (s,) = verify_paths([subs], None, []).submissions
+    full = s.results
+    assert full is not None and len(full.runs) == 3
+    many = [Mismatch(line=k, field="f", recorded=k, recomputed=None, reason="r") for k in range(1, 301)]
+    # 300 + 300 + 0 = 600 > KEEP_TURNS in all: cut; the counts say how many there were
+    runs = [r.model_copy(update={"mismatches": many if i < 2 else []}) for i, r in enumerate(full.runs)]
+    summary, turns, counts = summarize(full.model_copy(update={"runs": runs}))
+    assert turns == 0
+    assert counts == {runs[0].path: 300, runs[1].path: 300, runs[2].path: 0}
+    assert [len(r.mismatches) for r in summary.runs] == [1, 1, 0]
+    assert summary.runs[0].mismatches[0].line == 1
+    # the text report from the summary gives the same mismatch lines as from the full runs
+    assert agent_text(summary.runs, counts) == agent_text(runs)
+    # 400 in all is kept whole
+    fewer = [r.model_copy(update={"mismatches": many[:200] if i < 2 else []}) for i, r in enumerate(full.runs)]
+    kept, _, none = summarize(full.model_copy(update={"runs": fewer}))
+    assert none is None and [len(r.mismatches) for r in kept.runs] == [200, 200, 0]
