@@ -74,6 +74,7 @@ def verify_paths(
     shard: tuple[int, int] | None = None,
     cache_dir: Path | None = None,
     results_dir: Path | None = None,
+    lazy_problems: bool = False,
 ) -> VerifyReport:
     """Verify submission folders and/or loose run files.
 
@@ -85,12 +86,17 @@ def verify_paths(
         shard: (k, n) to verify only every n-th submission starting at the k-th (sorted order).
         cache_dir: verification cache folder (None: no cache).
         results_dir: where to write one results file per submission (None: do not write).
+        lazy_problems: load the problem sets only if a submission may hold constraint-track runs
+            (the default `problems/` folder: loading it takes Z3 and most of a second, which
+            verifying agent-track submissions never needs; their cache keys then leave it out).
 
     Raises:
         UsageError: a path does not exist, or a problem-set path cannot be read.
     """
     report = VerifyReport()
-    problem_sets = _load_problem_sets(list(problem_dirs or ()))
+    problem_paths = list(problem_dirs or ())
+    problem_sets = {} if lazy_problems else _load_problem_sets(problem_paths)
+    sets_loaded = not lazy_problems
     targets = discover(paths)
     subs = [t for t in targets if t.kind == "submission"]
     loose = [t.path for t in targets if t.kind == "run"]
@@ -107,9 +113,13 @@ def verify_paths(
         result.runs.extend(RunResult(path=f"{display}/{rel}", verdict="MALFORMED", reasons=[f"{display}/{rel}: {why}"])
                            for rel, why in loaded.refused_runs)
         shown = [(p, f"{display}/{p.relative_to(target.path).as_posix()}") for p in loaded.run_paths]
+        needs_sets = not lazy_problems or loaded.manifest is None or loaded.manifest.track != "agent"
+        if needs_sets and not sets_loaded:
+            problem_sets.update(_load_problem_sets(problem_paths))
+            sets_loaded = True
         key = None
         if cache_dir is not None and loaded.manifest is not None:
-            key = submission_cache_key(loaded, shown, chosen, problem_sets)
+            key = submission_cache_key(loaded, shown, chosen, problem_sets if needs_sets else {})
             cached = cache_get(cache_dir, key)
             if cached is not None:
                 _restore(result, cached)
@@ -120,6 +130,8 @@ def verify_paths(
         pending.append((result, shown, key))
         report.submissions.append(result)
     if loose and shard is None:
+        if not sets_loaded:
+            problem_sets.update(_load_problem_sets(problem_paths))
         result = SubmissionResult("(run files)", None, None, profile or "driftboard")
         pending.append((result, [(p, p.as_posix()) for p in loose], None))
         report.submissions.append(result)
@@ -149,7 +161,7 @@ def verify_to_results(
     """Verify and write results files (the `build` command's way to get fresh results)."""
     return verify_paths(paths, profile, problem_dirs if problem_dirs is not None else default_problem_dirs(),
                         jobs=jobs, shard=shard, cache_dir=default_cache_dir() if use_cache else None,
-                        results_dir=results_dir)
+                        results_dir=results_dir, lazy_problems=problem_dirs is None)
 
 
 def ensure_results(submissions: Path, results: Path) -> None:
