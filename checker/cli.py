@@ -313,12 +313,41 @@ def bench_constraint(problems: Path, jobs: int, naive_sample: int) -> None:
 
 
 @bench.command("agent")
-@click.option("--workdir", type=click.Path(path_type=Path), default=None, help="Where to write the logs.")
-def bench_agent(workdir: Path | None) -> None:
-    """Replay + gate + metrics on synthetic runs of 400 and 10,000 beats, against a bare parse."""
+@click.option("--cases", type=click.Path(path_type=Path), default=None,
+              help="ARG conformance cases  [default: $DRIFTBOARD_SHARED_DATA/arg/cases, else ../shared/data/arg/cases].")
+@click.option("--repeats", default=3, show_default=True, help="Timings per stage (the best is kept).")
+@click.option("--startup-runs", default=5, show_default=True, help="Fresh processes per command for the start-up figure.")
+@click.option("--synthetic/--no-synthetic", default=False, show_default=True,
+              help="Also time generated runs of 400 and 10,000 beats (linearity).")
+@click.option("--workdir", type=click.Path(path_type=Path), default=None, help="Where to write imported and generated logs.")
+def bench_agent(cases: Path | None, repeats: int, startup_runs: int, synthetic: bool, workdir: Path | None) -> None:
+    """CPU per beat of import, verify and replay + gate + metrics on ARG's cases, against ARG's probes; start-up.
+
+    \b
+    Example:
+        driftboard bench agent --cases ../shared/data/arg/cases
+    """
     from checker.bench.agent_bench import run
 
-    run_stage(lambda: run(workdir))
+    run_stage(lambda: run(cases, repeats, startup_runs, synthetic, workdir))
+
+
+@bench.command("cli")
+@click.option("--cases", type=click.Path(path_type=Path), default=None,
+              help="ARG conformance cases (the one-run submission is imported from them)  "
+                   "[default: $DRIFTBOARD_SHARED_DATA/arg/cases, else ../shared/data/arg/cases].")
+@click.option("--runs", default=10, show_default=True, help="Fresh processes per command.")
+@click.option("--workdir", type=click.Path(path_type=Path), default=None, help="Where to put the one-run submission.")
+def bench_cli(cases: Path | None, runs: int, workdir: Path | None) -> None:
+    """Start-up: `--help`, `validate` and `verify` of a one-run submission in fresh processes (median wall, CPU).
+
+    \b
+    Example:
+        driftboard bench cli --runs 10
+    """
+    from checker.bench.cli_bench import run
+
+    run_stage(lambda: run(cases, runs, workdir))
 
 
 @bench.command("site")
