@@ -2,10 +2,10 @@
 
 Each command is run `runs` times as `python -m checker ...` in a child process (a new
 interpreter every time, as a user or CI calls it), alternating the commands so a burst of load
-on the machine hits them all alike. Measured per run: wall time (`perf_counter` around the
-child) and CPU time (user + system of the child, from `os.wait4`), reported as medians; peak
-resident set (`os.wait4`) as the largest of the runs. The baseline, timed in the same loop,
-is the bare interpreter (`python -c pass`): what no command can go below.
+on the machine hits them all alike. Measured per run, by a small launcher process (see
+`LAUNCHER`): wall time, CPU time (user + system) and peak resident set of the child; medians of
+wall and CPU, the largest peak RSS. The baseline, timed in the same loop, is the bare
+interpreter (`python -c pass`): what no command can go below.
 
 The one-run submission is ARG's smallest conformance case with a run (`t_zcr_zcr-echo`, 7 beats),
 imported once into a temporary folder; `verify` writes its results there too (`--out`, and
@@ -20,7 +20,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +54,22 @@ def _env() -> dict[str, str]:
     return env
 
 
+LAUNCHER = """
+import os, sys, time
+out = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_WRONLY, 0) for fd in (1, 2)]
+t0 = time.perf_counter()
+pid = os.posix_spawn(sys.executable, [sys.executable, *sys.argv[1:]], os.environ, file_actions=out)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - t0
+print(os.waitstatus_to_exitcode(status), wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+"""
+"""Starts the timed command and reports its exit code, wall time, CPU time and peak RSS (KiB).
+
+A small interpreter in between, because a child's peak RSS on Linux counts the address space it
+was forked from: started straight from the benchmark (tens of MB) every command would show at
+least the benchmark's own size."""
+
+
 def time_commands(commands: dict[str, list[str]], runs: int, cwd: Path) -> list[Timing]:
     """Run each command `runs` times in fresh interpreters (interleaved); medians per command.
 
@@ -67,17 +82,14 @@ def time_commands(commands: dict[str, list[str]], runs: int, cwd: Path) -> list[
     rss: dict[str, float] = dict.fromkeys(commands, 0.0)
     for _ in range(runs):
         for name, args in commands.items():
-            t0 = time.perf_counter()
-            proc = subprocess.Popen([sys.executable, *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL)
-            _pid, status, usage = os.wait4(proc.pid, 0)  # this child's own CPU time and peak RSS
-            wall = time.perf_counter() - t0
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            if proc.returncode not in (0, 1):
-                raise RuntimeError(f"{name}: exit {proc.returncode} ({' '.join(args)})")
-            walls[name].append(wall)
-            cpus[name].append(usage.ru_utime + usage.ru_stime)
-            rss[name] = max(rss[name], usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024))
+            proc = subprocess.run([sys.executable, "-c", LAUNCHER, *args], cwd=cwd, env=env, capture_output=True,
+                                  text=True, check=False)
+            fields = proc.stdout.split()
+            if proc.returncode != 0 or len(fields) != 4 or fields[0] not in ("0", "1"):
+                raise RuntimeError(f"{name}: {proc.stdout.strip() or proc.stderr.strip()[-500:]} ({' '.join(args)})")
+            walls[name].append(float(fields[1]))
+            cpus[name].append(float(fields[2]))
+            rss[name] = max(rss[name], int(fields[3]) / (1024 * 1024 if sys.platform == "darwin" else 1024))
     return [Timing(name, statistics.median(walls[name]), statistics.median(cpus[name]), rss[name], runs)
             for name in commands]
 

@@ -27,6 +27,7 @@ import re
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -341,6 +342,11 @@ def _cells(text: Any, path: Path, locator: Any) -> list[list[int]]:
     value = _json(text)
     if not isinstance(value, list):
         return []
+    # the common case checked with C-level loops (a region can hold thousands of cells); any doubt
+    # falls through to the cell-by-cell check below, which names the first bad cell
+    if set(map(type, value)) <= {list} and set(map(len, value)) <= {2} \
+            and set(map(type, chain.from_iterable(value))) <= {int}:
+        return [[x, y] for x, y in value]
     out = []
     for cell in value:
         if not (isinstance(cell, list) and len(cell) == 2 and all(type(c) is int for c in cell)):
@@ -551,7 +557,7 @@ def _write_run(
         "source": {"importer": IMPORTER, "files": dict(digests), "native_run_id": run["native"]},
     }
     try:
-        log = RunLogWriter(path, start)  # run ids, cells and seeds must be printable ASCII
+        log = RunLogWriter(path, start, flush=False)  # run ids, cells and seeds must be printable ASCII
     except ValueError as exc:
         raise _unfit(run, exc) from None
     try:
