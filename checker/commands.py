@@ -59,8 +59,7 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
     from checker.verify import default_problem_dirs, report_json, verify_paths
 
     report = verify_paths(paths, profile, problems or default_problem_dirs(), jobs=jobs, shard=parse_shard(shard),
-                          cache_dir=(cache_dir or default_cache_dir()) if cache else None, results_dir=out,
-                          lazy_problems=not problems)
+                          cache_dir=(cache_dir or default_cache_dir()) if cache else None, results_dir=out)
     findings = report.unreadable + report.findings
     errors = sum(1 for f in findings if f.severity == "error")
     if fmt == "json":
