@@ -202,8 +202,11 @@ def _init_worker(problem_sets: Mapping[str, Any]) -> None:
 
 def kept_record(kept: KeptLog, shown: str) -> RunRecord:
     """The `RunRecord` of a log whose events validation kept (the same record `read_run` reads)."""
+    payload = PayloadDigest()
+    for event in kept.events:
+        payload.add(event)
     return RunRecord(path=shown, sha256=kept.sha256, start=kept.start, end=kept.end, events=kept.events,
-                     lines=kept.lines)
+                     lines=kept.lines, content_sha256=payload.hexdigest())
 
 
 ScoreTask = tuple[int, Path, str, str, Prereg | None, tuple[str, str] | None]

@@ -37,7 +37,7 @@ def test_kept_events_are_the_events_read_run_reads(log):
     assert report.ok and kept.complete
     fast, slow = kept_record(kept, log.name), read_run(log, log.name)
     assert fast.sha256 == slow.sha256 == hashlib.sha256(log.read_bytes()).hexdigest()
-    assert (fast.start, fast.end, fast.lines) == (slow.start, slow.end, slow.lines)
+    assert (fast.start, fast.end, fast.lines, fast.content_sha256) == (slow.start, slow.end, slow.lines, slow.content_sha256)
     assert fast.events == slow.events
     # every line but run_start and run_end is an event
     assert len(fast.events) == len(log.read_bytes().splitlines()) - 1 - (fast.end is not None)
