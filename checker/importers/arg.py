@@ -347,7 +347,7 @@ def _cells(text: Any, path: Path, locator: Any) -> list[list[int]]:
     # falls through to the cell-by-cell check below, which names the first bad cell
     if set(map(type, value)) <= {list} and set(map(len, value)) <= {2} \
             and set(map(type, chain.from_iterable(value))) <= {int}:
-        return [[x, y] for x, y in value]
+        return value  # fresh lists from the JSON parser, already [x, y] integer pairs
     out = []
     for cell in value:
         if not (isinstance(cell, list) and len(cell) == 2 and all(type(c) is int for c in cell)):
