@@ -28,14 +28,21 @@ def format_option(f: F) -> F:
     )(f)
 
 
-def lean_models() -> None:
-    """Build the format models without field descriptions (a command that only checks or imports logs).
+LEAN_COMMANDS = ("validate", "verify", "import")
+"""Commands that only check or import logs: run as a program, they build the format models lean (`main`)."""
 
-    The descriptions come from the models' attribute docstrings, which pydantic reads by parsing each
-    model's source: about 0.1 s of start-up that validation, scoring and writing logs never use
-    (`checker.FIELD_DOCSTRINGS`). No effect once the models are built (e.g. in a test process).
+
+def main() -> None:
+    """The `driftboard` program (and `python -m checker`): the command line, started lean where it can be.
+
+    The format models' field descriptions come from their attribute docstrings, which pydantic reads
+    by parsing each model's source: about 0.05-0.1 s of start-up that validating, scoring and writing
+    logs never use. A program whose command is one of `LEAN_COMMANDS` builds the models without
+    them (`checker.FIELD_DOCSTRINGS`); `cli` called in-process (tests) always has them.
     """
-    checker.FIELD_DOCSTRINGS = False
+    if len(sys.argv) > 1 and sys.argv[1] in LEAN_COMMANDS:
+        checker.FIELD_DOCSTRINGS = False
+    cli()
 
 
 def run_stage(fn: Callable[[], int]) -> None:
@@ -73,7 +80,6 @@ def validate(paths: tuple[Path, ...], fmt: str) -> None:
         driftboard validate submissions/
         driftboard validate submissions/my-run/runs/full-seed1.jsonl --format json
     """
-    lean_models()
     from checker.commands import validate_command
 
     run_stage(lambda: validate_command(list(paths), fmt))
@@ -122,7 +128,6 @@ def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, .
         driftboard verify submissions/ --jobs 2 --shard 1/4 --out build/shard-1
         driftboard verify submissions/db-seating --problems ../shared/data/drift-bench/problems
     """
-    lean_models()
     from checker.commands import verify_command
 
     run_stage(lambda: verify_command(list(paths), profile, list(problems), fmt, None if no_results else out,
@@ -280,7 +285,6 @@ def import_drift_bench(srcs: tuple[Path, ...], problems: Path, out: Path) -> Non
             examples/drift-bench/logic_grid_example.jsonl examples/drift-bench/scheduling_example.jsonl \\
             --problems problems/drift-bench-v1 --out submissions/drift-bench-examples
     """
-    lean_models()
     from checker.importers.drift_bench import import_submission
 
     run_stage(lambda: import_submission(list(srcs), problems, out))
@@ -299,7 +303,6 @@ def import_inspect(logs: tuple[Path, ...], problems: Path, out: Path) -> None:
     Example:
         driftboard import inspect logs/*.eval --problems problems/driftboard-suite-v1 --out submissions/mylab-inspect
     """
-    lean_models()
     from checker.importers.inspect import import_submission
 
     run_stage(lambda: import_submission(logs, problems, out))
@@ -316,7 +319,6 @@ def import_arg(state_db: Path, probe_db: Path, out: Path) -> None:
     Example:
         driftboard import arg state.db probe.db --out submissions/arg-ls20
     """
-    lean_models()
     from checker.importers.arg import import_submission
 
     run_stage(lambda: import_submission(state_db, probe_db, out))
@@ -447,8 +449,3 @@ def bench_fuzz(seconds: float, targets: tuple[str, ...], crashes: Path | None, s
     from checker.bench.fuzz_bench import run
 
     run_stage(lambda: run(seconds, list(targets), crashes, seed, replay_path))
-
-
-def main() -> None:  # pragma: no cover
-    """Entry point for `python -m checker`."""
-    cli()
