@@ -13,7 +13,8 @@ stages, each timed on its own over the same logs:
 
 Baselines timed in the same run over the same bytes: a bare `json.loads` per line, SHA-256 per
 line (the chain's inherent cost), strict parsing (`jiter`) and event-model validation of the
-already-parsed lines (the validation's inherent cost). The reference is ARG's own probes
+already-parsed lines (the validation's inherent cost); for writing (the importer), each event
+model back to a dict and that dict to a JSON line; and the payload digest of copy detection. The reference is ARG's own probes
 (`probe_arg_metrics.compute` + `probe_arg_legibility.verify`, in-process): 0.27 ms of CPU per
 beat, as measured in issue 21 (ARG's probes are not code in this repository, so the figure is a
 stated constant). Beats are the runs' `actions` (RESET rows included), as ARG counts them.
@@ -45,9 +46,10 @@ import click
 import jiter
 
 from checker.bench.cli_bench import ONE_RUN_CASE, cases_dir_or_fail, import_one_run, machine_line, startup, startup_lines
+from checker.copies import PayloadDigest
 from checker.importers.arg import import_submission, thresholds_from_arg
 from checker.load import load_submission
-from checker.logio import REPLAY_CONTAINER_BYTES, RunLogWriter
+from checker.logio import REPLAY_CONTAINER_BYTES, RunLogWriter, dump_event
 from checker.replay import replay
 from checker.schema.events import EVENT_ADAPTER
 from checker.score.agent import score_run
@@ -170,7 +172,8 @@ def _cpu(fn: Callable[[], Any], repeats: int) -> float:
     return best
 
 
-STAGES = ("import", "verify", "validate", "score", "replay", "json_loads", "chain_sha256", "parse", "models")
+STAGES = ("import", "verify", "validate", "score", "replay", "json_loads", "chain_sha256", "parse", "models", "dump",
+          "json_dumps", "payload_digest")
 """What is timed per case (see the module docstring); `verify` contains `validate` and `score`."""
 
 
@@ -232,8 +235,21 @@ def time_case(case: Path, tmp: Path, repeats: int) -> CaseTiming | None:
     objs = [jiter.from_json(line) for lines in raw for line in lines]
     validate = EVENT_ADAPTER.validator.validate_python
     t["models"] = _cpu(lambda: [validate(o) for o in objs], repeats)
+    # what writing a log costs beyond validating each event (the importer's `RunLogWriter`)
+    events = [e for r in records for e in (r.start, *r.events, *([r.end] if r.end is not None else []))]
+    t["dump"] = _cpu(lambda: [e.model_dump(mode="json", exclude_none=True, by_alias=True) for e in events], repeats)
+    dumped = [e.model_dump(mode="json", exclude_none=True, by_alias=True) for e in events]
+    t["json_dumps"] = _cpu(lambda: [dump_event(d) for d in dumped], repeats)
+    t["payload_digest"] = _cpu(lambda: [_payload(r.events) for r in records], repeats)
     beats = sum(a for r in result.runs if isinstance(a := r.metric("actions"), int))
     return CaseTiming(case.name, len(result.runs), beats, len(objs), t)
+
+
+def _payload(events: list[Any]) -> str:
+    digest = PayloadDigest()
+    for event in events:
+        digest.add(event)
+    return digest.hexdigest()
 
 
 def _per_beat(cases: list[CaseTiming], stage: str) -> float:
@@ -273,7 +289,10 @@ def report_lines(timings: list[CaseTiming]) -> list[str]:
                             ("import", "import (SQLite -> canonical log)"), ("json_loads", "baseline: json.loads per line"),
                             ("chain_sha256", "inherent: SHA-256 per line (chain)"),
                             ("parse", "inherent: strict JSON parse (jiter)"),
-                            ("models", "inherent: event-model validation")):
+                            ("models", "inherent: event-model validation"),
+                            ("dump", "inherent, writing: event model -> dict"),
+                            ("json_dumps", "inherent, writing: dict -> JSON line"),
+                            ("payload_digest", "copy detection: payload digest")):
             ms = _per_beat(group, stage)
             per_event = 1e6 * sum(c.seconds[stage] for c in group) / events
             lines.append(f"  {what:<54} {ms:6.3f} ms/beat ({ms / ARG_PROBES_MS_PER_BEAT:4.2f}x)  {per_event:6.1f} us/event")
