@@ -9,7 +9,6 @@ re-verification can be split across machines (`shard`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -181,6 +180,9 @@ def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str
             owner = (result.manifest.id, result.manifest.track) if result.manifest is not None else None
             tasks.append((n, path, display, result.profile, result.prereg, owner))
     if jobs > 1 and len(tasks) > 1:
+        # imported here: the process pool (multiprocessing, logging) is ~15 ms of start-up that `--jobs 1` never uses
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets,)) as pool:
             outcomes = list(pool.map(_score_task, tasks, chunksize=1))
     else:
