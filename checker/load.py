@@ -198,8 +198,8 @@ def parse_yaml(raw: bytes, model: type[M], display: str) -> tuple[M | None, list
         return None, [Finding(display, None, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}")]
     # one pass (scan, parse, compose) in the common case; a document with an anchor, an alias or a
     # syntax error is read again the three-pass way, which says which comes first
-    loader = _SinglePassLoader(text)
     try:
+        loader = _SinglePassLoader(text)  # the reader checks the characters here: a YAML error too
         node = loader.get_single_node()
     except (yaml.YAMLError, _AnchorSeen):
         try:

@@ -66,6 +66,9 @@ def test_a_log_over_the_replay_bound_is_not_kept():
     # a value its tag cannot build: a finding (it used to escape as a traceback)
     (b"id: x\ncreated: !!timestamp 2020-13-45\n", 1, "invalid YAML: month must be in 1..12"),
     (b"{[1]: 2}\n", 1, "invalid YAML: found unhashable key"),
+    # a character the reader refuses (found by `driftboard bench fuzz`: the one-pass reader checks it on creation)
+    (b"id: x\x07\n", None, 'invalid YAML: unacceptable character #x0007: special characters are not allowed\n'
+                            '  in "<unicode string>", position 5'),
 ])
 def test_manifest_yaml_findings(text, line, message):
     parsed, findings = parse_yaml(text, Submission, "s.yaml")
