@@ -14,8 +14,8 @@ stages, each timed on its own over the same logs:
 Baselines timed in the same run over the same bytes: a bare `json.loads` per line, SHA-256 per
 line (the chain's inherent cost), strict parsing (`jiter`) and event-model validation of the
 already-parsed lines (the validation's inherent cost); for writing (the importer), each event
-model back to a dict and that dict to a JSON line; and the payload digest of copy detection. The reference is ARG's own probes
-(`probe_arg_metrics.compute` + `probe_arg_legibility.verify`, in-process): 0.27 ms of CPU per
+model back to a dict and that dict to a JSON line; and the payload digest of copy detection.
+The reference is ARG's own probes (`probe_arg_metrics.compute` + `probe_arg_legibility.verify`, in-process): 0.27 ms of CPU per
 beat, as measured in issue 21 (ARG's probes are not code in this repository, so the figure is a
 stated constant). Beats are the runs' `actions` (RESET rows included), as ARG counts them.
 
@@ -23,7 +23,10 @@ stated constant). Beats are the runs' `actions` (RESET rows included), as ARG co
 processes (see `checker.bench.cli_bench`).
 
 **Synthetic** (`--synthetic`): replay + gate + metrics on generated runs of 400 and 10,000 beats
-(linearity; `generate` also feeds `bench scale`).
+(linearity; `generate` also feeds `bench scale`), and the adversarial shape of issue 15: many
+referents all covering one cell and as many clicks on it, its replay (landings from the spatial
+index of `checker.replay`) timed against the linear scan over the cell's referents that the index
+replaced, on the same events.
 
 The last line is `score_ms_per_beat=… verify_ms_per_beat=… import_verify_ms_per_beat=…
 score_vs_arg=… import_verify_vs_arg=… startup_verify_s=… startup_validate_s=…`.
@@ -67,6 +70,8 @@ IMPORT_VERIFY_GOAL = 2.0
 
 SIZES = (400, 10_000)
 REPEATS = 3
+ADVERSARIAL = (1_000, 10_000)
+"""(referents covering one cell, clicks on it) of the adversarial run."""
 
 
 def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> int:
@@ -95,6 +100,7 @@ def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> in
         w({"type": "rule", "turn": 0, "rule_id": "RU0001", "ctx": {"action": "ACTION6", "target": "R0003"},
            "effect": {"score_event": 1}})
         w({"type": "goal_binding", "goal_id": "G0001", "ref_id": "R0003"})
+        w({"type": "goal", "turn": 0, "goal_id": "G0001", "statement": "synthetic"})
         # each run's own first frame: runs with identical events would be copies (checker.copies)
         first_frame = hashlib.sha256(str(start["run_id"]).encode()).hexdigest()[:16]
         w({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET",
@@ -119,8 +125,11 @@ def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> in
                 w({"type": "referent", "turn": t, "ref_id": ref, "version": 1 + t // 4, "kind": "percept-cluster",
                    "anchor_cells": [[x, y], [x + 1, y], [x, y + 1], [x + 1, y + 1]]})
             if t % 5 == 0:
+                for zone in ("Z2", "Z3", "Z6"):
+                    w({"type": "canary_salt", "turn": t, "organ": "SURVEYOR", "call_idx": t // 5, "zone": zone,
+                       "nonce": f"ZQ{t:08x}"})
                 w({"type": "llm_call", "turn": t, "organ": "SURVEYOR", "call_idx": t // 5, "prompt_tokens": 900 + t % 97,
-                   "completion_tokens": 120, "render_tokens": 800, "ops_accepted": 3})
+                   "completion_tokens": 120, "render_tokens": 800, "ops_accepted": 3, "ops_rejected": int(t % 50 == 0)})
                 for zone in ("Z2", "Z3", "Z6"):
                     w({"type": "canary_echo", "turn": t, "organ": "SURVEYOR", "call_idx": t // 5, "zone": zone,
                        "nonce": f"ZQ{t:08x}", "echoed": True})
@@ -134,6 +143,40 @@ def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> in
     return n + 2
 
 
+def generate_adversarial(path: Path, referents: int, clicks: int) -> int:
+    """Write a run whose `referents` referents all contain cell (5, 5), clicked `clicks` times; returns events."""
+    start = {"run_id": f"bench-adversarial-{referents}x{clicks}", "submission_id": "bench", "track": "agent",
+             "cell": "FULL", "seed": "s1", "backbone": "synthetic", "prereg_sha256": "0" * 64,
+             "started_at": "2026-11-01T00:00:00Z"}
+    with RunLogWriter(path, start) as log:
+        log.write({"type": "startup_probe", "turn": 0})
+        for r in range(referents):
+            log.write({"type": "referent", "turn": 0, "ref_id": f"R{r:05d}", "version": 1, "kind": "region",
+                       "anchor_cells": [[5, 5], [6 + r % 50, 5]]})
+        for t in range(1, clicks + 1):
+            log.write({"type": "beat", "turn": t, "action": "ACTION6", "params": {"x": 5, "y": 5},
+                       "drift_ref": "LIVE", "source_stamp": "PROBE"})
+        log.end("COMPLETED", "horizon reached")
+    return referents + clicks + 3
+
+
+def scan_landings(record: Any) -> list[str | None]:
+    """Landings by the linear scan the spatial index replaced: every referent containing the cell, each click."""
+    by_cell: dict[tuple[int, int], set[str]] = {}
+    size: dict[str, int] = {}
+    order: dict[str, int] = {}
+    out: list[str | None] = []
+    for position, event in enumerate(record.events):
+        if event.type == "referent":
+            size[event.ref_id], order[event.ref_id] = len(event.anchor_cells), position
+            for c in event.anchor_cells:
+                by_cell.setdefault((c[0], c[1]), set()).add(event.ref_id)
+        elif event.type == "beat" and event.params:
+            holders = by_cell.get((event.params["x"], event.params["y"]), set())
+            out.append(min(((size[r], order[r], r) for r in holders), default=(0, 0, None))[2])
+    return out
+
+
 def _best(fn: Any) -> float:
     best = float("inf")
     for _ in range(REPEATS):
@@ -144,7 +187,7 @@ def _best(fn: Any) -> float:
 
 
 def synthetic(workdir: Path | None) -> None:
-    """Generated runs of 400 and 10,000 beats: replay + gate + metrics per event (linearity)."""
+    """Generated runs of 400 and 10,000 beats (linearity) and the adversarial landing shape: replay + gate + metrics."""
     ctx = VerifyContext(profile="driftboard", prereg=None)
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         for beats in SIZES:
@@ -160,6 +203,20 @@ def synthetic(workdir: Path | None) -> None:
                 f"{t_score * 1000:.1f} ms ({t_score / events * 1e6:.2f} us/event), pipeline {t_pipe * 1000:.1f} ms"
             )
             click.echo(f"  events_per_s={events / t_pipe:.0f} ratio_vs_parse={t_parse / t_pipe:.2f} peak_rss_mb={rss:.0f}")
+        refs, clicks = ADVERSARIAL
+        path = Path(tmp) / "agent-adversarial.jsonl"
+        events = generate_adversarial(path, refs, clicks)
+        record = read_run(path, path.name)
+        t_index = _best(lambda r=record: replay(r))
+        t0 = time.perf_counter()
+        scanned = scan_landings(record)
+        t_scan = time.perf_counter() - t0
+        assert scanned == [land.ref for land in replay(record).landings]  # same landings, only faster
+        t_adv = _best(lambda r=record: score_run(r, ctx))
+        click.echo(f"  adversarial: {refs} referents on one cell x {clicks} clicks, {events} events: replay with the "
+                   f"spatial index {t_index * 1000:.1f} ms, linear scan {t_scan * 1000:.1f} ms, "
+                   f"replay+gate+metrics {t_adv * 1000:.1f} ms")
+        click.echo(f"  adversarial_speedup={t_scan / t_index:.1f}")
 
 
 def _cpu(fn: Callable[[], Any], repeats: int) -> float:
