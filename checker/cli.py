@@ -393,7 +393,7 @@ def bench_agent(cases: Path | None, repeats: int, startup_runs: int, synthetic: 
 
     \b
     Example:
-        driftboard bench agent --cases ../shared/data/arg/cases
+        driftboard bench agent --repeats 3 --startup-runs 9
     """
     from checker.bench.agent_bench import run
 
