@@ -29,6 +29,11 @@ def content_digest(obj: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
 
+def combined_log_digest(digests: list[str]) -> str:
+    """One digest over a set of logs: SHA-256 of their sorted SHA-256s, one per line."""
+    return hashlib.sha256("".join(f"{d}\n" for d in sorted(digests)).encode()).hexdigest()
+
+
 def read_results(path: Path) -> ResultsFile:
     """Read one results file.
 

@@ -32,6 +32,7 @@ from markupsafe import Markup
 
 from checker.errors import DriftboardError, UsageError
 from checker.render import pages
+from checker.render.citation import site_url
 from checker.render.context import ChartRef, MetricsContext, ReportedContext, page
 from checker.render.hooks import fragments_path
 from checker.render.metrics import METRICS, documented
@@ -42,7 +43,8 @@ from checker.results_model import ResultsFile
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TRACKS = ("agent", "constraint")
-SITE_URL = "https://driftboard.github.io/"
+SITE_URL = site_url()
+"""The one base URL (`site_url` in mkdocs.yml; `checker.render.citation`)."""
 REPORTED_DIRS = ("checker/baselines/reported", "data/reported")
 """Where the "reported, not verified" datasets live (CSV or JSON files), first existing wins."""
 MARKER = ".driftboard-generated"
@@ -124,7 +126,11 @@ class _Writer:
         def chart(c: ChartRef) -> Markup:
             return slot(chart_t.render(c=c, root=ctx["root"]))
 
-        self.text(rel, self.env.get_template(template).render(**ctx, tbl=tbl, chart=chart))
+        def block(name: str, **kw: Any) -> Markup:
+            """A partial rendered to HTML and put in after Markdown (byte-exact text such as a citation)."""
+            return slot(self.env.get_template(name).render(**kw, root=ctx["root"]))
+
+        self.text(rel, self.env.get_template(template).render(**ctx, tbl=tbl, chart=chart, block=block))
         if fragments:
             self.text(fragments_path(Path("."), rel).as_posix(),
                       json.dumps(fragments, ensure_ascii=False, indent=0) + "\n")
@@ -213,7 +219,7 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO) -> list[
     for r in results:
         w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, SITE_URL))
         for c in r.cells:
-            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, SITE_URL))
+            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, SITE_URL, charts))
     w.page("reported.md", "reported.md.j2", reported_context(repo))
     w.page("metrics.md", "metrics.md.j2", metrics_context(results))
     for rel, text in sorted(charts.items()):

@@ -33,6 +33,8 @@ class Column:
     """Row key holding a site-relative URL (from the site root) that this column's cell links to."""
     help: str | None = None
     """Tooltip text (the metric's definition)."""
+    badge: bool = False
+    """Show a non-empty value as a badge (why a row is not ranked, a small-n mark); empty shows nothing."""
 
 
 @dataclass
@@ -47,6 +49,10 @@ class Table:
     empty: str = "No rows."
     download: str = ""
     """Site-relative path prefix of the downloads (set when the page is written)."""
+    facets: list[tuple[str, str]] = field(default_factory=list)
+    """(row key, label) of each filter offered above the table; rows carry `data-f-<key>` attributes."""
+    sticky: bool = False
+    """A wide leaderboard: the first two columns stay in view while the table scrolls sideways."""
 
     def records(self) -> list[dict[str, Value]]:
         """Rows restricted to the visible columns, in column order (what the downloads hold)."""
