@@ -8,7 +8,7 @@ BIN = $(VENV)/bin
 $(BIN)/driftboard: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/pip install --quiet -e ".[test,inspect]"
 	touch $@
 
 ## Main job: verify every shipped submission, then build the static site into build/site.
@@ -20,13 +20,13 @@ site: $(BIN)/driftboard
 test: $(BIN)/driftboard
 	$(BIN)/zizmor --offline .github/workflows/
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
-	$(BIN)/ruff check checker tests
+	$(BIN)/ruff check checker driftboard tests examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 lint: $(BIN)/driftboard
-	$(BIN)/ruff check checker tests
+	$(BIN)/ruff check checker driftboard tests examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -10,14 +10,14 @@ rates, because the ARG record never says which one it used.
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Iterable
-from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
 
 from checker.metricdef import Metric
+from checker.numbers import clean as _clean
+from checker.numbers import is_number
 from checker.results_model import AllDeclared, MetricAggregate, RunResult, SeedOutcome
 from checker.seeds import seed_labels
 
@@ -47,16 +47,6 @@ def bootstrap_ci(values: list[float], key: str, resamples: int = BOOTSTRAP_RESAM
     means = arr[idx].mean(axis=1)
     lo, hi = np.percentile(means, [2.5, 97.5])
     return [_clean(float(lo)), _clean(float(hi))]
-
-
-def _clean(x: float) -> float:
-    """Round away binary noise so results files are stable across platforms."""
-    return float(round(x, 10))
-
-
-def is_number(v: Any) -> TypeGuard[int | float]:
-    """True for ints and finite floats (bools are not metrics)."""
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def counted_runs(runs: Iterable[RunResult]) -> list[RunResult]:
@@ -126,49 +116,6 @@ def aggregate_metrics(
 def _num(v: float) -> float | int:
     f = float(v)
     return int(f) if f.is_integer() and abs(f) < 2**53 else _clean(f)
-
-
-def efficiency(run: RunResult) -> dict[str, float | None]:
-    """Actions and tokens per completed level; undefined (None) when no level was completed."""
-    metrics = run.metrics
-    completions = metrics.get("completions")
-    if not is_number(completions) or float(completions) <= 0:
-        return {"actions_per_level": None, "tokens_per_level": None}
-    done = float(completions)
-    actions = metrics.get("actions")
-    tokens = metrics.get("llm_tokens")
-    return {
-        "actions_per_level": _clean(float(actions) / done) if is_number(actions) else None,
-        "tokens_per_level": _clean(float(tokens) / done) if is_number(tokens) else None,
-    }
-
-
-METRICS: tuple[Metric, ...] = (
-    # both tracks (checker/aggregate.py)
-    Metric(
-        name="actions_per_level",
-        track="both",
-        kind="value",
-        unit="beats per level",
-        definition=(
-            "actions / completions per run (beats, RESET included, per completed level), added to every "
-            "counted run before cells are aggregated."
-        ),
-        undefined=(
-            "completions absent or 0, in both profiles: always undefined on the constraint track (no "
-            "completions) and for agent runs that completed no level."
-        ),
-    ),
-    Metric(
-        name="tokens_per_level",
-        track="both",
-        kind="value",
-        unit="tokens per level",
-        definition="llm_tokens / completions per run (LLM tokens per completed level).",
-        undefined="completions absent or 0 (as `actions_per_level`); always undefined on the constraint track.",
-    ),
-)
-"""The metrics this module computes, declared once (gathered by `checker.metrics`)."""
 
 
 def declared_outcomes(declared: list[str], withdrawn: dict[str, str], runs: list[RunResult],

@@ -212,9 +212,10 @@ def head_tree(root: Path, head: str) -> Iterator[tuple[Path, bool]]:
 
 def run_validate(tree: Path) -> dict[str, Any]:
     """`driftboard validate submissions/` (in-process: it is fast), paths relative to `tree`."""
+    from checker.metrics import claim_names
     from checker.validate import validate_paths
 
-    report = validate_paths([tree / SUBMISSIONS])
+    report = validate_paths([tree / SUBMISSIONS], claim_names)
     prefix = tree.as_posix().rstrip("/") + "/"
     problems = [{**f.to_json(), "path": f.path.removeprefix(prefix), "message": f.message.replace(prefix, "")}
                 for f in report.unreadable + report.findings]

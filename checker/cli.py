@@ -231,7 +231,7 @@ def baselines(out: Path) -> None:
 
 @cli.group("import")
 def import_() -> None:
-    """Convert native outputs (ARG stores, DRIFT-Bench transcripts/databases) to canonical submissions."""
+    """Convert native outputs (ARG stores, DRIFT-Bench transcripts/databases, Inspect logs) to canonical submissions."""
 
 
 @import_.command("drift-bench")
@@ -249,6 +249,24 @@ def import_drift_bench(src: Path, problems: Path, out: Path) -> None:
     from checker.importers.drift_bench import import_submission
 
     run_stage(lambda: import_submission(src, problems, out))
+
+
+@import_.command("inspect")
+@click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--problems", "problems", required=True, type=click.Path(path_type=Path),
+              help="The problem-set folder the eval ran on (-T problems=...).")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+              help="submissions/<id> to create (absent, empty, or holding only prereg.yaml).")
+def import_inspect(logs: tuple[Path, ...], problems: Path, out: Path) -> None:
+    """Import Inspect AI eval logs (.eval or .json) of the task driftboard/constraint (needs the inspect extra).
+
+    \b
+    Example:
+        driftboard import inspect logs/*.eval --problems problems/driftboard-suite-v1 --out submissions/mylab-inspect
+    """
+    from checker.importers.inspect import import_submission
+
+    run_stage(lambda: import_submission(logs, problems, out))
 
 
 @import_.command("arg")

@@ -16,9 +16,10 @@ from checker.report import findings_json, findings_text, plural
 
 def validate_command(paths: list[Path], fmt: str) -> int:
     """`driftboard validate`: print every finding and a total; return 0, 1 or 2."""
+    from checker.metrics import claim_names
     from checker.validate import validate_paths
 
-    report = validate_paths(paths)
+    report = validate_paths(paths, claim_names)
     findings = report.unreadable + report.findings
     errors = sum(1 for f in findings if f.severity == "error")
     if fmt == "json":

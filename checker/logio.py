@@ -7,6 +7,7 @@ deletion, insertion or reordering of lines therefore breaks the chain.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -23,7 +24,7 @@ from pydantic import ValidationError
 from checker import FORMAT_VERSION
 from checker.errors import LogFormatError, UnsupportedVersionError
 from checker.schema.common import RunEnd, RunStart
-from checker.schema.events import EVENT_ADAPTER, EVENT_TYPES, Event
+from checker.schema.events import EVENT_ADAPTER, EVENT_MODELS, EVENT_TYPES, Event
 
 MAX_LINE_BYTES = 1 << 20
 """Longest accepted line, in bytes (1 MiB); longer lines are reported and skipped."""
@@ -43,6 +44,8 @@ REPLAY_CONTAINER_BYTES = 32
 """Replay-size charge per JSON object or array: `[]` or `{}` is 2 bytes of log but ~60 bytes of RAM
 once decoded (x23 measured), a referent's `[x,y]` anchor cell ~500 with its geometry (x45)."""
 READ_CHUNK = 1 << 16
+EVENT_MODELS_BY_TYPE = {m.model_fields["type"].annotation.__args__[0]: m for m in EVENT_MODELS}  # type: ignore[union-attr]
+"""Event `type` -> its model."""
 COMPRESSED_MAGIC = (
     (b"\x1f\x8b", "gzip"),
     (b"PK\x03\x04", "zip"),
@@ -251,6 +254,60 @@ def format_validation_error(exc: ValidationError) -> list[str]:
     return messages
 
 
+class EventError(ValueError):
+    """An event `RunLogWriter` refuses: it names the event type, each field at fault and the fields expected.
+
+    The first line of the message is the problem (short enough for a `run_end` reason); the
+    second lists the fields the event type takes.
+    """
+
+    def __init__(self, event_type: str | None, problems: list[str], expected: str) -> None:
+        self.event_type = event_type
+        self.problems = problems
+        """One message per problem, e.g. `unexpected field 'trun' (did you mean 'turn'?)`."""
+        self.expected = expected
+        """The fields the event type takes (or the event types, when the type is unknown)."""
+        what = f"{event_type} event" if event_type else "event"
+        super().__init__(f"{what}: {'; '.join(problems)}\n{expected}")
+
+
+def event_fields(event_type: str) -> tuple[list[str], list[str]]:
+    """(required, optional) field names of an event type, as a harness writes them (no `seq`, `prev`, `type`)."""
+    model = EVENT_MODELS_BY_TYPE[event_type]
+    required: list[str] = []
+    optional: list[str] = []
+    for name, info in model.model_fields.items():
+        if name in ("seq", "prev", "type"):
+            continue
+        (required if info.is_required() else optional).append(name)
+    return required, optional
+
+
+def describe_event_error(event: dict[str, Any], exc: ValidationError) -> EventError:
+    """Turn pydantic's report on one event into an `EventError` a harness author can act on."""
+    etype = event.get("type")
+    types = ", ".join(EVENT_MODELS_BY_TYPE)
+    if not isinstance(etype, str) or etype not in EVENT_TYPES:
+        if etype is None:
+            problem = "missing field 'type'"
+        else:
+            close = difflib.get_close_matches(str(etype), list(EVENT_MODELS_BY_TYPE), n=1)
+            problem = f"unknown event type {etype!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+        return EventError(None, [problem], f"the event types are: {types}")
+    required, optional = event_fields(etype)
+    known = [*required, *optional]
+    problems = []
+    for message in format_validation_error(exc):
+        if message.startswith("unexpected field "):
+            name = message.split("'")[1] if "'" in message else ""
+            close = difflib.get_close_matches(name, known, n=1)
+            if close:
+                message += f" (did you mean {close[0]!r}?)"
+        problems.append(message)
+    expected = f"{etype} fields: " + ", ".join(f"{n} (required)" for n in required)
+    if optional:
+        expected += (", " if required else "") + ", ".join(optional)
+    return EventError(etype, problems, expected)
 
 
 def read_events(path: Path) -> Iterator[tuple[int, Event]]:
@@ -316,12 +373,21 @@ class RunLogWriter:
                 raise
 
     def write(self, event: dict[str, Any]) -> str:
-        """Validate, chain and append one event; returns the line's SHA-256."""
+        """Validate, chain and append one event; returns the line's SHA-256.
+
+        Raises:
+            EventError: the event does not fit its type (the message names the type, the field
+                and the fields expected); nothing is written.
+            ValueError: the run log already ended.
+        """
         if self._ended:
             raise ValueError("run log already ended")
         payload = {"seq": self._seq, "prev": self._prev, **{k: v for k, v in event.items() if v is not None}}
         payload["seq"], payload["prev"] = self._seq, self._prev
-        model = EVENT_ADAPTER.validate_python(payload)
+        try:
+            model = EVENT_ADAPTER.validate_python(payload)
+        except ValidationError as exc:
+            raise describe_event_error(payload, exc) from None
         line = dump_event(model.model_dump(mode="json", exclude_none=True, by_alias=True))
         self._fh.write(line + b"\n")
         self._fh.flush()
@@ -351,8 +417,19 @@ class RunLogWriter:
             if exc_type is None:
                 self.end("COMPLETED")
             else:
-                self.end("ABORTED", f"{exc_type.__name__}: {exc}")
+                self.end("ABORTED", abort_reason(exc_type, exc))
         self.close()
+
+
+MAX_REASON_CHARS = 300
+"""Longest `run_end` reason `RunLogWriter` derives from an exception."""
+
+
+def abort_reason(exc_type: type[BaseException], exc: BaseException | None) -> str:
+    """`Type: first line of the message`, at most `MAX_REASON_CHARS` characters (the reason of an ABORTED run)."""
+    lines = str(exc).splitlines() if exc is not None else []
+    text = f"{exc_type.__name__}: {lines[0]}" if lines else exc_type.__name__
+    return text if len(text) <= MAX_REASON_CHARS else text[: MAX_REASON_CHARS - 1] + "…"
 
 
 def _tail_state(path: Path) -> tuple[int, str]:
@@ -373,7 +450,8 @@ def _tail_state(path: Path) -> tuple[int, str]:
 
 
 __all__ = [
-    "MAX_DEPTH", "MAX_LINE_BYTES", "MAX_REPLAY_BYTES", "REPLAY_CONTAINER_BYTES", "RawLine", "RunLogWriter", "RunStart",
-    "check_version", "compressed_kind", "decode_json", "file_sha256", "format_validation_error", "genesis",
+    "MAX_DEPTH", "MAX_LINE_BYTES", "MAX_REPLAY_BYTES", "REPLAY_CONTAINER_BYTES", "EventError", "RawLine", "RunLogWriter",
+    "RunStart", "abort_reason", "check_version", "compressed_kind", "decode_json", "describe_event_error",
+    "event_fields", "file_sha256", "format_validation_error", "genesis",
     "iter_raw_lines", "over_replay_limit", "read_events", "sha256_hex",
 ]

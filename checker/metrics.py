@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from checker import aggregate
+from checker.metric_names import CLAIM_COUNTS
 from checker.metricdef import Metric
 from checker.numbers import fmt
-from checker.score import agent_metrics, constraints, gds, grounding, milestones
+from checker.score import agent_metrics, constraint_metrics, gds, grounding, milestones
 
-_SOURCES = (gds, agent_metrics, grounding, milestones, constraints, aggregate)
-MAX_DEPTH = constraints.MAX_DEPTH
+_SOURCES = (gds, agent_metrics, grounding, milestones, constraint_metrics)
+MAX_DEPTH = constraint_metrics.MAX_DEPTH
 """Per-depth accuracy keys run from 1 to this."""
 
 HEADLINE: dict[str, tuple[str, ...]] = {
@@ -58,6 +58,11 @@ def get(name: str) -> Metric | None:
 def known_metric_names(track: str) -> list[str]:
     """Every metric key a run of `track` can carry, sorted (for claim-name checks and messages)."""
     return sorted(key for m in declarations() if m.track in (track, "both") for key in m.keys)
+
+
+def claim_names(track: str) -> list[str]:
+    """What a claim may name on `track`: every metric key plus the cell counts (`runs`, `valid_runs`)."""
+    return sorted({*known_metric_names(track), *CLAIM_COUNTS}, key=str.casefold)
 
 
 def documented() -> set[str]:

@@ -14,7 +14,7 @@ declares its kind in the metric registry (`checker.metrics`), and the kind fixes
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 DASH = "—"
 """What an undefined or missing value shows as, everywhere."""
@@ -48,3 +48,13 @@ def fmt(value: Any, kind: Kind = "value") -> str:
 def fmt_pair(value: Any, n_defined: int, n: int, kind: Kind = "value") -> str:
     """A cell figure with its support: `0.375 (2/3)` — defined seeds of the counted seeds."""
     return f"{fmt(value, kind)} ({n_defined}/{n})"
+
+
+def is_number(v: Any) -> TypeGuard[int | float]:
+    """True for ints and finite floats (bools are not metrics)."""
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def clean(x: float) -> float:
+    """Round away binary noise (10 decimals) so results files are stable across platforms."""
+    return float(round(x, 10))

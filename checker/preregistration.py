@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.aggregate import COUNTED_VERDICTS, is_number
+from checker.report import plural
 from checker.results_model import CellResult, ClaimCheck, DefeaterResult, PreregCheck, RunResult
 from checker.schema.manifest import Prereg, Submission
 
@@ -87,21 +88,39 @@ def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> dict[s
         out = git("rev-list", "--ancestry-path", f"{commit}..HEAD", "--", prereg_abs)
         edits.update(out.stdout.split() if out.returncode == 0 else [])
     dirty = bool(run_commits) and git("diff", "--quiet", "HEAD", "--", prereg_abs).returncode == 1
-    details = []
-    if late:
-        details.append(f"prereg.yaml was committed after {len(late)} run log(s)")
-    if edits:
-        details.append(f"prereg.yaml was changed in {len(edits)} commit(s) after run logs were committed")
-    if dirty:
-        details.append("prereg.yaml has uncommitted changes made after run logs were committed")
-    if details:
-        result: dict[str, Any] = {"status": "violated", "detail": "; ".join(details), "prereg_commit": prereg_commit}
+    if late or edits or dirty:
+        detail = order_detail(len(late), len(edits), dirty, prereg_path.as_posix())
+        result: dict[str, Any] = {"status": "violated", "detail": detail, "prereg_commit": prereg_commit}
         if late:
             result["runs"] = late
         if edits:
             result["edits"] = sorted(edits)
         return result
     return {"status": "ok", "detail": "prereg.yaml committed no later than the run logs", "prereg_commit": prereg_commit}
+
+
+def order_detail(late: int, edits: int, dirty: bool, prereg_path: str) -> str:
+    """One sentence on a commit-order violation, naming `prereg.yaml` once, then what to do.
+
+    Args:
+        late: run logs committed before `prereg.yaml` was first committed.
+        edits: commits changing `prereg.yaml` after a commit that added run logs.
+        dirty: `prereg.yaml` has uncommitted changes and run logs are committed.
+        prereg_path: the file, for the `git restore` remedy.
+    """
+    facts, remedies = [], []
+    if late:
+        facts.append(f"was first committed after {plural(late, 'run log')}")
+        remedies.append("commit prereg.yaml before any run log (pre-register, then run)")
+    if edits:
+        facts.append(f"was changed in {plural(edits, 'commit')} after run logs were committed")
+        remedies.append("restore the prereg.yaml the runs were started with")
+    if dirty:
+        facts.append("has uncommitted changes" + ("" if edits else " made after run logs were committed"))
+        remedies.append(f"undo the uncommitted edit (`git restore {prereg_path}`)")
+    said = facts[0] if len(facts) == 1 else ", ".join(facts[:-1]) + " and " + facts[-1]
+    return (f"prereg.yaml {said}: {'; '.join(remedies)}; "
+            "a pre-registration is fixed before the runs and never edited after them")
 
 
 def _pool(values: list[float], how: str) -> float | None:

@@ -14,7 +14,7 @@ from checker.metrics import RANK_BY, header, show
 from checker.numbers import fmt, fmt_pair
 from checker.results_model import CellResult, RunResult
 from checker.score.agent import cell_tables as agent_cell_tables
-from checker.score.constraints import CHANNELS, MAX_DEPTH
+from checker.score.constraint_metrics import CHANNELS, MAX_DEPTH
 from checker.score.constraints import cell_tables as constraint_cell_tables
 
 NOT_APPLICABLE = "NOT_APPLICABLE"

@@ -19,11 +19,11 @@ from checker.aggregate import (
     all_declared,
     counted_runs,
     declared_outcomes,
-    efficiency,
     is_number,
 )
 from checker.errors import DriftboardError
-from checker.metrics import declarations
+from checker.metrics import claim_names, declarations
+from checker.precheck import claim_disagreement
 from checker.preregistration import (
     check_claims,
     check_declared,
@@ -45,8 +45,12 @@ from checker.results_model import (
     RunResult,
 )
 from checker.schema.manifest import Prereg, Submission
+from checker.score.agent_metrics import efficiency
 from checker.scorers import scorer_for
 from checker.seeds import seed_labels
+
+DIGEST_REMEDY = ("prereg.yaml was changed after the run started: restore the prereg.yaml the runs were started "
+                 "with (a pre-registration is not edited once runs have started)")
 
 
 class SubmissionInput(Protocol):
@@ -210,7 +214,9 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
 
 def results_problems(results: ResultsFile) -> list[str]:
     """What makes verification fail beyond format errors: claims, undeclared runs, digest, order."""
-    out = [f"claim {c.cell}/{c.metric}: claimed {c.claimed}, recomputed {c.recomputed}"
+    cells = [c.cell for c in results.cells]
+    names = claim_names(results.track)
+    out = [claim_disagreement(results.track, c.cell, c.metric, c.claimed, c.recomputed, cells, names)
            for c in results.claims if not c.agrees]
     out += [f"undeclared run {u['run_id']} (cell {u['cell']}, seed {u['seed']})" for u in results.prereg_check.undeclared]
     for cell in results.cells:
@@ -225,7 +231,7 @@ def results_problems(results: ResultsFile) -> list[str]:
     repeated = Counter((str(r.cell), str(r.seed)) for r in results.runs if r.cell is not None)
     out += [f"cell {cell}, seed {seed}: {n} runs carry this seed label (a seed is reported once)"
             for (cell, seed), n in sorted(repeated.items()) if n > 1]
-    out += [f"run {m['run_id']}: prereg digest in the header differs from prereg.yaml"
+    out += [f"run {m['run_id']}: prereg digest in the header differs from prereg.yaml; {DIGEST_REMEDY}"
             for m in results.prereg_check.digest_mismatch]
     if results.prereg_check.commit_order.get("status") == "violated":
         out.append(str(results.prereg_check.commit_order.get("detail")))

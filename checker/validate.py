@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,11 +27,19 @@ from checker.logio import (
     genesis,
     skip_oversize,
 )
+from checker.precheck import claim_findings, coverage_findings, header_findings
 from checker.schema.base import INT_MAX
 from checker.schema.events import EVENT_ADAPTER
 
 INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
 """The one validate finding that is a result (verify scores the run as INCOMPLETE), not a format error."""
+CHAIN_REMEDY = ("the log changed after it was written (a line edited, lost, added or reordered): never edit "
+                "a run log; restore the file your harness wrote, or re-run the run")
+"""What to do about a broken chain (ends every chain-broken finding)."""
+SEQ_REMEDY = "seq numbers the lines from 0 without gaps: write logs with RunLogWriter, and never edit one"
+"""What to do about a wrong `seq` (ends every seq finding)."""
+CASE_REMEDY = "write digests in lower-case hex, as RunLogWriter does"
+"""What to do about an upper-case digest."""
 MAX_FINDINGS_PER_FILE = 1000
 """After this many problems in one file the rest are counted, not listed."""
 BOM = b"\xef\xbb\xbf"
@@ -48,6 +56,9 @@ class RunInfo:
     cell: str | None = None
     seed: str | None = None
     prereg_sha256: str | None = None
+    problem_set: str | None = None
+    """Digest of the problem set the header names (constraint track)."""
+    has_problem_set: bool = False
     lines: int = 0
     ended: bool = False
 
@@ -75,8 +86,11 @@ class ValidationReport:
         return 0 if self.ok else 1
 
 
-def validate_paths(paths: Iterable[Path]) -> ValidationReport:
+def validate_paths(paths: Iterable[Path], metric_names: Callable[[str], list[str]] | None = None) -> ValidationReport:
     """Validate submission folders and run files; see `checker.load.discover` for what counts.
+
+    `metric_names(track)` lists what a claim may name (the command passes `checker.metrics.claim_names`;
+    this stage sits below the scorers that declare the metrics). Without it claim metrics are not checked.
 
     Raises:
         UsageError: a path does not exist.
@@ -85,7 +99,7 @@ def validate_paths(paths: Iterable[Path]) -> ValidationReport:
     seen_runs: dict[str, RunInfo] = {}
     for target in discover(paths):
         if target.kind == "submission":
-            validate_submission(target, report, seen_runs)
+            validate_submission(target, report, seen_runs, metric_names)
         else:
             report.runs += 1
             info = validate_run_file(target.path, str(target.path), report)
@@ -93,20 +107,31 @@ def validate_paths(paths: Iterable[Path]) -> ValidationReport:
     return report
 
 
-def validate_submission(target: Target, report: ValidationReport, seen_runs: dict[str, RunInfo]) -> None:
+def validate_submission(target: Target, report: ValidationReport, seen_runs: dict[str, RunInfo],
+                        metric_names: Callable[[str], list[str]] | None = None) -> None:
     """Validate one submission folder and every run log its manifest lists."""
     report.submissions += 1
     display = target.path.as_posix()
     loaded = load_submission(target.path, display)
     report.findings.extend(loaded.findings)
     manifest = loaded.manifest
+    if manifest is not None:
+        report.findings.extend(claim_findings(manifest, loaded.prereg, f"{display}/submission.yaml", metric_names))
+    headers: list[tuple[str, str, str | None, str | None]] = []
     for run_path in loaded.run_paths:
         report.runs += 1
         shown = f"{display}/{run_path.relative_to(target.path).as_posix()}"
         info = validate_run_file(run_path, shown, report)
         if manifest is not None:
             report.findings.extend(header_mismatches(info, manifest.id, manifest.track))
+        if info.run_id is not None:
+            report.findings.extend(header_findings(
+                shown, track=info.track, header_prereg_sha256=info.prereg_sha256,
+                has_problem_set=info.has_problem_set, problem_set_digest=info.problem_set,
+                prereg=loaded.prereg, prereg_sha256=loaded.prereg_sha256))
+            headers.append((shown, info.run_id, info.cell, info.seed))
         _note_run(info, seen_runs, report)
+    report.findings.extend(coverage_findings(headers, loaded.prereg))
 
 
 def header_mismatches(info: RunInfo, submission_id: str, track: str) -> list[Finding]:
@@ -248,7 +273,9 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
                     f"prev is not the SHA-256 of line {prev_lineno_before}"
                 if prev.lower() == expected_prev:
                     what = what.replace(" is not ", " is ", 1) + " but in upper-case hex (digests are lower-case)"
-                problem(lineno, f"chain broken: {what}")
+                    problem(lineno, f"chain broken: {what}; {CASE_REMEDY}")
+                else:
+                    problem(lineno, f"chain broken: {what}; {CHAIN_REMEDY}")
             if ended_at is not None and not reported_after_end:
                 problem(lineno, f"event after run_end (line {ended_at})")
                 reported_after_end = True
@@ -279,6 +306,8 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
                 info.cell = event.cell
                 info.seed = event.seed
                 info.prereg_sha256 = event.prereg_sha256
+                info.has_problem_set = event.problem_set is not None
+                info.problem_set = event.problem_set.digest if event.problem_set is not None else None
             if event.type == "run_end" and ended_at is None:
                 ended_at = lineno
                 info.ended = True
@@ -298,6 +327,10 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
 
 
 def _seq_message(seq: int, last: int) -> str:
+    return f"{_seq_problem(seq, last)}; {SEQ_REMEDY}"
+
+
+def _seq_problem(seq: int, last: int) -> str:
     expected = last + 1
     if seq == last:
         return f"duplicated seq {seq}"

@@ -90,8 +90,9 @@ def _verify_json(run_line, folder: Path, cache: Path):
     return result.exit_code, json.loads(result.stdout)
 
 
-LATE_PREREG = ("prereg.yaml was committed after 1 run log(s); "
-               "prereg.yaml was changed in 1 commit(s) after run logs were committed")
+LATE_PREREG = ("prereg.yaml was first committed after 1 run log and was changed in 1 commit after run logs were "
+               "committed: commit prereg.yaml before any run log (pre-register, then run); restore the prereg.yaml "
+               "the runs were started with; a pre-registration is fixed before the runs and never edited after them")
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

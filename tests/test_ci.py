@@ -216,8 +216,9 @@ def test_ci_fails_on_a_chain_break_with_an_annotation_on_the_line(repo, ci):
     token = out[0].split("::")[2]
     end = out.index(f"::{token}::")
     assert "**❌ Failed:** 1 problem(s)." in "\n".join(out[:end])
-    assert "::error file=submissions/bad/runs/r1.jsonl,line=4::chain broken: prev is not the SHA-256 of line 3" \
-        in out[end + 1:]
+    assert ("::error file=submissions/bad/runs/r1.jsonl,line=4::chain broken: prev is not the SHA-256 of line 3; "
+            "the log changed after it was written (a line edited, lost, added or reordered): never edit a run log; "
+            "restore the file your harness wrote, or re-run the run") in out[end + 1:]
 
 
 def test_ci_fails_when_a_claimed_figure_disagrees(repo, ci):

@@ -478,6 +478,11 @@ def history(tmp_path: Path, monkeypatch) -> Iterator[tuple[Path, Path]]:
     yield repo, folder
 
 
+EDITED = ("prereg.yaml was changed in 1 commit after run logs were committed: restore the prereg.yaml the runs were "
+          "started with; a pre-registration is fixed before the runs and never edited after them")
+"""The commit-order finding for one later edit: the fact once, then what to do."""
+
+
 def _order(run_line, extra: tuple[str, ...] = ()) -> tuple[dict[str, Any], dict[str, Any]]:
     doc = verify(run_line, "submissions", extra=("--no-cache", "--out", "res", *extra))
     return doc, json.loads(Path("res/s.json").read_text())["prereg_check"]["commit_order"]
@@ -518,11 +523,13 @@ def test_prereg_edited_in_a_later_commit_with_stale_headers(history, run_line):
     commit(repo, "edit prereg")
     doc, order = _order(run_line)
     assert order["status"] == "violated"
-    assert order["detail"] == "prereg.yaml was changed in 1 commit(s) after run logs were committed"
+    assert order["detail"] == EDITED
     assert doc["exit_code"] == 1
     found = problems(doc)
-    assert "submissions/s: prereg.yaml was changed in 1 commit(s) after run logs were committed" in found
-    assert "submissions/s: run s-r1: prereg digest in the header differs from prereg.yaml" in found
+    assert f"submissions/s: {EDITED}" in found
+    assert ("submissions/s: run s-r1: prereg digest in the header differs from prereg.yaml; prereg.yaml was changed "
+            "after the run started: restore the prereg.yaml the runs were started with (a pre-registration is not "
+            "edited once runs have started)") in found
 
 
 def test_prereg_edited_later_with_re_chained_headers_is_caught_by_history(history, run_line):
@@ -534,7 +541,7 @@ def test_prereg_edited_later_with_re_chained_headers_is_caught_by_history(histor
     assert doc["submissions"][0]["prereg_check"]["digest_mismatch"] == []  # the digests agree...
     assert order["status"] == "violated"  # ...but git history shows the edit
     assert doc["exit_code"] == 1
-    assert "submissions/s: prereg.yaml was changed in 1 commit(s) after run logs were committed" in problems(doc)
+    assert f"submissions/s: {EDITED}" in problems(doc)
 
 
 def test_prereg_deleted_and_re_added_after_the_runs(history, run_line):
@@ -556,7 +563,9 @@ def test_uncommitted_prereg_edit_after_committed_runs(history, run_line):
     _edit_prereg(folder, rehead=True)  # not committed: a local `verify` / `ci` still sees it
     doc, order = _order(run_line)
     assert order["status"] == "violated"
-    assert order["detail"] == "prereg.yaml has uncommitted changes made after run logs were committed"
+    assert order["detail"] == ("prereg.yaml has uncommitted changes made after run logs were committed: undo the "
+                               "uncommitted edit (`git restore submissions/s/prereg.yaml`); a pre-registration is "
+                               "fixed before the runs and never edited after them")
     assert doc["exit_code"] == 1
 
 
@@ -786,3 +795,19 @@ def test_the_job_summary_of_the_hostile_submission_is_inert(hostile_site):
     for line in annotation_lines(doc):
         no_raw_controls(line)
         assert line.startswith(("::error ", "::warning ", "::notice ")) and "\n" not in line
+
+
+@pytest.mark.parametrize(("late", "edits", "dirty", "expected"), [
+    (2, 0, False, "prereg.yaml was first committed after 2 run logs: commit prereg.yaml before any run log "
+                  "(pre-register, then run)"),
+    (1, 2, True, "prereg.yaml was first committed after 1 run log, was changed in 2 commits after run logs were "
+                 "committed and has uncommitted changes: commit prereg.yaml before any run log (pre-register, then "
+                 "run); restore the prereg.yaml the runs were started with; undo the uncommitted edit "
+                 "(`git restore s/prereg.yaml`)"),
+])
+def test_commit_order_detail_names_prereg_once_and_says_what_to_do(late, edits, dirty, expected):
+    from checker.preregistration import order_detail
+
+    detail = order_detail(late, edits, dirty, "s/prereg.yaml")
+    assert detail == expected + "; a pre-registration is fixed before the runs and never edited after them"
+    assert detail.count("prereg.yaml ") == 1 + (late > 0) + (edits > 0)  # the subject once, plus the remedies

@@ -63,10 +63,55 @@ def test_writer_records_an_exception_as_aborted(tmp_path):
 
 
 def test_writer_refuses_invalid_events(tmp_path):
-    from pydantic import ValidationError
+    from checker.logio import EventError
 
-    with RunLogWriter(tmp_path / "r.jsonl", START) as log, pytest.raises(ValidationError):
+    with RunLogWriter(tmp_path / "r.jsonl", START) as log, pytest.raises(EventError):
         log.write({"type": "beat", "turn": -1, "action": "X"})
+
+
+def test_writer_errors_name_the_event_type_the_field_and_the_fields_expected(tmp_path):
+    """Not pydantic's raw report (a 26-type union and web links): the type, the field, what the type takes."""
+    from checker.logio import EventError
+
+    path = tmp_path / "r.jsonl"
+    with pytest.raises(EventError) as caught, RunLogWriter(path, START) as log:
+        log.write({"type": "beat", "trun": 1, "action": "ACTION1"})
+    first, expected = str(caught.value).split("\n")
+    assert first == "beat event: missing field 'turn'; unexpected field 'trun' (did you mean 'turn'?)"
+    assert expected.startswith("beat fields: turn (required), action (required), params, target_ref, step_id, ")
+    assert "seq" not in expected and "prev" not in expected  # the writer fills those in
+    assert "https://" not in str(caught.value)
+    # the ABORTED run_end carries the one-line problem, not the field list
+    last = json.loads(path.read_bytes().splitlines()[-1])
+    assert last["reason"] == "EventError: " + first
+
+
+@pytest.mark.parametrize(("event", "message"), [
+    ({"type": "beats", "turn": 1}, "event: unknown event type 'beats' (did you mean 'beat'?)"),
+    ({"turn": 1}, "event: missing field 'type'"),
+    ({"type": "turn", "problem_id": "p", "turn_number": 0, "user_message": "m"},
+     "turn event: field 'turn_number': input should be greater than or equal to 1"),
+])
+def test_writer_error_messages(tmp_path, event, message):
+    from checker.logio import EventError
+
+    with RunLogWriter(tmp_path / "r.jsonl", START) as log, pytest.raises(EventError) as caught:
+        log.write(event)
+    first, expected = str(caught.value).split("\n")
+    assert first == message
+    if "type" not in event or event["type"] == "beats":
+        assert expected.startswith("the event types are: run_start, run_end, beat, referent, ")
+    else:
+        assert expected.startswith("turn fields: problem_id (required), turn_number (required), user_message (required), ")
+
+
+def test_abort_reason_is_one_bounded_line():
+    from checker.logio import MAX_REASON_CHARS, abort_reason
+
+    assert abort_reason(RuntimeError, RuntimeError("boom")) == "RuntimeError: boom"
+    assert abort_reason(KeyboardInterrupt, KeyboardInterrupt()) == "KeyboardInterrupt"
+    long = abort_reason(ValueError, ValueError("x" * 1000 + "\nsecond line"))
+    assert len(long) == MAX_REASON_CHARS and long.endswith("…") and "second" not in long
 
 
 def test_incomplete_run_is_reported(tmp_path):

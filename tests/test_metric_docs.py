@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from checker.render.metrics import MAX_DEPTH, METRICS, documented
-from checker.score import constraints
+from checker.score import constraint_metrics as constraints
 from checker.verify import default_problem_dirs, verify_paths
 
 REPO = Path(__file__).resolve().parent.parent

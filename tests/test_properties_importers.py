@@ -202,14 +202,12 @@ def test_a_refused_run_start_leaves_no_file_and_no_open_handle(tmp_path):
     import gc
     import warnings
 
-    from pydantic import ValidationError
-
-    from checker.logio import RunLogWriter
+    from checker.logio import EventError, RunLogWriter
 
     path = tmp_path / "r.jsonl"
     with warnings.catch_warnings():
         warnings.simplefilter("error", ResourceWarning)
-        with pytest.raises(ValidationError):
+        with pytest.raises(EventError):
             RunLogWriter(path, {"run_id": "bad\x8a", "submission_id": "s", "track": "agent", "cell": "C", "seed": "s",
                                 "backbone": "m", "prereg_sha256": "0" * 64, "started_at": "t"})
         gc.collect()

@@ -29,7 +29,9 @@ def test_missing_declared_run_is_reported_not_dropped(tmp_path, run_line):
         {"cell": "FULL", "seed": "s3", "status": "missing (not reported)"},
     ]
     assert "FULL / s2: missing (not reported)" in result.output
-    assert result.exit_code == 0  # a missing run is a published fact, not a format error
+    # intent-to-treat: a declared run that is not reported fails verification (and counts as worst)
+    assert result.exit_code == 1
+    assert "cell FULL, seed s3: declared in prereg.yaml but no run log is reported" in result.output
 
 
 def test_undeclared_run_fails_verification(tmp_path, run_line):

@@ -362,9 +362,10 @@ def _report(command: str, findings: list[Any], code: int, fmt: str, text: str, *
 
 def _validate(sub: Path, fmt: str) -> tuple[int, Any]:
     """What `driftboard validate SUB --format FMT` computes and prints, through the library."""
+    from checker.metrics import claim_names
     from checker.validate import validate_paths
 
-    report = validate_paths([sub])
+    report = validate_paths([sub], claim_names)
     findings = report.unreadable + report.findings
     errors = sum(1 for f in findings if f.severity == "error")
     summary = {"submissions": report.submissions, "runs": report.runs, "lines": report.lines, "problems": errors}

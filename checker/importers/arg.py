@@ -36,7 +36,7 @@ from pydantic import ValidationError
 
 from checker import FORMAT_VERSION
 from checker.errors import UsageError
-from checker.logio import RunLogWriter, file_sha256, format_validation_error, sha256_hex
+from checker.logio import EventError, RunLogWriter, file_sha256, format_validation_error, sha256_hex
 from checker.schema.manifest import SUBMISSION_ID_PATTERN, Thresholds
 
 IMPORTER = "arg@1"
@@ -571,4 +571,6 @@ def _write_run(
 def _unfit(run: dict[str, Any], exc: ValueError) -> UsageError:
     """The usage error for a row the canonical format refuses (pydantic's errors as `field: message`)."""
     detail = "; ".join(format_validation_error(exc)) if isinstance(exc, ValidationError) else str(exc)
+    if isinstance(exc, EventError):
+        detail = "; ".join(exc.problems)
     return UsageError(f"run {run['native']!r}: a row does not fit the canonical format ({detail})")

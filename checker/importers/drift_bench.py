@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from checker import FORMAT_VERSION
 from checker.errors import UsageError
-from checker.logio import RunLogWriter, file_sha256, format_validation_error, sha256_hex
+from checker.logio import EventError, RunLogWriter, file_sha256, format_validation_error, sha256_hex
 from checker.problems import Problem, load_problems, sets_of
 from checker.schema.manifest import SUBMISSION_ID_PATTERN
 
@@ -415,5 +415,7 @@ def _write_run(path: Path, start: dict[str, Any], run: NativeRun, by_id: dict[st
             log.end("COMPLETED", "imported")
     except ValidationError as exc:
         raise UsageError(f"{path}: cannot write a valid event: {'; '.join(format_validation_error(exc))}") from None
+    except EventError as exc:
+        raise UsageError(f"{path}: cannot write a valid event: {'; '.join(exc.problems)}") from None
     except ValueError as exc:  # e.g. a lone surrogate (a JSON "\ud800" escape): not encodable as UTF-8
         raise UsageError(f"{path}: cannot write a valid event: {exc}") from None

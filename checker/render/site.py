@@ -258,7 +258,7 @@ def nav(docs: Path) -> list[Any]:
     if tracks:
         items.append({"Track definitions": tracks})
     items += [{label: rel} for label, rel in (("Reference baselines", "baselines.md"), ("Performance", "performance.md"),
-                                              ("How to submit", "submit.md"),
+                                              ("How to submit", "submit.md"), ("Run with Inspect", "inspect.md"),
                                              ("Log format", "format.md"), ("Changelog", "changelog.md")) if have(rel)]
     return items
 

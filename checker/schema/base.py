@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Annotated, Any
 
@@ -71,10 +72,31 @@ JsonValue = Annotated[list[Any] | Scalar | dict[str, Any], AfterValidator(_bound
 """Any JSON value; numbers must be finite and integers 64-bit."""
 
 
+def unit(name: str) -> dict[str, Any]:
+    """`json_schema_extra` of a numeric field: its unit (in the JSON Schema and the format reference)."""
+    return {"unit": name}
+
+
+EXAMPLE_PREV = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+"""A well-formed `prev` for example lines (the SHA-256 of `test`; a real line carries its predecessor's)."""
+
+
+def examples(*events: dict[str, Any], seq: int = 7) -> ConfigDict:
+    """Model config adding example log lines (with `seq` and an example `prev`) to an event's JSON Schema."""
+    lines = []
+    for event in events:
+        genesis = seq == 0 and isinstance(event.get("run_id"), str)  # line 0 chains to its run id
+        prev = hashlib.sha256(event["run_id"].encode("utf-8")).hexdigest() if genesis else EXAMPLE_PREV
+        lines.append({"seq": seq, "prev": prev, **event})
+    extra: dict[str, Any] = {"examples": lines}
+    return ConfigDict(json_schema_extra=extra)
+
+
 class Model(BaseModel):
     """Base for manifest and prereg models: unknown fields are errors, types are strict."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False,
+                              use_attribute_docstrings=True)
 
 
 class EventBase(Model):
@@ -85,7 +107,7 @@ class EventBase(Model):
     prev = SHA-256 of the UTF-8 run id.
     """
 
-    seq: Int64Max = Field(ge=0)
-    """Zero-based position of this line in the run log."""
+    seq: Int64Max = Field(ge=0, json_schema_extra=unit("line index"))
+    """Zero-based position of this line in the run log (`RunLogWriter` fills it in)."""
     prev: Sha256Hex
-    """SHA-256 of the previous line's exact bytes (line 0: of the run id)."""
+    """SHA-256 of the previous line's exact bytes without its LF (line 0: of the UTF-8 run id); `RunLogWriter` fills it in."""

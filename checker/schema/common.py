@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from checker.schema.base import EventBase, Int64Max, Model, Sha256Hex
+from checker.schema.base import EventBase, Int64Max, JsonObject, Model, Sha256Hex, examples, unit
 from checker.schema.labels import Label
 
 Track = Literal["agent", "constraint"]
@@ -18,7 +18,10 @@ class ProblemSetRef(Model):
     name: str
     """Human name, e.g. `drift-bench-test` or `driftboard-suite-v1`."""
     digest: Sha256Hex
-    """SHA-256 over the canonical problem set (see the format reference)."""
+    """SHA-256 over the canonical JSON of every problem, in `problem_id` order (`checker.problems.problem_set_digest`).
+
+    The digest of each set shipped under `problems/` is in `problems/README.md`.
+    """
 
 
 class SourceRef(Model):
@@ -30,12 +33,27 @@ class SourceRef(Model):
     """Native file name -> SHA-256 of its bytes (e.g. the ARG `state.db` and `probe.db`)."""
     native_run_id: str | None = None
     """The run's id in the native store, when it differs from `run_id`."""
+    details: JsonObject | None = None
+    """Importer-specific provenance for tracing a run back to its source, never read when scoring (the Inspect
+    importer keeps the eval's ids, model, provider, generation config and token usage here)."""
 
 
 class RunStart(EventBase):
     """First event of every run log."""
 
+    model_config = examples({
+        "type": "run_start", "format_version": "1.0", "run_id": "mylab-toy-full-seed1", "submission_id": "mylab-toy",
+        "track": "constraint", "cell": "toy-model/ledger_only", "seed": "seed1", "flags": {"LEDGER": "1"},
+        "backbone": "mylab/toy-model", "prereg_sha256": "d" * 64, "started_at": "2026-11-01T12:00:00Z",
+        "comparator": False, "horizon": 200, "game_id": "ls20", "method": "ledger_only",
+        "problem_set": {"name": "driftboard-suite-v1",
+                        "digest": "cf04926fc25c83a9081712236b3f8abc5736f7c6f16aaa51ee27b0da9151c3f0"},
+        "source": {"importer": "drift-bench-transcript@1", "files": {"transcripts.jsonl": "e" * 64},
+                   "native_run_id": "run-42", "details": {"model": "toy-model", "epoch": 1}},
+    }, seq=0)
+
     type: Literal["run_start"]
+    """Event type `run_start`."""
     format_version: str = Field(pattern=r"^\d+\.\d+$")
     """Log format version `MAJOR.MINOR`; a reader refuses a newer major version."""
     run_id: Label = Field(min_length=1, max_length=200)
@@ -58,7 +76,7 @@ class RunStart(EventBase):
     """ISO 8601 start time as recorded by the harness (never used in results)."""
     comparator: bool = False
     """True for a BARE/RAW comparator run (not gated, used for compute parity)."""
-    horizon: Int64Max | None = Field(default=None, ge=0)
+    horizon: Int64Max | None = Field(default=None, ge=0, json_schema_extra=unit("actions"))
     """Action cap of the run (agent track)."""
     game_id: str | None = None
     """Environment/game identifier (agent track)."""
@@ -73,7 +91,10 @@ class RunStart(EventBase):
 class RunEnd(EventBase):
     """Last event of every run log; a run without it is INCOMPLETE."""
 
+    model_config = examples({"type": "run_end", "status": "COMPLETED", "reason": "horizon reached"}, seq=41)
+
     type: Literal["run_end"]
+    """Event type `run_end`."""
     status: Literal["COMPLETED", "ABORTED", "FAILED"]
     """How the run ended (COMPLETED = reached its horizon or won; ABORTED/FAILED otherwise)."""
     reason: str | None = None

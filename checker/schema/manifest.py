@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from checker.schema.base import Model, Sha256Hex
+from checker.schema.base import Model, Sha256Hex, unit
 from checker.schema.common import Track
 from checker.schema.labels import Label
 
@@ -30,26 +30,34 @@ class Author(Model):
     """A submission author."""
 
     name: str = Field(min_length=1)
+    """Full name."""
     affiliation: str | None = None
+    """Institution or lab."""
     orcid: str | None = None
+    """ORCID iD, e.g. `0000-0002-1825-0097`."""
 
 
 class Harness(Model):
     """The code that produced the runs."""
 
     name: str
+    """Harness name."""
     version: str
+    """Harness version."""
     commit: str = Field(pattern=r"^[0-9a-f]{7,64}$")
     """Git commit of the harness (7-64 hex characters)."""
     url: str | None = None
+    """Where the harness code is published."""
 
 
 class ClaimedFigure(Model):
     """A number the submitter claims; the checker recomputes it and lists any mismatch."""
 
     cell: str
+    """A cell of `prereg.yaml` (`validate` refuses any other name)."""
     metric: str
-    value: float | int | None
+    """A metric of the track (see the Metrics page), or `runs` / `valid_runs`; `validate` refuses any other name."""
+    value: float | int | None = Field(json_schema_extra=unit("the metric's unit"))
     """The claimed value; null claims the metric is undefined."""
     source: str | None = None
     """Where it is published (paper table, README, ...)."""
@@ -58,25 +66,44 @@ class ClaimedFigure(Model):
 class Submission(Model):
     """The manifest: who submitted what, and the files it contains."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "format_version": "1.0", "id": "mylab-toy", "title": "Toy agent on LS20", "authors": [
+            {"name": "Ada Example", "affiliation": "Example Lab", "orcid": "0000-0002-1825-0097"}],
+        "contact": "ada@example.org", "track": "agent", "system": "toy-agent", "backbone": "mylab/toy-model",
+        "harness": {"name": "toy-harness", "version": "1.0", "commit": "0123abcd", "url": "https://example.org/h"},
+        "license": "CC-BY-4.0", "paper": "https://example.org/paper.pdf", "doi": "10.1234/example",
+        "synthetic": False, "description": "A toy submission.", "files": ["runs/full-seed1.jsonl"],
+        "claims": [{"cell": "FULL", "metric": "gds_bind", "value": 0.25, "source": "paper, Table 2"}],
+    }]})
+
     format_version: str = Field(pattern=r"^\d+\.\d+$")
+    """Format version `MAJOR.MINOR` (currently `1.0`)."""
     id: str = Field(pattern=SUBMISSION_ID_PATTERN)
     """Must equal the folder name under `submissions/`."""
     title: str = Field(min_length=1, max_length=300)
+    """Title shown on the leaderboard."""
     authors: list[Author] = Field(min_length=1)
+    """Who made the runs."""
     contact: str = Field(min_length=3)
+    """An e-mail address or other way to reach the authors."""
     track: Track
+    """`agent` or `constraint`."""
     system: str
     """The agent system or method family (e.g. `ARG`, `DRIFT-Bench mus_repair`)."""
     backbone: str
     """Main model, e.g. `anthropic/claude-sonnet-5` (per-run backbones are in the logs)."""
     harness: Harness
+    """The code that produced the runs (name, version, git commit)."""
     license: str
     """SPDX id of the licence the logs are released under."""
     paper: str | None = None
+    """Link to the paper the runs belong to."""
     doi: str | None = None
+    """DOI of the paper or dataset."""
     synthetic: bool = False
     """True for Driftboard's own synthetic reference baselines."""
     description: str | None = None
+    """Free text shown on the submission page."""
     files: list[str] = Field(min_length=1)
     """Every run log, relative to the submission folder (e.g. `runs/full-seed1.jsonl`)."""
     claims: list[ClaimedFigure] = Field(default_factory=list)
@@ -89,6 +116,7 @@ class Cell(Model):
     """A pre-registered cell: a name and its flag settings."""
 
     flags: dict[str, str] = Field(default_factory=dict)
+    """Switches in force for the cell's runs, e.g. `{"ARG_JOIN": "0"}` (the runs' headers carry them)."""
     seeds: list[Label] = Field(min_length=1)
     """Replicate labels declared for this cell; every one must be reported."""
     comparator: bool = False
@@ -99,6 +127,7 @@ class Cell(Model):
     prereg's digest is in every run header and it must be merged before any run (two-PR flow), a
     withdrawal cannot be added after runs exist without failing verification."""
     description: str | None = None
+    """What the cell is, in words."""
 
     @model_validator(mode="after")
     def _withdrawn_are_declared(self) -> Cell:
@@ -111,15 +140,15 @@ class Cell(Model):
 class Thresholds(Model):
     """Validity-gate thresholds (defaults: ARG's published constants)."""
 
-    render_ceiling_B: int = Field(default=6000, ge=1)
+    render_ceiling_B: int = Field(default=6000, ge=1, json_schema_extra=unit("tokens"))
     """Render-token ceiling B per beat and per LLM call (strict >)."""
-    wer_floor: float = Field(default=0.25, ge=0, le=1)
+    wer_floor: float = Field(default=0.25, ge=0, le=1, json_schema_extra=unit("fraction (0-1)"))
     """Per-organ write-error rate above which a run is INVALID (strict >)."""
-    wer_min_ops: int = Field(default=5, ge=0)
+    wer_min_ops: int = Field(default=5, ge=0, json_schema_extra=unit("write operations"))
     """Minimum ops (rejects + accepted) before an organ's WER is judged (inclusive)."""
-    canary_floor: float = Field(default=0.9, ge=0, le=1)
+    canary_floor: float = Field(default=0.9, ge=0, le=1, json_schema_extra=unit("fraction (0-1)"))
     """Canary echo-rate floor per zone (strict <)."""
-    canary_warmup: int = Field(default=2, ge=0)
+    canary_warmup: int = Field(default=2, ge=0, json_schema_extra=unit("call number"))
     """Echo rows with call_idx <= warm-up are ignored (unless none remain)."""
 
 
@@ -130,25 +159,36 @@ class Defeater(Model):
     """A declared result that would defeat the study's claim, e.g. "~0 completions"."""
 
     id: Label
+    """Defeater id."""
     text: str
+    """The defeating result in words."""
     metric: str
     """Metric the condition reads, e.g. `completions`, `valid_runs`, `gds_abandon`."""
     op: Comparison
-    value: float
+    """Comparison of the pooled value with `value`."""
+    value: float = Field(json_schema_extra=unit("the metric's unit"))
+    """Threshold the pooled value is compared with."""
     scope: str = "all"
     """`all` (pooled over valid runs) or a cell name."""
     aggregate: Literal["sum", "mean", "max", "min", "count"] = "sum"
+    """How per-run values are pooled."""
 
 
 class Prediction(Model):
     """A pre-registered prediction, evaluated and reported, never used to gate."""
 
     id: Label
+    """Prediction id."""
     text: str
+    """The prediction in words."""
     metric: str | None = None
+    """Metric compared (a cell mean)."""
     cell: str | None = None
+    """Cell whose mean is compared."""
     op: Comparison | None = None
-    value: float | None = None
+    """Comparison of the cell mean with `value` or with the `versus` cell's mean."""
+    value: float | None = Field(default=None, json_schema_extra=unit("the metric's unit"))
+    """Constant compared with."""
     versus: str | None = None
     """Compare against another cell's value instead of a constant."""
 
@@ -156,16 +196,40 @@ class Prediction(Model):
 class Prereg(Model):
     """The pre-registration, committed before the runs; the checker reads thresholds from here."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "format_version": "1.0", "submission_id": "mylab-toy", "track": "agent", "profile": "driftboard",
+        "cells": {"FULL": {"flags": {}, "seeds": ["seed1", "seed2", "seed3"], "comparator": False,
+                           "withdrawn": {"seed3": "compute quota ran out before the run started"},
+                           "description": "the full agent"}},
+        "horizon": 200,
+        "thresholds": {"render_ceiling_B": 6000, "wer_floor": 0.25, "wer_min_ops": 5, "canary_floor": 0.9,
+                       "canary_warmup": 2},
+        "problem_set": None,
+        "defeaters": [{"id": "zero-completions", "text": "~0 completions", "metric": "completions", "op": "<=",
+                       "value": 0, "scope": "all", "aggregate": "sum"}],
+        "predictions": [{"id": "bind-low", "text": "bind drift stays under 0.2", "metric": "gds_bind",
+                         "cell": "FULL", "op": "<", "value": 0.2, "versus": None}],
+    }]})
+
     format_version: str = Field(pattern=r"^\d+\.\d+$")
+    """Format version `MAJOR.MINOR` (currently `1.0`)."""
     submission_id: str = Field(pattern=SUBMISSION_ID_PATTERN)
+    """The submission folder name (as the manifest's `id`)."""
     track: Track
+    """`agent` or `constraint` (as the manifest's)."""
     profile: Literal["driftboard", "arg-v1.0", "drift-bench-v1"] = "driftboard"
+    """Which scoring rules apply."""
     cells: dict[Label, Cell] = Field(min_length=1)
-    horizon: int | None = Field(default=None, ge=1)
+    """Cell name -> its flags and seeds; every declared (cell, seed) must be reported."""
+    horizon: int | None = Field(default=None, ge=1, json_schema_extra=unit("actions"))
+    """Action cap per run (agent track)."""
     thresholds: Thresholds = Field(default_factory=Thresholds)
+    """Validity-gate thresholds; ARG's published defaults when absent (a prereg may tighten them)."""
     problem_set: Sha256Hex | None = None
     """Constraint track: digest of the problem set the runs must use."""
     defeaters: list[Defeater] = Field(default_factory=list)
+    """Declared results that would defeat the study's claim."""
     predictions: list[Prediction] = Field(default_factory=list)
+    """Declared predictions, evaluated and reported."""
 
     _id_not_reserved = field_validator("submission_id")(not_reserved)

@@ -19,6 +19,26 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 PREV0 = "0" * 64
+CHAIN_REMEDY = ("the log changed after it was written (a line edited, lost, added or reordered): never edit "
+                "a run log; restore the file your harness wrote, or re-run the run")
+"""The end of every chain-broken message: what to do."""
+SEQ_REMEDY = "seq numbers the lines from 0 without gaps: write logs with RunLogWriter, and never edit one"
+"""The end of every seq message: what to do."""
+SUITE_DIGEST = "cf04926fc25c83a9081712236b3f8abc5736f7c6f16aaa51ee27b0da9151c3f0"
+"""Digest of problems/driftboard-suite-v1, as problems/README.md states it."""
+AGENT_CLAIM_NAMES = (
+    "actions", "actions_per_level", "APR", "attribution_mismatches", "bins", "completions", "decision_mix",
+    "deficit_goals", "deficit_stamps", "DPR", "drift_ref_beats", "drift_total", "DTL", "ECR", "edges_unverified",
+    "edges_verified", "effect_rules", "FBR", "FCR", "FSN", "GA", "gds_abandon", "gds_aligned", "gds_bind", "goal_bound_referents",
+    "goal_status", "grounding_rate_all", "hypothesis_formed", "ICR", "llm_calls", "llm_tokens", "max_render_tokens",
+    "milestone_accepted", "milestone_claims", "milestone_conversion", "milestone_goals", "milestone_verified_ratio",
+    "milestones_declared_only", "milestones_verified", "R9_ok", "referents", "render_ceiling_B", "RGR",
+    "rules_tested", "rung_distribution", "runs", "SCL", "SRR", "steps_consumed", "steps_written",
+    "targeted_effect_rules", "tokens_per_level", "tokens_vs_beat_slope", "valid_runs", "WER", "wer_per_organ",
+    "write_rejects",
+)
+"""What a claim on the agent track may name: the metrics of site metrics page (agent and both tracks) and the
+cell counts `runs` / `valid_runs`, case-insensitively sorted."""
 
 MANIFEST = """format_version: "1.0"
 id: {id}
@@ -142,7 +162,8 @@ def constraint_events(submission_id: str, run_id: str, prereg: bytes) -> list[di
     return [
         {"type": "run_start", "format_version": "1.0", "run_id": run_id, "submission_id": submission_id,
          "track": "constraint", "cell": "toy-model/direct", "seed": "0", "backbone": "toy-model",
-         "prereg_sha256": sha(prereg), "started_at": "2026-11-01T00:00:00Z", "method": "direct"},
+         "prereg_sha256": sha(prereg), "started_at": "2026-11-01T00:00:00Z", "method": "direct",
+         "problem_set": {"name": "driftboard-suite-v1", "digest": SUITE_DIGEST}},
         {"type": "problem_start", "problem_id": "seating_001", "domain": "seating", "n_turns": 1},
         {"type": "turn", "problem_id": "seating_001", "turn_number": 1,
          "user_message": "Liam and Diana must have at least 1 seats between them.",
@@ -218,8 +239,12 @@ def valid_cases() -> list[Case]:
     c = Case("minimal-constraint", track="constraint")
     c.add_run("runs/toy-direct-0.jsonl")
     two = Case("two-runs")
+    two.prereg = two.prereg.replace(b"seeds: [s1]", b"seeds: [s1, s2]")
     two.add_run(RUN)
-    two.add_run("runs/r2.jsonl", run_id="two-runs-r2")
+    lines = two.add_run("runs/r2.jsonl", run_id="two-runs-r2")
+    header = json.loads(lines[0])
+    header["seed"] = "s2"  # a seed is reported once
+    two.runs["runs/r2.jsonl"] = rechain([dump(header), *lines[1:]], "two-runs-r2")
     return [a, c, two]
 
 
@@ -332,8 +357,8 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         a["seq"], b["seq"] = 4, 3
         lines[3], lines[4] = dump(a), dump(b)
         c.runs[RUN] = rechain(lines, f"{c.name}-r1")
-        c.expected = [f"{p.format(n=c.name)}:4: seq 4, expected 3: seq 3 is missing",
-                      f"{p.format(n=c.name)}:5: seq 3 out of order (after seq 4)"]
+        c.expected = [f"{p.format(n=c.name)}:4: seq 4, expected 3: seq 3 is missing; {SEQ_REMEDY}",
+                      f"{p.format(n=c.name)}:5: seq 3 out of order (after seq 4); {SEQ_REMEDY}"]
 
     @case("seq-duplicated")
     def _(c: Case) -> None:
@@ -341,7 +366,7 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         lines.insert(3, lines[2])
         c.runs[RUN] = rechain(lines, f"{c.name}-r1")
         # the copy shifts every later line down one, but their own seq values stay consecutive
-        c.expected = [f"{p.format(n=c.name)}:4: duplicated seq 2"]
+        c.expected = [f"{p.format(n=c.name)}:4: duplicated seq 2; {SEQ_REMEDY}"]
 
     @case("seq-missing")
     def _(c: Case) -> None:
@@ -351,20 +376,20 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
             if k >= 4:
                 o["seq"] = k + 1
         c.runs[RUN] = rechain([dump(o) for o in objs], f"{c.name}-r1")
-        c.expected = [f"{p.format(n=c.name)}:5: seq 5, expected 4: seq 4 is missing"]
+        c.expected = [f"{p.format(n=c.name)}:5: seq 5, expected 4: seq 4 is missing; {SEQ_REMEDY}"]
 
     @case("chain-edited-line")
     def _(c: Case) -> None:
         lines = c.add_run(RUN)
         lines[5] = lines[5].replace(b'"target_ref":"R0001"', b'"target_ref":"R0002"')
-        c.expected = [f"{p.format(n=c.name)}:7: chain broken: prev is not the SHA-256 of line 6"]
+        c.expected = [f"{p.format(n=c.name)}:7: chain broken: prev is not the SHA-256 of line 6; {CHAIN_REMEDY}"]
 
     @case("chain-deleted-line")
     def _(c: Case) -> None:
         lines = c.add_run(RUN)
         del lines[4]
-        c.expected = [f"{p.format(n=c.name)}:5: seq 5, expected 4: seq 4 is missing",
-                      f"{p.format(n=c.name)}:5: chain broken: prev is not the SHA-256 of line 4"]
+        c.expected = [f"{p.format(n=c.name)}:5: seq 5, expected 4: seq 4 is missing; {SEQ_REMEDY}",
+                      f"{p.format(n=c.name)}:5: chain broken: prev is not the SHA-256 of line 4; {CHAIN_REMEDY}"]
 
     @case("chain-inserted-line")
     def _(c: Case) -> None:
@@ -372,18 +397,18 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         forged = dump({"seq": 5, "prev": sha(lines[4]), "type": "beat", "turn": 1, "action": "ACTION2",
                        "drift_ref": "LIVE"})
         lines.insert(5, forged)
-        c.expected = [f"{p.format(n=c.name)}:7: duplicated seq 5",
-                      f"{p.format(n=c.name)}:7: chain broken: prev is not the SHA-256 of line 6"]
+        c.expected = [f"{p.format(n=c.name)}:7: duplicated seq 5; {SEQ_REMEDY}",
+                      f"{p.format(n=c.name)}:7: chain broken: prev is not the SHA-256 of line 6; {CHAIN_REMEDY}"]
 
     @case("chain-swapped-lines")
     def _(c: Case) -> None:
         lines = c.add_run(RUN)
         lines[5], lines[6] = lines[6], lines[5]
-        c.expected = [f"{p.format(n=c.name)}:6: seq 6, expected 5: seq 5 is missing",
-                      f"{p.format(n=c.name)}:6: chain broken: prev is not the SHA-256 of line 5",
-                      f"{p.format(n=c.name)}:7: seq 5 out of order (after seq 6)",
-                      f"{p.format(n=c.name)}:7: chain broken: prev is not the SHA-256 of line 6",
-                      f"{p.format(n=c.name)}:8: chain broken: prev is not the SHA-256 of line 7"]
+        c.expected = [f"{p.format(n=c.name)}:6: seq 6, expected 5: seq 5 is missing; {SEQ_REMEDY}",
+                      f"{p.format(n=c.name)}:6: chain broken: prev is not the SHA-256 of line 5; {CHAIN_REMEDY}",
+                      f"{p.format(n=c.name)}:7: seq 5 out of order (after seq 6); {SEQ_REMEDY}",
+                      f"{p.format(n=c.name)}:7: chain broken: prev is not the SHA-256 of line 6; {CHAIN_REMEDY}",
+                      f"{p.format(n=c.name)}:8: chain broken: prev is not the SHA-256 of line 7; {CHAIN_REMEDY}"]
 
     @case("chain-wrong-genesis")
     def _(c: Case) -> None:
@@ -392,7 +417,8 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         o["prev"] = PREV0
         lines[0] = dump(o)
         c.runs[RUN] = relink(lines, 0)
-        c.expected = [f"{p.format(n=c.name)}:1: chain broken: prev of the first line is not the SHA-256 of the run id"]
+        c.expected = [f"{p.format(n=c.name)}:1: chain broken: prev of the first line is not the SHA-256 of the run id; "
+                      f"{CHAIN_REMEDY}"]
 
     @case("missing-run-start")
     def _(c: Case) -> None:
@@ -455,7 +481,7 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         lines.insert(3, b"[1,2,3]")
         c.runs[RUN] = rechain(lines, f"{c.name}-r1")
         c.expected = [f"{p.format(n=c.name)}:4: event must be a JSON object, not an array",
-                      f"{p.format(n=c.name)}:5: duplicated seq 3"]
+                      f"{p.format(n=c.name)}:5: duplicated seq 3; {SEQ_REMEDY}"]
 
     @case("empty-run-file")
     def _(c: Case) -> dict[str, bytes]:
@@ -513,6 +539,63 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
         c.add_run(RUN)
         c.no_prereg = True
         c.expected = [f"{c.name}: no prereg.yaml in the submission folder"]
+
+    # Checks validate runs without scoring (checker/precheck.py): each message says what to do.
+    @case("claim-unknown-names")
+    def _(c: Case) -> None:
+        c.add_run(RUN)
+        c.manifest_extra = ("claims:\n  - cell: FULL\n    metric: gds-bind\n    value: 0.3\n"
+                            "  - cell: FULLL\n    metric: completions\n    value: 1\n")
+        man = f"{c.name}/submission.yaml: "
+        c.expected = [man + "claims[0]: unknown metric 'gds-bind' (did you mean 'gds_bind'?); the agent-track "
+                            "metrics are: " + ", ".join(AGENT_CLAIM_NAMES),
+                      man + "claims[1]: unknown cell 'FULLL' (did you mean 'FULL'?); the cells of prereg.yaml are: "
+                            "FULL"]
+
+    @case("prereg-edited-after-runs")
+    def _(c: Case) -> None:
+        c.add_run(RUN)
+        before = sha(c.prereg)
+        c.prereg = c.prereg.replace(b"horizon: 10", b"horizon: 12")  # an uncommitted edit after the run started
+        c.expected = [f"{c.name}/{RUN}:1: prereg_sha256 {before[:12]}… is not the SHA-256 of prereg.yaml "
+                      f"({sha(c.prereg)[:12]}…): prereg.yaml was changed after this run started (committed or not); "
+                      "restore the prereg.yaml the runs were started with (`git restore` for an uncommitted edit, "
+                      "else from git history): a pre-registration is not edited once runs have started"]
+
+    @case("constraint-no-problem-set", track="constraint")
+    def _(c: Case) -> None:
+        lines = c.add_run(RUN)
+        o = json.loads(lines[0])
+        del o["problem_set"]
+        c.runs[RUN] = rechain([dump(o), *lines[1:]], o["run_id"])
+        c.expected = [f"{c.name}/{RUN}:1: constraint run names no problem_set in run_start, so verify cannot "
+                      "recompute it: write `problem_set: {name, digest}` into the run header from your harness; "
+                      "problems/README.md gives the digest of each set shipped under problems/"]
+
+    @case("constraint-problem-set-differs", track="constraint")
+    def _(c: Case) -> None:
+        c.prereg += f"problem_set: {'ab' * 32}\n".encode()
+        c.add_run(RUN)
+        c.expected = [f"{c.name}/{RUN}:1: run uses problem set cf04926fc25c…, prereg.yaml names abababababab…: "
+                      "run the problem set the pre-registration names"]
+
+    @case("run-undeclared")
+    def _(c: Case) -> None:
+        lines = c.add_run(RUN)
+        header = json.loads(lines[0])
+        header["cell"] = "J0"
+        c.runs[RUN] = rechain([dump(header), *lines[1:]], header["run_id"])
+        c.expected = [f"{c.name}/{RUN}:1: cell 'J0' is not declared in prereg.yaml (declared: FULL: s1): report only "
+                      "pre-registered runs; a run outside the plan belongs in a new submission pre-registered "
+                      "before it ran"]
+
+    @case("seed-reported-twice")
+    def _(c: Case) -> None:
+        c.add_run(RUN)
+        c.add_run("runs/r2.jsonl", run_id=f"{c.name}-r2")  # another run id, the same cell and seed label
+        c.expected = [f"{c.name}/runs/r2.jsonl:1: cell 'FULL', seed 's1' is already reported by {c.name}/{RUN}: a "
+                      "seed is reported once; remove a copied log, and report a second real run of this seed in a "
+                      "new submission that pre-registers it"]
 
     @case("run-not-listed")
     def _(c: Case) -> None:

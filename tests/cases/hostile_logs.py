@@ -25,6 +25,9 @@ from typing import Any
 
 import generate as g
 
+CHAIN_REMEDY = g.CHAIN_REMEDY
+SEQ_REMEDY = g.SEQ_REMEDY
+
 REPO = Path(__file__).resolve().parents[2]
 ORACLE = REPO / "submissions" / "driftboard-constraint-baselines" / "runs" / "oracle-0.jsonl"
 R1, R2 = "runs/r1.jsonl", "runs/r2.jsonl"
@@ -147,7 +150,7 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         lines, p = start(c)
         lines[3] = edit(lines[3], prev=sha(lines[2])[:40])  # a truncated digest of the right line
         c.runs[R1] = g.relink(lines, 3)
-        c.expected = [f"{p}:4: chain broken: prev is not the SHA-256 of line 3",
+        c.expected = [f"{p}:4: chain broken: prev is not the SHA-256 of line 3; {CHAIN_REMEDY}",
                       f"{p}:4: field 'prev': string should match pattern '^[0-9a-f]{{64}}$'"]
         c.verify = {"exit_code": 1}
 
@@ -157,7 +160,7 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         lines[3] = edit(lines[3], prev=sha(lines[2]).upper())
         c.runs[R1] = g.relink(lines, 3)
         c.expected = [f"{p}:4: chain broken: prev is the SHA-256 of line 3 but in upper-case hex "
-                      "(digests are lower-case)",
+                      "(digests are lower-case); write digests in lower-case hex, as RunLogWriter does",
                       f"{p}:4: field 'prev': string should match pattern '^[0-9a-f]{{64}}$'"]
         c.verify = {"exit_code": 1}
 
@@ -166,7 +169,7 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         lines, p = start(c)
         lines[3] = edit(lines[3], prev="z" * 64)
         c.runs[R1] = g.relink(lines, 3)
-        c.expected = [f"{p}:4: chain broken: prev is not the SHA-256 of line 3",
+        c.expected = [f"{p}:4: chain broken: prev is not the SHA-256 of line 3; {CHAIN_REMEDY}",
                       f"{p}:4: field 'prev': string should match pattern '^[0-9a-f]{{64}}$'"]
         c.verify = {"exit_code": 1}
 
@@ -176,7 +179,7 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         lines, p = start(c)
         lines[0] = c.runs[R2][0]
         dup = f"{c.name}/{R2}:1: duplicate run id '{c.name}-r2' (also in {p}:1)"
-        c.expected = [f"{p}:2: chain broken: prev is not the SHA-256 of line 1", dup]
+        c.expected = [f"{p}:2: chain broken: prev is not the SHA-256 of line 1; {CHAIN_REMEDY}", dup]
         # verify scores each log on its own: the duplicate id is a validate finding
         c.verify = {"exit_code": 1, "problems": c.expected[:1]}
 
@@ -185,7 +188,7 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         lines, p = start(c)
         lines[0] = edit(lines[0], prev=sha(f"{c.name}-r2".encode()))
         c.runs[R1] = g.relink(lines, 0)
-        c.expected = [f"{p}:1: chain broken: prev of the first line is not the SHA-256 of the run id"]
+        c.expected = [f"{p}:1: chain broken: prev of the first line is not the SHA-256 of the run id; {CHAIN_REMEDY}"]
         c.verify = {"exit_code": 1}
 
     # ---------------------------------------------------------------- lines spliced, cut, doubled
@@ -194,12 +197,12 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         lines, p = start(c)
         other = g.chain(g.agent_events(c.name, f"{c.name}-r3", c.prereg), f"{c.name}-r3")
         c.runs[R1] = lines + other  # a whole second run appended after run_end, its own chain intact
-        c.expected = [f"{p}:10: seq 0 out of order (after seq 8)",
-                      f"{p}:10: chain broken: prev is not the SHA-256 of line 9",
+        c.expected = [f"{p}:10: seq 0 out of order (after seq 8); {SEQ_REMEDY}",
+                      f"{p}:10: chain broken: prev is not the SHA-256 of line 9; {CHAIN_REMEDY}",
                       f"{p}:10: event after run_end (line 9)",
                       f"{p}:10: run_start may only be the first event",
-                      *(f"{p}:{10 + k}: seq {k} out of order (after seq 8)" for k in range(1, 8)),
-                      f"{p}:18: duplicated seq 8"]
+                      *(f"{p}:{10 + k}: seq {k} out of order (after seq 8); {SEQ_REMEDY}" for k in range(1, 8)),
+                      f"{p}:18: duplicated seq 8; {SEQ_REMEDY}"]
         c.verify = {"exit_code": 1}
 
     @case("log-truncated-mid-file")
@@ -208,14 +211,15 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         cut = lines[4][: lines[4].index(b',"type"')]  # a write cut short after the prev field, then more lines
         c.runs[R1] = [*lines[:4], cut, *lines[5:]]
         c.expected = [f"{p}:5: invalid JSON: EOF while parsing an object at line 1 column {len(cut)}",
-                      f"{p}:6: chain broken: prev is not the SHA-256 of line 5"]
+                      f"{p}:6: chain broken: prev is not the SHA-256 of line 5; {CHAIN_REMEDY}"]
         c.verify = {"exit_code": 1}
 
     @case("log-line-duplicated")
     def _(c: g.Case) -> None:
         lines, p = start(c)
         c.runs[R1] = [*lines[:4], lines[3], *lines[4:]]  # a verbatim copy: its bytes hash like the original
-        c.expected = [f"{p}:5: duplicated seq 3", f"{p}:5: chain broken: prev is not the SHA-256 of line 4"]
+        c.expected = [f"{p}:5: duplicated seq 3; {SEQ_REMEDY}",
+                      f"{p}:5: chain broken: prev is not the SHA-256 of line 4; {CHAIN_REMEDY}"]
         c.verify = {"exit_code": 1}
 
     @case("log-second-run-start")
@@ -252,7 +256,7 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         c.runs[R1] = g.rechain([*lines[:3], merged, *lines[5:]], f"{c.name}-r1")
         c.expected = [f"{p}:4: carriage return (CR) inside the line: a line ends with one LF and holds no other CR",
                       f"{p}:4: invalid JSON: trailing characters at line 1 column {len(lines[3]) + 2}",
-                      f"{p}:5: seq 5, expected 4: seq 4 is missing"]
+                      f"{p}:5: seq 5, expected 4: seq 4 is missing; {SEQ_REMEDY}"]
         c.verify = {"exit_code": 1}
 
     @case("log-line-separator-u2028")
