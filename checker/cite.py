@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from checker.errors import UsageError
-from checker.render.citation import DEFAULT_SITE_URL, cite_text, citation, permalink, site_url
+from checker.render.citation import DEFAULT_SITE_URL, citation, cite_text, permalink, site_url
 from checker.render.text import slug as render_slug
 from checker.results_io import read_results
 
@@ -32,4 +32,4 @@ def cite_command(ref: str, results_dir: Path) -> int:
     return 0
 
 
-__all__ = ["DEFAULT_SITE_URL", "cite_command", "citation", "permalink", "site_url", "slug"]
+__all__ = ["DEFAULT_SITE_URL", "citation", "cite_command", "permalink", "site_url", "slug"]

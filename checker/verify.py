@@ -151,9 +151,14 @@ def verify_to_results(
                         results_dir=results_dir)
 
 
-def ensure_results(submissions: Path, results: Path) -> None:
-    """Make sure `results` holds verified results for every submission (verifying with the cache)."""
-    verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None, use_cache=True)
+def ensure_results(submissions: Path, results: Path) -> set[str]:
+    """Make sure `results` holds verified results for every submission (verifying with the cache).
+
+    Returns the ids of the submissions verified now: the tree being built (`build` renders only those).
+    """
+    report = verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None,
+                               use_cache=True)
+    return {sub.results.submission_id for sub in report.submissions if sub.results is not None}
 
 
 PROBLEMS_ROOT = Path("problems")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -124,8 +125,16 @@ def _gate() -> str:
     return json.dumps(chart.to_dict())
 
 
-_KINDS = {"decomposition": _decomposition, "channels": _channels, "depth": _depth, "gate": _gate,
-          "cells-agent": lambda: _cells("agent"), "cells-constraint": lambda: _cells("constraint")}
+def _cells_agent() -> str:
+    return _cells("agent")
+
+
+def _cells_constraint() -> str:
+    return _cells("constraint")
+
+
+_KINDS: dict[str, Callable[[], str]] = {"decomposition": _decomposition, "channels": _channels, "depth": _depth, "gate": _gate,
+          "cells-agent": _cells_agent, "cells-constraint": _cells_constraint}
 
 
 def spec(kind: str, datasets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:

@@ -75,19 +75,76 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def load_results(results_dir: Path) -> list[ResultsFile]:
-    """Every results file in the folder (not `index.json`, not shards), sorted by submission id."""
+def load_results(results_dir: Path, only: set[str] | None = None) -> list[ResultsFile]:
+    """Every results file in the folder (not `index.json`, not shards), or those of `only`, sorted by id."""
     from checker.results_io import INDEX, read_results
 
     if not results_dir.is_dir():
         raise UsageError(f"{results_dir}: no results folder; run `driftboard verify` or `driftboard build` first")
-    out = [read_results(p) for p in sorted(results_dir.glob("*.json"))
-           if p.name != INDEX and not p.name.startswith("shard-")]
+    paths = ([results_dir / f"{i}.json" for i in sorted(only)] if only is not None else
+             [p for p in sorted(results_dir.glob("*.json")) if p.name != INDEX and not p.name.startswith("shard-")])
+    out = [read_results(p) for p in paths]
     ids = [r.submission_id for r in out]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise UsageError(f"{results_dir}: submission id(s) appear in more than one results file: {', '.join(dupes)}")
     return sorted(out, key=lambda r: r.submission_id)
+
+
+def results_of_tree(submissions: Path, results_dir: Path) -> set[str]:
+    """Ids of the results files in `results_dir` that were verified from this tree's `submissions`.
+
+    A results file belongs to the tree when its submission folder is under `submissions` and every
+    log it names exists with the recorded SHA-256 (`build --no-verify` after `verify` or `merge`):
+    results left by tests, another branch or an older tree are not published.
+    """
+    from checker.results_io import INDEX, read_results
+
+    tree = submissions.resolve()
+    out: set[str] = set()
+    for path in sorted(results_dir.glob("*.json")):
+        if path.name == INDEX or path.name.startswith("shard-"):
+            continue
+        r = read_results(path)
+        folder = Path(r.reproduce.removeprefix("driftboard verify ").strip())
+        if not folder.resolve().is_relative_to(tree) or not folder.is_dir() or _manifest_id(folder) != r.submission_id:
+            continue
+        if all(_sha256(Path(log.path)) == log.sha256 for log in r.logs):
+            out.add(r.submission_id)
+    return out
+
+
+def stray_results(results_dir: Path, only: set[str]) -> list[str]:
+    """Results files in `results_dir` whose submission is not in `only` (left out of the build), sorted."""
+    from checker.results_io import INDEX
+
+    return sorted(p.stem for p in results_dir.glob("*.json")
+                  if p.name != INDEX and not p.name.startswith("shard-") and p.stem not in only)
+
+
+def _manifest_id(folder: Path) -> str | None:
+    """The `id:` of a submission folder's manifest (a top-level scalar line; None when absent)."""
+    import re
+
+    try:
+        text = (folder / "submission.yaml").read_text(encoding="utf-8")[:1_000_000]
+    except (OSError, UnicodeDecodeError):
+        return None
+    match = re.search(r"^id:[ \t]*['\"]?([^'\"\s#]+)", text, flags=re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def _sha256(path: Path) -> str | None:
+    import hashlib
+
+    h = hashlib.sha256()
+    try:
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
 
 
 def docs_dir_for(out: Path) -> Path:
@@ -329,14 +386,17 @@ def run_mkdocs(docs: Path, out: Path, nav_items: list[Any], config: Path | None 
         logger.propagate = propagate
 
 
-def build_site(results_dir: Path, out: Path) -> int:
+def build_site(results_dir: Path, out: Path, only: set[str] | None = None) -> int:
     """Render the verified results in `results_dir` into a static site at `out`; returns 0.
+
+    `only`: the submission ids to render (the tree being built; see `results_of_tree`); None renders
+    every results file in the folder (tests and benchmarks that wrote the folder themselves).
 
     Raises:
         UsageError: the results folder is missing or holds a file that is not a results file.
         SiteBuildError: MkDocs reported a problem (strict mode).
     """
-    results = load_results(results_dir)
+    results = load_results(results_dir, only)
     docs = docs_dir_for(out)
     nav_items = assemble(results, docs)
     run_mkdocs(docs, out, nav_items)
