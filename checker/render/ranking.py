@@ -69,11 +69,12 @@ def is_ranked(r: ResultsFile) -> tuple[bool, str]:
 def why_undefined(r: ResultsFile, c: CellResult, metric: str) -> str:
     """Why a cell's ranking figure is undefined, in a few words for a badge."""
     if metric not in c.all_declared:
-        return "undefined: no declared seeds (no pre-registration)" if not c.n_declared else "undefined"
+        return "undefined: no declared seeds (no pre-registration)" if not c.n_declared else "undefined: no all-declared figure"
     runs = [run for run in r.runs if run.cell == c.cell and run.verdict == "VALID"]
     if not runs:
         return "undefined: no valid run"
-    if r.track == "agent" and all(run.gds is not None and run.gds.reference_beats == 0 for run in runs):
+    if r.track == "agent" and all((run.gds.reference_beats if run.gds is not None else run.metric("drift_ref_beats")) == 0
+                                  for run in runs):
         return "undefined: " + UNDEFINED_BECAUSE["agent"]
     if r.track == "constraint" and all((run.metric("turns") or 0) == 0 for run in runs):
         return "undefined: " + UNDEFINED_BECAUSE["constraint"]
