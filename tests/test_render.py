@@ -80,7 +80,7 @@ def test_cell_permalink(site: Path) -> None:
     doc = soup(site, "results/synthetic-0000/FULL")
     assert "synthetic-0000/FULL" in doc.select_one(".db-meta").get_text()
     assert doc.select("#table-metrics tbody tr")
-    assert doc.select_one("#cite code.language-bibtex")
+    assert doc.select_one("#cite pre.db-cite-text code").get_text().startswith("@misc{driftboard:synthetic-0000-FULL,")
 
 
 def test_detail_pages_not_in_nav(site: Path) -> None:

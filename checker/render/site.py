@@ -114,10 +114,12 @@ def results_of_tree(submissions: Path, results_dir: Path) -> set[str]:
     return out
 
 
-def stray_results(results_dir: Path, only: set[str]) -> list[str]:
+def stray_results(results_dir: Path, only: set[str] | None) -> list[str]:
     """Results files in `results_dir` whose submission is not in `only` (left out of the build), sorted."""
     from checker.results_io import INDEX
 
+    if only is None:
+        return []
     return sorted(p.stem for p in results_dir.glob("*.json")
                   if p.name != INDEX and not p.name.startswith("shard-") and p.stem not in only)
 
