@@ -42,8 +42,10 @@ def _agg(values: dict[str, float | int | None]) -> dict[str, Any]:
 
 def _all_declared(values: dict[str, float | int | None], worst: float) -> dict[str, Any]:
     """An all-declared figure: a seed missing from `values` (not VALID) counts as `worst`; undefined seeds are left out."""
-    per: dict[str, float | None] = {s: (float(values[s]) if values[s] is not None else None) if s in values else worst
-                                    for s in SEEDS}
+    per: dict[str, float | None] = {}
+    for s in SEEDS:
+        v = values.get(s, worst) if s in values else worst
+        per[s] = float(v) if v is not None else None
     defined = [v for v in per.values() if v is not None]
     return {"value": round(sum(defined) / len(defined), 10) if defined else None, "worst": worst,
             "n_declared": len(SEEDS), "n_worst": sum(1 for s in SEEDS if s not in values),

@@ -30,6 +30,7 @@ from checker.render.context import (
 )
 from checker.render.metrics import header, higher_is_better, worst_means
 from checker.render.paths import cell_path, root_of, submission_path, url_of
+from checker.render.runs import run_path
 from checker.render.tables import Column, Table
 from checker.render.text import slug
 from checker.report import safe_json
@@ -484,14 +485,15 @@ def gate_table(r: ResultsFile, runs: list[RunResult], name: str = "gate") -> Tab
     rows = []
     for run in runs:
         row: dict[str, Any] = {"run_id": run.run_id, "cell": run.cell, "seed": run.seed, "verdict": run.verdict,
-                               "reasons": "; ".join(run.reasons)}
+                               "reasons": "; ".join(run.reasons), "run_href": url_of(run_path(r, run))}
         if r.track == "constraint":
             row["turns"] = _num(run.metric("turns"))
             row["turn_accuracy"] = _num(run.metric("turn_accuracy"))
         for cond, c in run.gate.items() if run.gate is not None else ():
             row[cond] = f"{STATUS_LABELS[c.status]} ({c.note})" if c.note else STATUS_LABELS[c.status]
         rows.append(row)
-    cols = [Column("run_id", "run"), Column("cell", "cell"), Column("seed", "seed"), Column("verdict", "verdict")]
+    cols = [Column("run_id", "run", link="run_href"), Column("cell", "cell"), Column("seed", "seed"),
+            Column("verdict", "verdict")]
     if r.track == "constraint":
         cols += [Column("turns", "turns", numeric=True), Column("turn_accuracy", "accuracy", numeric=True)]
     cols += [Column(c, c) for c in conds] + [Column("reasons", "reasons")]

@@ -36,6 +36,7 @@ from checker.render.citation import site_url
 from checker.render.context import ChartRef, MetricsContext, ReportedContext, page
 from checker.render.hooks import fragments_path
 from checker.render.metrics import METRICS, documented
+from checker.render.runs import run_pages
 from checker.render.tables import Column, Table, write_downloads
 from checker.render.text import fmt, md_escape, slug, sort_key
 from checker.results_model import ResultsFile
@@ -279,6 +280,9 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO) -> list[
         w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, SITE_URL))
         for c in r.cells:
             w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, SITE_URL, charts))
+        for run in r.runs:
+            for rel, ctx in run_pages(r, run):
+                w.page(rel, "run.md.j2", ctx)
     w.page("reported.md", "reported.md.j2", reported_context(repo))
     w.page("metrics.md", "metrics.md.j2", metrics_context(results))
     for rel, text in sorted(charts.items()):
