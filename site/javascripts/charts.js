@@ -25,7 +25,8 @@
   function config() {
     var fg = dark() ? "#e6e6e6" : "#222222";
     var grid = dark() ? "#444444" : "#dddddd";
-    return { background: null, axis: { labelColor: fg, titleColor: fg, gridColor: grid, domainColor: fg, tickColor: fg },
+    // aria: false — the chart's container carries role="img" and the text alternative
+    return { aria: false, background: null, axis: { labelColor: fg, titleColor: fg, gridColor: grid, domainColor: fg, tickColor: fg },
              legend: { labelColor: fg, titleColor: fg }, text: { color: fg }, title: { color: fg },
              rule: { color: fg } };
   }
@@ -40,7 +41,11 @@
         el.dataset.rendered = "1";
         var url = new URL(el.dataset.spec, window.location.href).href;
         vegaEmbed(el, url, { actions: false, renderer: "svg", config: config() })
-          .then(function () { el.dataset.drawn = "1"; })
+          .then(function () {
+            // the container is role="img" with the text alternative: the drawing itself is presentation
+            el.querySelectorAll("svg").forEach(function (svg) { svg.setAttribute("aria-hidden", "true"); });
+            el.dataset.drawn = "1";
+          })
           .catch(function (e) { el.textContent = "Chart could not be drawn (" + e + "); see the data table below."; });
       });
     }, function (e) {

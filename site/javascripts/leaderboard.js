@@ -37,7 +37,13 @@
       }
     });
   }
-  function init() { facets(); overflow(); }
+  function names() {
+    // the theme's search dialog has no accessible name (axe: aria-dialog-name)
+    document.querySelectorAll('[role="dialog"]:not([aria-label])').forEach(function (el) {
+      el.setAttribute("aria-label", "Search this site");
+    });
+  }
+  function init() { names(); facets(); overflow(); }
   window.addEventListener("resize", overflow);
   if (typeof document$ !== "undefined") { document$.subscribe(init); }
   else { document.addEventListener("DOMContentLoaded", init); }
