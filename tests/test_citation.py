@@ -33,8 +33,8 @@ def test_every_place_names_the_same_base_url() -> None:
     assert configured.startswith("https://") and configured.endswith("/")
     assert cff["url"] == configured
     assert site_url() == configured
-    assert site_module.SITE_URL == configured
-    assert DEFAULT_SITE_URL == configured
+    assert configured == site_module.SITE_URL
+    assert configured == DEFAULT_SITE_URL
 
 
 def test_sitemap_lists_pages_under_the_base_url() -> None:

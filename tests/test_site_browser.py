@@ -242,7 +242,8 @@ def test_run_viewer_agent_and_constraint(page, base_url: str) -> None:
     page.wait_for_load_state("load")
     assert "runs/synthetic-0000/synthetic-0000-FULL-s1/" in page.url
     assert page.locator("#table-gate tbody tr").count() >= 1
-    assert "sha256" in page.locator("#raw-log").inner_text().lower()
+    raw = page.locator("#raw-log").inner_text()
+    assert "SHA-256" in raw and "not committed" in raw  # fixture results carry no commit: no pinned link
     page.goto(base_url + "runs/synthetic-0002/synthetic-0002-qwen3-8b-baseline-s1/")
     assert page.locator("h1").inner_text().startswith("Run ")
     assert page.errors == []

@@ -297,12 +297,47 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO) -> list[
                  f"(`driftboard schema --out DIR` writes the same files):\n\n{listing}\n")
         w.text("format.md", (docs / "format.md").read_text(encoding="utf-8").rstrip("\n") + extra)
     if (repo / "CHANGELOG.md").is_file():
-        w.text("changelog.md", (repo / "CHANGELOG.md").read_text(encoding="utf-8"))
+        software = (repo / "CHANGELOG.md").read_text(encoding="utf-8").removeprefix("# Changelog\n")
+        w.text("changelog.md", results_changelog(results) + software)
     if not (docs / "submit.md").is_file():
         w.text("submit.md", "# How to submit\n\nOpen a pull request adding `submissions/<id>/` with "
                "`submission.yaml`, `prereg.yaml` and `runs/*.jsonl` (see [the log format](format.md)); "
                "CI runs `driftboard verify` on it.\n")
     return nav(docs)
+
+
+def results_changelog(results: list[ResultsFile]) -> str:
+    """The results changelog: each release (verification date + commit) and the results it added.
+
+    Derived from the results files alone (each records the commit and date it was verified at), so
+    the same results give the same page. A release is one (date, commit); what a later commit changed
+    in an earlier submission shows as that submission moving to the later release.
+    """
+    releases: dict[tuple[str, str], list[ResultsFile]] = {}
+    undated: list[ResultsFile] = []
+    for r in results:
+        p = r.provenance
+        if p.verified:
+            releases.setdefault((p.verified, p.commit or ""), []).append(r)
+        else:
+            undated.append(r)
+    lines = ["# Changelog", "", "## Results { #results }", "",
+             "Each release is the date and commit a submission's folder was last committed at (from git, never "
+             "the wall clock); every citation names its commit, and `git checkout COMMIT && driftboard verify "
+             "submissions/ID` reproduces the figures of that release.", ""]
+    for (day, commit), rs in sorted(releases.items(), reverse=True):
+        lines.append(f"### Release {day}+{commit[:7]}" if commit else f"### Release {day}")
+        lines.append("")
+        for r in sorted(rs, key=lambda x: x.submission_id):
+            cells = len([c for c in r.cells if not c.comparator])
+            lines.append(f"- [{md_escape(r.submission_id)}]({pages.submission_path(r)}): {cells} cell(s), "
+                         f"{r.null_results.valid_runs} of {r.null_results.runs} runs valid")
+        lines.append("")
+    if undated:
+        lines += ["### Not committed yet", ""]
+        lines += [f"- [{md_escape(r.submission_id)}]({pages.submission_path(r)})" for r in undated]
+        lines.append("")
+    return "\n".join(lines) + "\n## Software\n"
 
 
 def nav(docs: Path) -> list[Any]:
