@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.aggregate",
     "checker.answers",
     "checker.cache",
+    "checker.copies",
     "checker.domains",
     "checker.domains.base",
     "checker.domains.logic_grid",
@@ -60,12 +62,14 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.numbers",
     "checker.preregistration",
     "checker.precheck",
+    "checker.problem_sets",
     "checker.problems",
     "checker.replay",
     "checker.report",
     "checker.results",
     "checker.results_io",
     "checker.results_model",
+    "checker.rules",
     "checker.schema",
     "checker.schema.agent",
     "checker.schema.base",
@@ -79,6 +83,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.score.agent_metrics",
     "checker.score.constraint_metrics",
     "checker.score.constraints",
+    "checker.score.coverage",
     "checker.score.gds",
     "checker.score.grounding",
     "checker.score.milestones",
@@ -131,7 +136,7 @@ def checker_code_digest() -> str:
 
 
 def submission_cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]], profile: str,
-                         problem_sets: dict[str, Any]) -> str:
+                         problem_sets: Mapping[str, Any]) -> str:
     """Digests of every input of every check, as the load stage read them (nothing is re-read through a link).
 
     The files (manifest, prereg, logs, refused files), the profile and the thresholds and where
@@ -146,7 +151,9 @@ def submission_cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]],
         "prereg": loaded.prereg_sha256,
         "logs": {display: _sha_or_none(path) for path, display in shown},
         "refused": loaded.refused_runs,
-        "problem_sets": {digest: str(ps.name) for digest, ps in sorted(problem_sets.items())},
+        # the sets' files (a lazy mapping's fingerprint: a digest means reading and validating every problem)
+        "problem_sets": (getattr(problem_sets, "fingerprint", None)
+                         or {digest: str(ps.name) for digest, ps in sorted(problem_sets.items())}),
         "profile": profile,
         "thresholds": prereg.thresholds.model_dump(mode="json") if prereg is not None else None,
         "thresholds_source": ("prereg" if prereg is not None and "thresholds" in prereg.model_fields_set

@@ -4,6 +4,8 @@
    (merge-base semantics), each path mapped to its `submissions/<id>` folder. When HEAD is the
    checked-out commit, uncommitted and untracked files under `submissions/` count too, so a
    submitter can run the check before committing.
+   A touched submission whose run logs change must already have its `prereg.yaml`, byte for
+   byte, on the base branch (two pull requests: pre-registration first, runs later).
 2. `driftboard validate submissions/` over everything (fast; catches duplicate run ids across
    submissions).
 3. `driftboard verify --format json` over the touched submissions only.
@@ -47,7 +49,7 @@ from checker.ci_summary import (
 )
 from checker.errors import UsageError
 
-__all__ = ["Change", "ci_command", "ci_summary_command", "detect_changes"]
+__all__ = ["Change", "ci_command", "ci_summary_command", "detect_changes", "first_parent_problems", "prereg_not_merged"]
 
 SUBMISSIONS = "submissions"
 MAX_LISTED = 50
@@ -185,6 +187,127 @@ def problem_set_changes(root: Path, base: str, head: str) -> list[dict[str, Any]
             for name in sorted(changed)]
 
 
+PREREG_FILE = "prereg.yaml"
+NOT_RUN_LOGS = ("submission.yaml", PREREG_FILE)
+"""Files of a submission folder whose change is not a change of its runs."""
+TWO_PR_RULE = ("the pre-registration lands first, in a pull request of its own; the runs follow in a later one "
+               "(see How to submit)")
+
+
+def _changed_by_folder(names: list[str]) -> dict[str, set[str]]:
+    """`submissions/<id>` -> changed paths inside it (relative to the folder)."""
+    out: dict[str, set[str]] = {}
+    for name in names:
+        parts = name.split("/")
+        if len(parts) > 2 and parts[0] == SUBMISSIONS:
+            out.setdefault("/".join(parts[:2]), set()).add("/".join(parts[2:]))
+    return out
+
+
+def _blob(root: Path, rev: str, path: str) -> bytes | None:
+    """The bytes of `path` at commit `rev` (None when it is not a file there)."""
+    kind = _git(root, "cat-file", "-t", f"{rev}:{path}")
+    if kind.returncode != 0 or kind.stdout.strip() != b"blob":
+        return None
+    out = _git(root, "cat-file", "blob", f"{rev}:{path}")
+    return out.stdout if out.returncode == 0 else None
+
+
+def prereg_not_merged(root: Path, base: str, head: str, tree: Path, worktree: bool,
+                      changes: list[Change]) -> list[dict[str, Any]]:
+    """Failing problems for every touched submission whose runs change while its prereg.yaml is not on `base`.
+
+    Rules fixed before the runs: a pull request that adds or changes anything in a submission
+    folder other than `submission.yaml` and `prereg.yaml` (run logs, by intent) passes only when
+    that submission's `prereg.yaml` already exists in `base`, byte for byte the same as in the
+    head. So the pre-registration is merged, by someone else's hand, before the runs arrive; a
+    rewritten branch history cannot back-date it.
+    """
+    from checker.load import read_small
+
+    mb = _git(root, "merge-base", base, head)
+    if mb.returncode != 0:
+        return []
+    diff = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff"]
+    names = _names(_git(root, *diff, mb.stdout.decode().strip(), head, "--", f"{SUBMISSIONS}/"), "diff")
+    if worktree:
+        names += _names(_git(root, *diff, head, "--", f"{SUBMISSIONS}/"), "diff")
+        names += _names(_git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", f"{SUBMISSIONS}/"),
+                        "ls-files")
+    changed = _changed_by_folder(names)
+    out = []
+    for change in changes:
+        runs = sorted(changed.get(change.path, set()) - set(NOT_RUN_LOGS))
+        if change.status == "deleted" or not runs:
+            continue
+        shown = f"{change.path}/{PREREG_FILE}"
+        merged = _blob(root, base, shown)
+        here, _problems = read_small(tree / change.path / PREREG_FILE, shown)
+        if merged is None:
+            why = (f"this pull request adds or changes run logs ({len(runs)} file(s)), but {shown} is not on the "
+                   f"base branch ({base[:12]}): {TWO_PR_RULE}")
+        elif here != merged:
+            why = (f"this pull request adds or changes run logs ({len(runs)} file(s)), but {shown} differs from the "
+                   f"one merged on the base branch ({base[:12]}): a merged pre-registration is fixed; runs are "
+                   "judged by it")
+        else:
+            continue
+        out.append({"path": shown, "line": None, "severity": "error", "message": why})
+    return out
+
+
+def first_parent_problems(root: Path, head: str = "HEAD", since: str | None = None) -> list[dict[str, Any]]:
+    """The two-pull-request rule on the main branch's first-parent history (what the publish job checks).
+
+    Every first-parent commit C after `since` (the whole history when None) that adds or changes
+    run logs of a submission must find that submission's `prereg.yaml` in its first parent, byte
+    for byte as in C. A merge of a pull request is one first-parent commit, so a squash or a
+    rebase inside the pull request cannot move the pre-registration before its runs.
+
+    Raises:
+        UsageError: `head` or `since` names no commit.
+    """
+    head_sha = resolve(root, head)
+    rev_range = head_sha if since is None else f"{resolve(root, since)}..{head_sha}"
+    log = _git(root, "rev-list", "--first-parent", "--reverse", rev_range)
+    if log.returncode != 0:
+        raise UsageError(f"git rev-list failed: {log.stderr.decode(errors='replace').strip()}")
+    out = []
+    for commit in log.stdout.decode().split():
+        parent = _git(root, "rev-parse", "--verify", "--quiet", f"{commit}^1")
+        parent_sha = parent.stdout.decode().strip() if parent.returncode == 0 else None
+        diff = (["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", parent_sha, commit] if parent_sha
+                else ["ls-tree", "-r", "-z", "--name-only", commit])
+        names = _names(_git(root, *diff, "--", f"{SUBMISSIONS}/"), "diff")
+        for folder, paths in sorted(_changed_by_folder(names).items()):
+            runs = sorted(paths - set(NOT_RUN_LOGS))
+            if not runs or _blob(root, commit, f"{folder}/{PREREG_FILE}") is None:
+                continue  # nothing but metadata, or the runs were removed
+            before = _blob(root, parent_sha, f"{folder}/{PREREG_FILE}") if parent_sha else None
+            if before is not None and before == _blob(root, commit, f"{folder}/{PREREG_FILE}"):
+                continue
+            what = "is not in its first parent" if before is None else "differs from its first parent's"
+            out.append({"path": f"{folder}/{PREREG_FILE}", "line": None, "severity": "error",
+                        "message": f"commit {commit[:12]} adds or changes {len(runs)} run log(s), but {folder}/"
+                                   f"{PREREG_FILE} {what}: {TWO_PR_RULE}"})
+    return out
+
+
+def ci_history_command(head: str, since: str | None) -> int:
+    """`driftboard ci-history`: the two-pull-request rule on the first-parent history; 1 when violated.
+
+    Raises:
+        UsageError: not a git repository, or an unknown ref.
+    """
+    root = repo_root()
+    found = first_parent_problems(root, head, since)
+    for p in found:
+        click.echo(f"{p['path']}: {p['message']}")
+    if not found:
+        click.echo("every run log on the first-parent history follows its merged pre-registration")
+    return 1 if found else 0
+
+
 @contextmanager
 def head_tree(root: Path, head: str) -> Iterator[tuple[Path, bool]]:
     """The files of `head`: the work tree when `head` is checked out, else a temporary checkout.
@@ -318,6 +441,7 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path])
     with head_tree(root, head_sha) as (tree, live):
         detection = detect_changes(root, base_sha, head_sha, tree, worktree=live)
         extra += problem_set_changes(root, base_sha, head_sha)
+        extra += prereg_not_merged(root, base_sha, head_sha, tree, live, detection.changes)
         validate: dict[str, Any] = {}
         if (tree / SUBMISSIONS).is_dir():
             validate = run_validate(tree)

@@ -199,6 +199,25 @@ def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...]) -
     run_stage(lambda: ci_command(base, head, summary, list(problems)))
 
 
+@cli.command("ci-history")
+@click.option("--head", "head", default="HEAD", show_default=True, help="Tip of the published branch.")
+@click.option("--since", "since", default=None,
+              help="Check only first-parent commits after this one (default: the whole history).")
+def ci_history(head: str, since: str | None) -> None:
+    """Check the two-pull-request rule on the branch's first-parent history (what the publish job runs).
+
+    Every first-parent commit that adds or changes run logs must find the submission's
+    prereg.yaml, byte for byte, in its first parent. Exits 1 naming each commit that does not.
+
+    \b
+    Example:
+        driftboard ci-history --head origin/main
+    """
+    from checker.ci import ci_history_command
+
+    run_stage(lambda: ci_history_command(head, since))
+
+
 @cli.command("ci-summary")
 @click.argument("verify_json", type=click.Path(path_type=Path))
 @click.option("--annotations/--no-annotations", default=True, show_default=True,
@@ -235,20 +254,22 @@ def import_() -> None:
 
 
 @import_.command("drift-bench")
-@click.argument("src", type=click.Path(path_type=Path))
+@click.argument("srcs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="SRC...")
 @click.option("--problems", "problems", required=True, type=click.Path(path_type=Path),
               help="DRIFT-Bench problems folder (searched recursively for <problem_id>.json).")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="submissions/<id> to create.")
-def import_drift_bench(src: Path, problems: Path, out: Path) -> None:
-    """Import a DRIFT-Bench transcript JSONL or results SQLite database.
+def import_drift_bench(srcs: tuple[Path, ...], problems: Path, out: Path) -> None:
+    """Import DRIFT-Bench transcript JSONL files (or folders of them) or results SQLite databases.
 
     \b
     Example:
-        driftboard import drift-bench seating_example.jsonl --problems problems/ --out submissions/db-seating
+        driftboard import drift-bench examples/drift-bench/seating_example.jsonl \\
+            examples/drift-bench/logic_grid_example.jsonl examples/drift-bench/scheduling_example.jsonl \\
+            --problems problems/drift-bench-v1 --out submissions/drift-bench-examples
     """
     from checker.importers.drift_bench import import_submission
 
-    run_stage(lambda: import_submission(src, problems, out))
+    run_stage(lambda: import_submission(list(srcs), problems, out))
 
 
 @import_.command("inspect")
@@ -304,12 +325,20 @@ def bench_validate(size_mb: int, workdir: Path | None) -> None:
 @click.option("--problems", "problems", required=True, type=click.Path(path_type=Path),
               help="DRIFT-Bench problems folder (the test split is used).")
 @click.option("--jobs", default=1, show_default=True, help="Worker processes.")
-@click.option("--naive-sample", default=300, show_default=True, help="Turns for the naive baseline.")
-def bench_constraint(problems: Path, jobs: int, naive_sample: int) -> None:
-    """Check every gold turn of the test split; compare with a fresh-solver-per-check baseline."""
-    from checker.bench.constraint_bench import run
+@click.option("--naive-sample", default=300, show_default=True, help="Realistic turns for the naive baseline.")
+@click.option("--limit", type=click.IntRange(1), default=None,
+              help="Only this many problems, spread over the split (and over the baselines' suite).")
+@click.option("--seed", default=0, show_default=True, help="Seed of the generated non-gold turns.")
+@click.option("--baselines", type=click.Path(path_type=Path), default=None,
+              help="Run logs scored as the baselines part (default: the shipped constraint baselines).")
+@click.option("--no-baselines", is_flag=True, help="Generated non-gold turns only.")
+def bench_constraint(problems: Path, jobs: int, naive_sample: int, limit: int | None, seed: int,
+                     baselines: Path | None, no_baselines: bool) -> None:
+    """Score realistic (non-gold) and gold turns of the test split: fast path, all-Z3, fresh-solver baseline."""
+    from checker.bench.constraint_bench import SHIPPED_RUNS, run
 
-    run_stage(lambda: run(problems, jobs, naive_sample))
+    runs = None if no_baselines else (baselines or SHIPPED_RUNS)
+    run_stage(lambda: run(problems, jobs, naive_sample, limit, seed, runs))
 
 
 @bench.command("agent")

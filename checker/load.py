@@ -25,6 +25,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from checker.errors import Finding, UsageError, describe_char, is_invisible, visible
+from checker.rules import prereg_findings
 from checker.schema.manifest import Prereg, Submission
 
 MANIFEST = "submission.yaml"
@@ -342,6 +343,8 @@ def load_submission(root: Path, display_root: str) -> SubmissionFiles:
                 out.manifest, out.manifest_sha256 = parsed, digest  # type: ignore[assignment]
             else:
                 out.prereg, out.prereg_sha256 = parsed, digest  # type: ignore[assignment]
+                if out.prereg is not None:  # rules fixed before the runs: no loosened thresholds, no stray comparator
+                    problems = problems + prereg_findings(out.prereg, f"{display_root}/{name}")
         out.findings.extend(problems)
     listed = _check_manifest(out, tree, display_root) if out.manifest is not None else None
     _collect_runs(out, tree, listed, display_root)

@@ -44,6 +44,7 @@ from checker.results_model import (
     ResultsFile,
     RunResult,
 )
+from checker.rules import is_comparator_cell, rank_status
 from checker.schema.manifest import Prereg, Submission
 from checker.score.agent_metrics import efficiency
 from checker.scorers import scorer_for
@@ -85,7 +86,9 @@ def _comparator_cells(prereg: Prereg | None, runs: list[RunResult]) -> set[str]:
     for name in names:
         spec = prereg.cells.get(name) if prereg is not None else None
         cell_runs = [r for r in runs if r.cell == name]
-        if (bool(spec.comparator) if spec is not None else bool(cell_runs) and all(r.comparator for r in cell_runs)):
+        # a comparator kind, declared; else (no prereg) cells of comparator runs only
+        if (is_comparator_cell(prereg, name) if spec is not None and prereg is not None
+                else bool(cell_runs) and all(r.comparator for r in cell_runs)):
             out.add(name)
     return out
 
@@ -188,9 +191,11 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         authors=[a.name for a in manifest.authors],
         track=manifest.track,
         synthetic=manifest.synthetic,
+        prereg_written_after_runs=prereg is not None and prereg.written_after_runs,
         profile=sub.profile,
         thresholds=prereg.thresholds.model_dump() if prereg is not None else {},
         thresholds_source="prereg" if prereg is not None and "thresholds" in prereg.model_fields_set else "defaults",
+        **dict(zip(("ranked", "unranked_reason"), rank_status(sub.profile, prereg, manifest.track), strict=True)),
         prereg_sha256=prereg_sha,
         problem_sets=sorted({_problem_set_digest(r.problem_set) for r in runs if r.problem_set}),
         logs=[LogDigest(path=r.path, sha256=r.log_sha256, run_id=r.run_id) for r in runs if r.log_sha256],
@@ -222,9 +227,9 @@ def results_problems(results: ResultsFile) -> list[str]:
     for cell in results.cells:
         for o in cell.declared:
             if o.status == "MISSING":
-                out.append(f"cell {cell.cell}, seed {o.seed}: declared in prereg.yaml but no run log is reported; "
-                           "every declared run counts (as the worst outcome while missing): add its log, or withdraw "
-                           "the seed in prereg.yaml (cells.<cell>.withdrawn) before it runs")
+                out.append(f"cell {cell.cell}, seed {o.seed}: declared in prereg.yaml but no readable run log is "
+                           "reported for it; every declared run counts (as the worst outcome while missing): add its "
+                           "log, or withdraw the seed in prereg.yaml (cells.<cell>.withdrawn) before it runs")
             elif o.status == "WITHDRAWN" and o.run_id is not None:
                 out.append(f"cell {cell.cell}, seed {o.seed}: withdrawn in prereg.yaml but run {o.run_id} is reported; "
                            "a seed is withdrawn before it runs, never after: remove the withdrawal or the run")
@@ -260,6 +265,7 @@ def write_index(out: Path) -> Path:
         r = read_results(path)
         rows.append({
             "submission_id": r.submission_id, "title": r.title, "track": r.track, "synthetic": r.synthetic,
+            "prereg_written_after_runs": r.prereg_written_after_runs,
             "profile": r.profile, "headline": r.null_results.headline, "valid_runs": r.null_results.valid_runs,
             "runs": r.null_results.runs, "completions": r.null_results.completions,
             "cells": [c.cell for c in r.cells], "digest": r.digest, "file": path.name,

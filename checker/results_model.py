@@ -213,8 +213,8 @@ class TurnResult(_Model):
     answer_satisfies_ledger: bool | None
     correct: bool
     """The answer extends to a solution of the gold cumulative constraints."""
-    channel: Literal["consistent", "drift", "contradiction", "other"] | None
-    """None when the turn has no ledger."""
+    channel: Literal["consistent", "drift", "contradiction", "other", "unverifiable"] | None
+    """None when the turn has no ledger (and the run declares none); `unverifiable` when a declared ledger is missing."""
     mus: list[str] | None
     """A minimal unsatisfiable subset of ledger ids when the ledger is UNSAT."""
     solver_error: str | None
@@ -224,6 +224,15 @@ class TurnResult(_Model):
 
 MetricValue = JsonValue
 """A per-run metric: a number, None (undefined, never 0), or a small per-run table (ARG's JSON keys)."""
+
+
+class FindingRecord(_Model):
+    """A problem found in the submission's files, as `path:line: message`."""
+
+    path: str
+    line: int | None
+    message: str
+    severity: Literal["error", "warning"] = "error"
 
 
 class RunResult(_Model):
@@ -239,6 +248,8 @@ class RunResult(_Model):
     verdict: Verdict
     reasons: list[str] = Field(default_factory=list)
     """Every reason behind the verdict, one line each."""
+    end_status: Literal["COMPLETED", "ABORTED", "FAILED"] | None = None
+    """How the log says the run ended (`run_end.status`); None without `run_end`. ABORTED and FAILED runs are INCOMPLETE."""
     run_id: str | None = None
     native_run_id: str | None = None
     """The run's id in its native system (ARG run id), when imported."""
@@ -256,6 +267,13 @@ class RunResult(_Model):
     rates: dict[str, list[int]] = Field(default_factory=dict)
     """Rate metric -> [numerator, denominator], pooled across a cell's seeds by the results stage."""
     mismatches: list[Mismatch] = Field(default_factory=list)
+    content_sha256: str | None = None
+    """Digest of the run's event payloads (ids, chain fields left out): copies are detected by content (`checker.copies`)."""
+    inputs_sha256: str | None = None
+    """Digest of the run's declared inputs (flags, backbone, game, horizon, method, problem set)."""
+    findings: list[FindingRecord] = Field(default_factory=list, exclude=True)
+    """Problems the scorer found in the log (e.g. a declared ledger missing); verify moves them to the
+    submission's findings (they fail verification like format problems). Not stored in results files."""
     # agent track
     thresholds: dict[str, float | int] | None = None
     """The gate thresholds applied (agent track)."""
@@ -391,15 +409,6 @@ class DefeaterResult(_Model):
     """None when the metric is undefined (no valid runs, ...)."""
 
 
-class FindingRecord(_Model):
-    """A problem found in the submission's files, as `path:line: message`."""
-
-    path: str
-    line: int | None
-    message: str
-    severity: Literal["error", "warning"] = "error"
-
-
 class PredictionResult(_Model):
     """A pre-registered prediction, evaluated on the recomputed cell figures."""
 
@@ -462,9 +471,17 @@ class ResultsFile(_Model):
     authors: list[str]
     track: Literal["agent", "constraint"]
     synthetic: bool
+    prereg_written_after_runs: bool = False
+    """The pre-registration says it was written after the runs (`written_after_runs`): shown as a label."""
     profile: str
     thresholds: dict[str, Any]
     thresholds_source: Literal["prereg", "defaults"]
+    ranked: bool = False
+    """True when the leaderboard may rank this submission: profile `driftboard` (pre-registered and
+    used), thresholds not loosened, comparator cells of a comparator kind only, a horizon declared
+    on the agent track (`checker.rules.rank_status`). Others are shown apart, labelled, never ranked."""
+    unranked_reason: str | None = None
+    """Why the submission is not ranked (None when it is)."""
     prereg_sha256: str | None
     problem_sets: list[str] = Field(default_factory=list)
     logs: list[LogDigest]

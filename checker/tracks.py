@@ -9,6 +9,7 @@ for both tracks; what differs is behind `TrackScorer`:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,6 +38,22 @@ class RunRecord:
     """Every event between run_start and run_end, in order."""
     lines: list[int] = field(default_factory=list)
     """Line number of each event in `events` (for `path:line` findings)."""
+    content_sha256: str | None = None
+    """Payload digest of the events between run_start and run_end (`checker.copies`), for copy detection."""
+
+
+def incomplete_reason(run: RunRecord) -> str | None:
+    """Why a run did not complete (its verdict is then INCOMPLETE), or None when it ended COMPLETED.
+
+    A run without `run_end` was cut short; a run whose `run_end` says ABORTED or FAILED stopped
+    early (a harness crash, a connection error): neither is ever VALID, and the reason says which.
+    """
+    if run.end is None:
+        return "run has no run_end event: INCOMPLETE"
+    if run.end.status != "COMPLETED":
+        why = run.end.reason or "no reason given"
+        return f"run ended {run.end.status} ({why}): INCOMPLETE, never VALID (an aborted or failed run did not complete)"
+    return None
 
 
 @dataclass
@@ -45,8 +62,8 @@ class VerifyContext:
 
     profile: str
     prereg: Prereg | None
-    problem_sets: dict[str, Any] = field(default_factory=dict)
-    """Problem-set digest -> loaded problem set (constraint track)."""
+    problem_sets: Mapping[str, Any] = field(default_factory=dict)
+    """Problem-set digest -> problem set (constraint track; loaded on first use, `checker.problem_sets`)."""
 
 
 class TrackScorer(Protocol):

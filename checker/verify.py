@@ -8,13 +8,14 @@ re-verification can be split across machines (`shard`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from checker.cache import cache_get, cache_put, default_cache_dir, repository, submission_cache_key
+from checker.copies import PayloadDigest, copies_across, inputs_digest, mark_copies
 from checker.errors import Finding, MissingInputError
 from checker.load import discover, load_submission
 from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
@@ -166,14 +167,18 @@ PROBLEMS_ROOT = Path("problems")
 
 
 def default_problem_dirs() -> list[Path]:
-    """Each sub-folder of the repository's `problems/` that holds problem files, as its own set."""
+    """Each sub-folder of the repository's `problems/` that holds problem files (at any depth), as its own set.
+
+    A set may keep its splits in sub-folders (`problems/drift-bench-v1/{dev,test}`): the folder is
+    one set, and each split of it one more (see `checker.problems.load_problem_sets`).
+    """
     if not PROBLEMS_ROOT.is_dir():
         return []
-    return [p for p in sorted(PROBLEMS_ROOT.iterdir()) if p.is_dir() and any(p.glob("*.json"))]
+    return [p for p in sorted(PROBLEMS_ROOT.iterdir()) if p.is_dir() and any(p.rglob("*.json"))]
 
 
 def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str | None]],
-               problem_sets: dict[str, Any], jobs: int) -> None:
+               problem_sets: Mapping[str, Any], jobs: int) -> None:
     tasks: list[ScoreTask] = []
     for n, (result, shown, _key) in enumerate(pending):
         for path, display in shown:
@@ -191,10 +196,10 @@ def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str
         result.runs.append(run_result)
 
 
-_WORKER_PROBLEM_SETS: dict[str, Any] = {}
+_WORKER_PROBLEM_SETS: Mapping[str, Any] = {}
 
 
-def _init_worker(problem_sets: dict[str, Any]) -> None:
+def _init_worker(problem_sets: Mapping[str, Any]) -> None:
     global _WORKER_PROBLEM_SETS
     _WORKER_PROBLEM_SETS = problem_sets
 
@@ -214,7 +219,9 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], RunResult]:
     blocking = [f for f in vreport.findings if f.message != INCOMPLETE_MESSAGE]
     findings = vreport.unreadable + (vreport.findings if blocking else [])
     if blocking or vreport.unreadable:
-        return findings, RunResult(path=shown, verdict="MALFORMED", reasons=[f.render() for f in blocking + vreport.unreadable])
+        # what the header says (when it could be read) keeps the run in its declared slot: counted as worst, not missing
+        return findings, RunResult(path=shown, verdict="MALFORMED", reasons=[f.render() for f in blocking + vreport.unreadable],
+                                   cell=info.cell, seed=info.seed, track=info.track)
     over = over_replay_limit(path)
     if over is not None:
         # replaying holds every event in memory: an over-size log is validated (streamed) but not scored
@@ -230,17 +237,23 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], RunResult]:
     ctx = VerifyContext(profile=profile, prereg=prereg, problem_sets=_WORKER_PROBLEM_SETS)
     start = record.start
     try:
-        return findings, scorer_for(start.track).score_run(record, ctx)
+        run_result = scorer_for(start.track).score_run(record, ctx)
     except MissingInputError as exc:
         findings.append(Finding(shown, 1, str(exc)))
-        return findings, RunResult(
+        run_result = RunResult(
             path=shown, verdict="UNVERIFIED", reasons=[str(exc)], log_sha256=record.sha256, run_id=start.run_id,
             cell=start.cell, seed=start.seed, track=start.track, prereg_sha256=start.prereg_sha256,
             comparator=start.comparator, problem_set=start.problem_set.digest if start.problem_set else None)
+    # a scorer's own findings (e.g. a declared ledger missing): they fail verification like format problems
+    findings.extend(Finding(shown, f.line, f.message, f.severity) for f in run_result.findings)
+    return findings, run_result.model_copy(update={
+        "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start)})
 
 
 def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None, key: str | None) -> None:
     result.runs.sort(key=lambda r: r.path)  # also without a manifest: its runs are reported
+    result.runs, copy_findings = mark_copies(result.path, result.runs, result.prereg)  # a copy counts once
+    result.findings.extend(copy_findings)
     if result.manifest is None:
         return
     findings = [FindingRecord.model_validate(f.to_json())
@@ -265,7 +278,10 @@ def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
     and are not compared. The check spans the submissions of one `verify` invocation (every
     submission for the site build; the pull-request check compares run ids against the whole
     tree through `validate`), so it is reported, never written into a results file or the cache.
+    Copies by content (the same events under another run id, `checker.copies`) are flagged the
+    same way across submissions; within one submission they were marked before its results.
     """
+    subs = list(subs)
     by_id: dict[str, list[tuple[str, str | None]]] = {}
     for sub in subs:
         for run in sub.runs:
@@ -281,6 +297,7 @@ def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
             what = "the same log (identical bytes, run id" if same else "run id"
             out.append(Finding(path, 1, f"{what} {run_id!r}{')' if same else ''} is also reported in "
                                         f"{', '.join(others)}: a run may be reported once, in one submission"))
+    out.extend(copies_across((sub.path, sub.runs, sub.prereg) for sub in subs))  # the same events under new ids
     return out
 
 
@@ -290,6 +307,7 @@ def read_run(path: Path, shown: str) -> RunRecord:
     end: RunEnd | None = None
     events: list[Event] = []
     lines: list[int] = []
+    payload = PayloadDigest()  # copies are detected by content, computed in this one pass
     for lineno, event in read_events(path):
         if isinstance(event, RunStart):
             start = event
@@ -298,17 +316,19 @@ def read_run(path: Path, shown: str) -> RunRecord:
         else:
             events.append(event)
             lines.append(lineno)
+            payload.add(event)
     assert start is not None, "validated logs start with run_start"
-    return RunRecord(path=shown, sha256=file_sha256(path), start=start, end=end, events=events, lines=lines)
+    return RunRecord(path=shown, sha256=file_sha256(path), start=start, end=end, events=events, lines=lines,
+                     content_sha256=payload.hexdigest())
 
 
-def _load_problem_sets(paths: list[Path]) -> dict[str, Any]:
+def _load_problem_sets(paths: list[Path]) -> Mapping[str, Any]:
+    """Digest -> problem set, each path read only when a run needs it (`checker.problem_sets`)."""
     if not paths:
         return {}
-    # lazily: problem sets load Z3, which agent-track runs never need (start-up time)
-    from checker.problems import load_problem_sets
+    from checker.problem_sets import LazyProblemSets
 
-    return load_problem_sets(paths)
+    return LazyProblemSets(paths)
 
 
 def report_json(report: VerifyReport) -> dict[str, Any]:

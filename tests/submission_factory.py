@@ -52,7 +52,9 @@ def make_agent_submission(
         }
         with RunLogWriter(folder / name, start) as log:
             log.write({"type": "startup_probe", "turn": 0, "image_receipt_ok": None})
-            log.write({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET"})
+            # each run sees its own first frame: runs with identical events would be copies (checker.copies)
+            log.write({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET",
+                       "post_frame_hash": hashlib.sha256(f"{sid}/{cell}/{seed}".encode()).hexdigest()[:16]})
             log.write({"type": "referent", "turn": 0, "ref_id": "R0001", "version": 1, "kind": "percept-cluster",
                        "anchor_cells": [[1, 1], [1, 2]]})
             log.write({"type": "commitment", "turn": 1, "commit_id": "C0001", "goal_id": "G0001"})

@@ -75,7 +75,7 @@ def commit(repo: Path, message: str) -> None:
 def make_submission(repo: Path, sid: str, *, ceiling: int = 6000, claims: str = "") -> Path:
     """A one-run agent submission written through RunLogWriter (so its chain is intact)."""
     folder = repo / "submissions" / sid
-    (folder / "runs").mkdir(parents=True)
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
     prereg = PREREG.format(sid=sid, ceiling=ceiling).encode()
     (folder / "prereg.yaml").write_bytes(prereg)
     (folder / "submission.yaml").write_text(MANIFEST.format(sid=sid) + claims)
@@ -84,7 +84,9 @@ def make_submission(repo: Path, sid: str, *, ceiling: int = 6000, claims: str = 
              "started_at": "2026-11-01T00:00:00Z", "horizon": 10, "game_id": "toy"}
     with RunLogWriter(folder / "runs" / "r1.jsonl", start) as log:
         log.write({"type": "startup_probe", "turn": 0, "image_receipt_ok": None})
-        log.write({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET"})
+        # each run sees its own first frame: runs with identical events would be copies (checker.copies)
+        log.write({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET",
+                   "post_frame_hash": hashlib.sha256(sid.encode()).hexdigest()[:16]})
         log.write({"type": "llm_call", "turn": 1, "organ": "OBSERVER", "prompt_tokens": 900,
                    "completion_tokens": 120, "render_tokens": 800, "ops_accepted": 3})
         log.write({"type": "beat", "turn": 1, "action": "ACTION1", "drift_ref": "LIVE", "source_stamp": "PROBE",
@@ -92,6 +94,18 @@ def make_submission(repo: Path, sid: str, *, ceiling: int = 6000, claims: str = 
         log.write({"type": "level", "turn": 1, "level_counter": 1, "score": 1})
         log.end("COMPLETED", "horizon reached")
     return folder
+
+
+def preregister(repo: Path, sid: str, *, ceiling: int = 6000) -> None:
+    """The first of the two pull requests: `sid`'s prereg.yaml alone, merged into main; then back on the branch."""
+    branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(repo, "checkout", "-q", "main")
+    folder = repo / "submissions" / sid
+    folder.mkdir(parents=True)
+    (folder / "prereg.yaml").write_bytes(PREREG.format(sid=sid, ceiling=ceiling).encode())
+    commit(repo, f"pre-register {sid}")
+    git(repo, "checkout", "-q", branch)
+    git(repo, "merge", "-q", "--no-edit", "main")
 
 
 def break_chain(folder: Path, line: int = 3) -> None:
@@ -186,6 +200,8 @@ def test_uncommitted_changes_count_only_in_the_work_tree(repo):
 def test_ci_passes_on_valid_and_invalid_new_submissions(repo, ci, tmp_path):
     """A VALID run passes; an INVALID one is a result to publish, not a failure."""
     __import__("checker.score.agent")
+    preregister(repo, "new")
+    preregister(repo, "tight", ceiling=100)
     make_submission(repo, "new")
     make_submission(repo, "tight", ceiling=100)  # the 800-token render breaks the ceiling
     commit(repo, "pr")
@@ -195,7 +211,7 @@ def test_ci_passes_on_valid_and_invalid_new_submissions(repo, ci, tmp_path):
     text = summary.read_text()
     assert text in result.stdout
     assert "**✅ Passed.** Verified: 2 submission(s), 1 VALID, 1 INVALID." in text
-    assert "| <code>submissions/new</code> | added | verified |" in text
+    assert "| <code>submissions/new</code> | modified | verified |" in text  # its prereg.yaml is on main
     assert re.search(r"\| <code>new-r1</code> \| FULL \| s1 \| VALID \|", text)
     assert re.search(r"\| <code>tight-r1</code> \| FULL \| s1 \| \*\*INVALID\*\* \|", text)
     assert "#### Validity gate" in text and "❌ FAIL" in text
@@ -206,6 +222,7 @@ def test_ci_passes_on_valid_and_invalid_new_submissions(repo, ci, tmp_path):
 
 
 def test_ci_fails_on_a_chain_break_with_an_annotation_on_the_line(repo, ci):
+    preregister(repo, "bad")
     folder = make_submission(repo, "bad")
     break_chain(folder, line=3)
     commit(repo, "pr")
@@ -224,6 +241,7 @@ def test_ci_fails_on_a_chain_break_with_an_annotation_on_the_line(repo, ci):
 def test_ci_fails_when_a_claimed_figure_disagrees(repo, ci):
     __import__("checker.score.agent")
     claims = "claims:\n  - cell: FULL\n    metric: completions\n    value: 7\n"
+    preregister(repo, "boast")
     make_submission(repo, "boast", claims=claims)
     commit(repo, "pr")
     result = ci("--base", "main")

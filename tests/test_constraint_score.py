@@ -23,8 +23,9 @@ TRACES = [
      "z3_sat": 1, "answer_correct": 0},
     {"model": "m2", "turn_number": 2, "response_snippet": '<think>{"Ann": 2}</think>{"Ann":1,"Bob":2,"Cid":4,"Dee":3}',
      "ledger": [C1, C2, C3, C4], "z3_sat": 1, "answer_correct": 1},
-    # m3 (direct, no ledger): a partial answer that extends to a solution is correct
+    # m3 (direct, no ledger): a partial answer that extends to a solution is correct; every turn is logged
     {"model": "m3", "turn_number": 1, "response_snippet": '{"Ann": 1}', "answer_correct": 1},
+    {"model": "m3", "turn_number": 2, "response_snippet": '{"Ann":1,"Bob":2,"Cid":4,"Dee":3}', "answer_correct": 1},
 ]
 
 
@@ -82,7 +83,7 @@ def test_cell_tables_and_undefined_metrics(verified):
     assert (m2["contradiction"], m2["other"], m2["contradiction_share"]) == (1, 1, 0.5)
     m3 = cells["m3/direct"]["overall"]
     assert m3["drift_rate"] is None and m3["consistent_share"] is None and m3["ledger_turns"] == 0
-    assert m3["accuracy_depth_2"] is None and m3["accuracy_depth_1"] == 1.0
+    assert m3["accuracy_depth_3"] is None and m3["accuracy_depth_1"] == m3["accuracy_depth_2"] == 1.0
     depth = cells["m1/mus_repair"]["by_depth"]["per_turn"]
     assert depth[1] == {"depth": 2, "n_turns": 1, "correct": 0, "accuracy": 0.0}
     assert cells["m1/mus_repair"]["by_domain"]["seating"]["turns"] == 2

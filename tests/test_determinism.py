@@ -15,8 +15,8 @@ for byte (sitemap.xml, sitemap.xml.gz, search index, downloads, chart specs incl
 * D: a second build from A's results into A's output path.
 * E: verify twice with one cache folder (cold, then warm: every submission a cache hit), build.
 
-The full shipped set is used (2 submissions, 17 runs): one verify + build takes about 7 s on one
-core, this whole file about 40 s.
+The full shipped set is used (3 submissions, 21 runs, the DRIFT-Bench problem set included): one
+verify + build takes about 8 s on one core, this whole file about 50 s.
 """
 
 from __future__ import annotations
@@ -286,8 +286,8 @@ def test_warm_cache_hits_give_the_bytes_of_an_uncached_run(run_a, source, locale
             counts.append(json.loads(proc.stdout)["cache"])
         if checker_sources() == sources:
             break
-    # two shipped submissions: both computed, then both served from the cache
-    assert counts == [{"hits": 0, "misses": 2}, {"hits": 2, "misses": 0}], counts
+    # three shipped submissions: all computed, then all served from the cache
+    assert counts == [{"hits": 0, "misses": 3}, {"hits": 3, "misses": 0}], counts
     assert_same_tree(run_a.results, work / "cold", "results of a cold-cache run")
     assert_same_tree(run_a.results, work / "warm", "results served from the cache")
     driftboard(work, env, "build", "--no-verify", "--results", "warm", "--out", "build/site")
@@ -297,8 +297,8 @@ def test_warm_cache_hits_give_the_bytes_of_an_uncached_run(run_a, source, locale
 def test_the_compared_trees_hold_every_kind_of_output(run_a):
     """Guards the comparisons above against comparing two empty or partial trees."""
     results = tree_files(run_a.results)
-    assert sorted(results) == ["driftboard-constraint-baselines.json", "driftboard-microworld-agent.json",
-                               "index.json"]
+    assert sorted(results) == ["drift-bench-examples.json", "driftboard-constraint-baselines.json",
+                               "driftboard-microworld-agent.json", "index.json"]
     site = tree_files(run_a.site)
     for rel in ("index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", "search/search_index.json",
                 "leaderboards/agent/index.html", "leaderboards/constraint/index.html",
@@ -309,7 +309,8 @@ def test_the_compared_trees_hold_every_kind_of_output(run_a):
     assert any(r.startswith("schema/") and r.endswith(".schema.json") for r in site)
     # the throw-away repository's history was used (commit order checked, not "unknown")
     if shutil.which("git"):
-        for name in ("driftboard-constraint-baselines.json", "driftboard-microworld-agent.json"):
+        for name in ("drift-bench-examples.json", "driftboard-constraint-baselines.json",
+                     "driftboard-microworld-agent.json"):
             assert json.loads(results[name])["prereg_check"]["commit_order"]["status"] == "ok", name
 
 

@@ -271,3 +271,22 @@ def test_direct_evaluation_equals_z3_for_every_key(dom):
         pins = pins_for(dom, a)
         for k in all_keys(dom):
             assert dom.holds(k, a) == z3_only.sat([k, *pins]), (k, a)
+
+
+@pytest.mark.parametrize("dom", [Seating(PEOPLE[:6], "rectangular"), Seating(PEOPLE[:5]),
+                                 Scheduling(PEOPLE[:3], num_slots=6), grid()], ids=lambda d: d.name)
+def test_finite_engine_equals_enumeration_for_every_key(dom):
+    """Exhaustive: every key alone, and with each single pin, decided by the engine = by enumerating assignments."""
+    from test_properties_domains import universe
+
+    from checker.domains.finite import make_engine
+
+    engine = make_engine(dom)
+    assignments = universe(dom)
+    pins = sorted({p for a in assignments for p in pins_for(dom, a)})
+    keys = all_keys(dom)
+    for k in keys:
+        assert engine.sat([k]) is any(dom.holds(k, a) for a in assignments), k
+    for k in keys[:: max(1, len(keys) // 40)]:  # a spread of keys against every pin
+        for p in pins:
+            assert engine.sat([k, p]) is any(dom.holds(k, a) and dom.holds(p, a) for a in assignments), (k, p)

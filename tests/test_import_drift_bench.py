@@ -83,3 +83,46 @@ def test_bad_inputs_are_usage_errors(tmp_path, run_line):
     notdb.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
     res = run_line(["import", "drift-bench", str(notdb), "--problems", str(problems), "--out", str(tmp_path / "o3")])
     assert res.exit_code == 2 and "Traceback" not in res.output
+
+
+def test_several_sources_make_one_submission(tmp_path, run_line):
+    other = seating_problem("seating_002")
+    problems = write_problems(tmp_path / "problems", [GOLD, other])
+    trace = {"model": "m", "turn_number": 1, "response_snippet": '{"Ann": 1}', "ledger": LEDGER, "z3_sat": 1,
+             "answer_correct": 1}
+    for folder in "abc":
+        (tmp_path / folder).mkdir()
+    a = write_transcript(tmp_path / "a" / "one.jsonl", GOLD, [trace])
+    b = write_transcript(tmp_path / "b" / "two.jsonl", other, [trace])
+    out = tmp_path / "subs" / "both"
+    assert run_line(["import", "drift-bench", str(a), str(b), "--problems", str(problems), "--out", str(out)]).exit_code == 0
+    (log,) = sorted((out / "runs").iterdir())
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    assert sorted(lines[0]["source"]["files"]) == ["one.jsonl", "two.jsonl"]
+    assert [(e["problem_id"], e["turn_number"]) for e in lines if e["type"] == "turn"] == [
+        ("seating_001", 1), ("seating_002", 1)]
+    prereg = (out / "prereg.yaml").read_text()
+    assert "written_after_runs: true" in prereg
+    manifest = (out / "submission.yaml").read_text()
+    assert "citation: " in manifest and "Kawada" in manifest and "synthetic: false" in manifest
+    assert run_line(["verify", str(out), "--problems", str(problems)]).exit_code == 0
+    # the same turn in two sources is refused; so are two different files under one name
+    copy = a.with_name("copy.jsonl")
+    copy.write_bytes(a.read_bytes())
+    res = run_line(["import", "drift-bench", str(a), str(copy), "--problems", str(problems),
+                    "--out", str(tmp_path / "subs" / "dup")])
+    assert res.exit_code == 2 and "second trace for m/mus_repair seating_001 turn 1" in res.output
+    clash = write_transcript(tmp_path / "c" / "one.jsonl", other, [trace])
+    res = run_line(["import", "drift-bench", str(a), str(clash), "--problems", str(problems),
+                    "--out", str(tmp_path / "subs" / "clash")])
+    assert res.exit_code == 2 and "another source file is also named 'one.jsonl'" in res.output
+
+
+def test_cell_names_never_merge_two_runs(tmp_path, run_line):
+    problems = write_problems(tmp_path / "problems", [GOLD])
+    base = {"turn_number": 1, "response_snippet": '{"Ann": 1}'}
+    src = write_transcript(tmp_path / "t.jsonl", GOLD, [
+        {**base, "model": "org/m", "method": "x"}, {**base, "model": "org", "method": "m/x"}])
+    res = run_line(["import", "drift-bench", str(src), "--problems", str(problems), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "would share the cell name 'org/m/x'" in res.output
+    assert not (tmp_path / "o").exists()

@@ -71,7 +71,7 @@ def test_deleted_declared_run_fails_and_counts_as_worst(tmp_path: Path) -> None:
     (sub / "runs" / "full-s2.jsonl").unlink()
     report, cells = _verify(sub, tmp_path)
     assert report.exit_code == 1
-    assert ("cell FULL, seed s2: declared in prereg.yaml but no run log is reported; every declared run counts "
+    assert ("cell FULL, seed s2: declared in prereg.yaml but no readable run log is reported for it; every declared run counts "
             "(as the worst outcome while missing): add its log, or withdraw the seed in prereg.yaml "
             "(cells.<cell>.withdrawn) before it runs") in _messages(report)
     full = cells["FULL"]
@@ -138,3 +138,28 @@ def test_text_json_and_summary_show_the_accounting(tmp_path: Path, run_line) -> 
     assert summary.exit_code == 1  # the missing declared run fails the check
     assert "| valid of declared | 3 of 3 | 1 of 1 | 1 of 3 | 3 of 3 | 3 of 3 |" in summary.stdout
     assert "| drift_total ↓ all declared | 0.983 (0 worst) | — | 0.673 (2 worst) |" in summary.stdout
+
+
+def test_aborted_run_is_never_valid_and_says_so(tmp_path: Path, run_line) -> None:
+    """A harness crash logged as run_end ABORTED: INCOMPLETE (counted as worst), with ABORTED and its reason shown."""
+    sub = _copy(tmp_path)
+    log = sub / "runs" / "j0-s2.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    end = json.loads(lines[-1])
+    assert end["type"] == "run_end" and end["status"] == "COMPLETED"
+    end.update(status="ABORTED", reason="ConnectionError: harness crashed at beat 6")
+    lines[-1] = json.dumps(end, separators=(",", ":")).encode() + b"\n"  # the last line: no later line hashes it
+    log.write_bytes(b"".join(lines))
+    _report, cells = _verify(sub, tmp_path)
+    j0 = cells["J0"]
+    assert [(o.seed, o.status) for o in j0.declared] == [("s1", "VALID"), ("s2", "INCOMPLETE"), ("s3", "VALID")]
+    why = ("run ended ABORTED (ConnectionError: harness crashed at beat 6): INCOMPLETE, never VALID "
+           "(an aborted or failed run did not complete)")
+    assert j0.declared[1].reason == why
+    assert j0.all_declared["drift_total"].value == pytest.approx((0.396 + 1.0 + 0.519) / 3)
+    text = run_line(["verify", str(sub), "--no-cache", "--no-results"])
+    assert f"     excluded: s2 INCOMPLETE ({why})" in text.output.splitlines()
+    assert f"  reason: {why}" in text.output.splitlines()
+    doc = json.loads(run_line(["verify", str(sub), "--no-cache", "--no-results", "--format", "json"]).output)
+    (run,) = [r for r in doc["submissions"][0]["runs"] if r["seed"] == "s2" and r["cell"] == "J0"]
+    assert (run["verdict"], run["end_status"], run["reasons"][0]) == ("INCOMPLETE", "ABORTED", why)

@@ -31,7 +31,7 @@ def test_missing_declared_run_is_reported_not_dropped(tmp_path, run_line):
     assert "FULL / s2: missing (not reported)" in result.output
     # intent-to-treat: a declared run that is not reported fails verification (and counts as worst)
     assert result.exit_code == 1
-    assert "cell FULL, seed s3: declared in prereg.yaml but no run log is reported" in result.output
+    assert "cell FULL, seed s3: declared in prereg.yaml but no readable run log is reported for it" in result.output
 
 
 def test_undeclared_run_fails_verification(tmp_path, run_line):

@@ -17,6 +17,7 @@ two sizes.
 
 from __future__ import annotations
 
+import hashlib
 import resource
 import sys
 import tempfile
@@ -61,7 +62,10 @@ def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> in
         w({"type": "rule", "turn": 0, "rule_id": "RU0001", "ctx": {"action": "ACTION6", "target": "R0003"},
            "effect": {"score_event": 1}})
         w({"type": "goal_binding", "goal_id": "G0001", "ref_id": "R0003"})
-        w({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET"})
+        # each run's own first frame: runs with identical events would be copies (checker.copies)
+        first_frame = hashlib.sha256(str(start["run_id"]).encode()).hexdigest()[:16]
+        w({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET",
+           "post_frame_hash": first_frame})
         for t in range(1, beats + 1):
             ref = f"R{t % 40:04d}"
             r = t % 40

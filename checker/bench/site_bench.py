@@ -186,7 +186,7 @@ def synthetic_results(n: int, seed: int = 7, title_prefix: str = "Synthetic subm
             "null_results": {"valid_runs": len(valid), "runs": len(body["runs"]),
                              "completions": 0 if track == "agent" and valid else None, "headline": headline,
                              "triggered_defeaters": ["D1"] if i % 4 == 0 else []},
-            "runs": body["runs"], "cells": body["cells"],
+            "runs": body["runs"], "cells": body["cells"], "ranked": True,
             "prereg_check": {"missing": [{"cell": "FULL", "seed": "s6"}] if i % 5 == 0 else [],
                              "undeclared": [], "digest_mismatch": []},
             "defeaters": [{"id": "D1", "text": "bind above 0.5 in FULL", "metric": "gds_bind", "op": ">",

@@ -69,6 +69,14 @@ class Domain(ABC):
         for i, e in enumerate(self.entities):
             self.index_ci.setdefault(e.strip().lower(), i)
 
+    @abstractmethod
+    def signature(self) -> tuple[Any, ...]:
+        """Everything the meaning of a compiled key depends on: domain name, entity count, context.
+
+        Compiled keys name entities and values by index, so two problems with equal signatures
+        give every key set the same verdict (the solver's memo and engines are shared by signature).
+        """
+
     # -- compilation -------------------------------------------------------------------
     def entity(self, value: Any) -> int | None:
         """Index of an entity named exactly `value` in a constraint, or None."""

@@ -41,6 +41,10 @@ class LogicGrid(Domain):
             return None
         return self.value_index[c].get(val)
 
+    def signature(self) -> tuple[Any, ...]:
+        """Name, entity count and context (see `Domain.signature`)."""
+        return ("logic_grid", self.n, tuple(len(self.categories[c]) for c in self.cat_names))
+
     def _compile(self, ctype: str, args: list[Any]) -> Key:
         if len(args) < 3 and ctype in ("assign", "not_assign", "same_as", "different", "ordered"):
             return FALSE
@@ -77,6 +81,8 @@ class LogicGrid(Domain):
 
     def complete_assignment(self, keys: Sequence[Key]) -> Assignment | None:
         """The grid when the keys fix every (entity, category) once."""
+        if len(keys) < self.n * self.nc:  # every variable needs a fixing key
+            return None
         vals: list[int | None] = [None] * (self.n * self.nc)
         for k in keys:
             if k[0] != "eq":

@@ -24,6 +24,10 @@ class Scheduling(Domain):
         self.slots = num_slots
         self.max_duration = max_duration
 
+    def signature(self) -> tuple[Any, ...]:
+        """Name, entity count and context (see `Domain.signature`)."""
+        return ("scheduling", self.n, self.slots, self.max_duration)
+
     def _compile(self, ctype: str, args: list[Any]) -> Key:
         if ctype in ("before", "not_simultaneous"):
             if len(args) < 2:
@@ -71,6 +75,8 @@ class Scheduling(Domain):
 
     def complete_assignment(self, keys: Sequence[Key]) -> Assignment | None:
         """The flat (start, dur) tuple when every start and every duration is fixed once."""
+        if len(keys) < 2 * self.n:  # every variable needs a fixing key
+            return None
         vals: list[int | None] = [None] * (2 * self.n)
         for k in keys:
             if k[0] not in ("at", "dur"):

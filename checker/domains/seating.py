@@ -36,6 +36,10 @@ class Seating(Domain):
             return 0
         return None
 
+    def signature(self) -> tuple[Any, ...]:
+        """Name, entity count and context (see `Domain.signature`)."""
+        return ("seating", self.n, self.table_shape)
+
     def _compile(self, ctype: str, args: list[Any]) -> Key:
         if ctype in ("adjacent", "not_adjacent", "left_of", "same_side", "opposite_side"):
             if len(args) < 2:
@@ -74,6 +78,8 @@ class Seating(Domain):
 
     def complete_assignment(self, keys: Sequence[Key]) -> Assignment | None:
         """The seat tuple when the keys fix every entity exactly once."""
+        if len(keys) < self.n:  # every variable needs a fixing key
+            return None
         seats: list[int | None] = [None] * self.n
         for k in keys:
             if k[0] != "at":
@@ -121,7 +127,7 @@ class Seating(Domain):
 
     def axioms_hold(self, a: Assignment) -> bool:
         """Seats in range and pairwise distinct."""
-        return all(0 <= s < self.n for s in a) and len(set(a)) == len(a)
+        return not a or (min(a) >= 0 and max(a) < self.n and len(set(a)) == len(a))
 
     def holds(self, key: Key, a: Assignment) -> bool:
         """Direct evaluation of a compiled seating key."""

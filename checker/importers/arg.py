@@ -283,6 +283,7 @@ def _prereg_yaml(submission_id: str, runs: list[dict[str, Any]], thresholds: Thr
     if horizon:
         doc["horizon"] = horizon
     doc["thresholds"] = thresholds.model_dump()
+    doc["written_after_runs"] = True  # the runs existed before this file: an import is not a pre-registration
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=1000).encode("utf-8")
 
 

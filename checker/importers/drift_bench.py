@@ -6,12 +6,18 @@ Sources (detected from the bytes, not the name):
   `model_trace`, `turn_summary` lines), or a folder of them;
 * the runner's SQLite results database (table `results`, drift-spec §c), opened read-only.
 
+Several sources may be given (one kind per import): e.g. the three example transcripts, one per
+domain, become one submission. Each run's `source.files` names every input file with its SHA-256.
+
 One run is written per (model, method), cell `<model>/<method>`, seed label `seed42`
 (DRIFT-Bench's default `--seed`; neither native format records it). Transcripts do not name
 the method: a trace's `method` key is used when present, else `mus_repair` when it records
 `z3_sat` or repair events, `ledger_only` when it only has a ledger, `direct` otherwise.
 `started_at` is the earliest `timestamp` of the run's database rows, or `1970-01-01T00:00:00Z`
 for transcripts (they carry no time), so the output is byte-identical for the same input.
+
+The pre-registration written is marked `written_after_runs: true` (an import is retrospective),
+and the manifest credits DRIFT-Bench (`license`, `paper`, `citation`) and records the command.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +43,11 @@ SEED = "seed42"
 EPOCH = "1970-01-01T00:00:00Z"
 HARNESS = {"name": "drift-bench", "version": "1.0.0", "commit": "d24cda4",
            "url": "https://github.com/kaons-research/drift-bench"}
+PAPER = "https://github.com/kaons-research/drift-bench/blob/main/paper.pdf"
+CITATION = ("Sebastien Kawada. Residual Drift Dominates Contradiction in Multi-Turn Constraint Reasoning. "
+            "ICLR 2026 Workshop on Reasoning and Planning for LLMs, 2026. DRIFT-Bench 1.0.0 "
+            "(https://github.com/kaons-research/drift-bench), MIT licence, Copyright (c) 2026 Kaons.")
+"""DRIFT-Bench's preferred citation (its CITATION.cff) and licence, credited in every imported manifest."""
 SQLITE_MAGIC = b"SQLite format 3\x00"
 RESULT_COLUMNS = ("model", "method", "domain", "problem_id", "turn_number", "raw_response")
 
@@ -313,21 +324,91 @@ def _sources(src: Path) -> tuple[str, list[Path]]:
     return ("sqlite" if head == SQLITE_MAGIC else "transcript"), [src]
 
 
-def import_submission(src: Path, problems: Path, out: Path) -> int:
-    """Write `out/` (prereg.yaml, runs/*.jsonl, submission.yaml) from a DRIFT-Bench source.
+def gather_sources(srcs: Sequence[Path]) -> tuple[str, list[tuple[Path, str]]]:
+    """Every source file of `srcs` with the name it is recorded under, and their one kind.
+
+    A file is recorded by its name, a folder's transcripts by their path inside the folder; the
+    same file given twice is read once. Two different files under one name, or transcripts mixed
+    with databases, are refused: a run's `source.files` must name each input once.
+
+    Raises:
+        UsageError: no source, a missing or unreadable one, mixed kinds, or a name clash.
+    """
+    if not srcs:
+        raise UsageError("give at least one transcript, folder of transcripts or results database")
+    kinds: set[str] = set()
+    named: dict[str, Path] = {}
+    for src in srcs:
+        kind, files = _sources(src)
+        kinds.add(kind)
+        for f in files:
+            name = f.relative_to(src).as_posix() if src.is_dir() else f.name
+            if name in named and named[name].resolve() != f.resolve():
+                raise UsageError(f"{f}: another source file is also named {name!r} ({named[name]}); "
+                                 "rename one, or import them separately")
+            named.setdefault(name, f)
+    if len(kinds) > 1:
+        raise UsageError("the sources mix transcripts and results databases; import each kind separately")
+    return kinds.pop(), [(named[n], n) for n in sorted(named)]
+
+
+def _read_databases(files: list[Path]) -> dict[tuple[str, str], NativeRun]:
+    runs: dict[tuple[str, str], NativeRun] = {}
+    for f in files:
+        for key, run in read_sqlite(f).items():
+            into = runs.setdefault(key, NativeRun(*key))
+            clash = sorted(set(into.turns) & set(run.turns))
+            if clash:
+                pid, tn = clash[0]
+                raise UsageError(f"{f}: {key[0]}/{key[1]} {pid} turn {tn} is also in another database")
+            into.turns.update(run.turns)
+            into.timestamps.extend(run.timestamps)
+    return runs
+
+
+def _shown(path: Path) -> str:
+    """A source path as the manifest's import command shows it: as given when relative, else its name."""
+    return path.name if path.is_absolute() else path.as_posix()
+
+
+def _title(native: dict[tuple[str, str], NativeRun], by_id: dict[str, Problem], split: str | None) -> str:
+    models = sorted({m for m, _ in native})
+    methods = sorted({meth for _, meth in native})
+    pids = sorted({pid for run in native.values() for pid, _ in run.turns})
+    domains = sorted({by_id[p].domain for p in pids})
+    what = f" of the {split} split" if split else ""
+    per_domain = " (one per domain)" if len(domains) == len(pids) > 1 else ""
+    title = (f"DRIFT-Bench {', '.join(methods)} runs of {len(models)} model{'s' * (len(models) != 1)} "
+             f"({', '.join(models)}) on {len(pids)} problem{'s' * (len(pids) != 1)}{what}{per_domain}: "
+             f"{', '.join(pids)}")
+    if len(title) > 200:
+        title = (f"DRIFT-Bench runs of {len(models)} model(s), {len(methods)} method(s) on {len(pids)} "
+                 f"problem(s){what}")
+    return title
+
+
+def import_submission(srcs: Sequence[Path] | Path, problems: Path, out: Path) -> int:
+    """Write `out/` (prereg.yaml, runs/*.jsonl, submission.yaml) from DRIFT-Bench sources.
+
+    `srcs`: transcript JSONL files, folders of them, or results databases (one kind per import).
+    The pre-registration it writes says `written_after_runs: true` (the runs existed before it),
+    and the manifest credits DRIFT-Bench (licence, citation) and records the import command.
 
     Raises:
         UsageError: unreadable or inconsistent input, unknown problems, or a non-empty `out`.
     """
+    srcs = [srcs] if isinstance(srcs, Path) else list(srcs)
     submission_id = out.name
     if not re.fullmatch(SUBMISSION_ID_PATTERN, submission_id):
         raise UsageError(f"{out}: the folder name must be a submission id ({SUBMISSION_ID_PATTERN})")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out}: already exists and is not empty; choose a new folder")
-    kind, files = _sources(src)
-    native = read_sqlite(files[0]) if kind == "sqlite" else read_transcripts(files)
+    kind, sources = gather_sources(srcs)
+    files = [f for f, _ in sources]
+    native = _read_databases(files) if kind == "sqlite" else read_transcripts(files)
+    what = ", ".join(_shown(s) for s in srcs)
     if not native:
-        raise UsageError(f"{src}: no model turns found")
+        raise UsageError(f"{what}: no model turns found")
     loaded, errors = load_problems([problems])
     if errors:
         raise UsageError(f"{len(errors)} problem(s) in {problems}:\n" + "\n".join(errors))
@@ -335,13 +416,13 @@ def import_submission(src: Path, problems: Path, out: Path) -> int:
     used = sorted({pid for run in native.values() for pid, _ in run.turns})
     unknown = [pid for pid in used if pid not in by_id]
     if unknown:
-        raise UsageError(f"{src}: problem(s) not found under {problems}: {', '.join(unknown)}")
+        raise UsageError(f"{what}: problem(s) not found under {problems}: {', '.join(unknown)}")
     bad_turns = sorted(
         f"{m}/{meth} {pid} turn {tn}" for (m, meth), run in native.items() for pid, tn in run.turns
         if not 1 <= tn <= len(by_id[pid].turns)
     )
     if bad_turns:
-        raise UsageError(f"{src}: turn numbers outside the problem: {'; '.join(bad_turns)}")
+        raise UsageError(f"{what}: turn numbers outside the problem: {'; '.join(bad_turns)}")
     splits = sorted({by_id[pid].split for pid in used})
     candidates = sets_of(loaded, "drift-bench")
     pset = candidates[0]
@@ -350,18 +431,24 @@ def import_submission(src: Path, problems: Path, out: Path) -> int:
     set_name = f"drift-bench-{splits[0]}" if len(splits) == 1 else "drift-bench"
 
     keys = sorted(native)
-    cells = {f"{m}/{meth}": (m, meth) for m, meth in keys}
+    cells: dict[str, tuple[str, str]] = {}
+    for m, meth in keys:  # "a/b" + "c" and "a" + "b/c" would share cell "a/b/c": refused, never merged
+        other = cells.setdefault(f"{m}/{meth}", (m, meth))
+        if other != (m, meth):
+            raise UsageError(f"{what}: model {other[0]!r} with method {other[1]!r} and model {m!r} with method "
+                             f"{meth!r} would share the cell name {m + '/' + meth!r}; import them separately")
     prereg = {
         "format_version": FORMAT_VERSION, "submission_id": submission_id, "track": "constraint",
         "profile": "drift-bench-v1",
         "cells": {c: {"flags": {"model": m, "method": meth}, "seeds": [SEED]} for c, (m, meth) in cells.items()},
         "problem_set": pset.digest,
+        "written_after_runs": True,  # the runs existed before this file: an import is not a pre-registration
     }
     out.mkdir(parents=True, exist_ok=True)
     prereg_bytes = _yaml(prereg)
     (out / "prereg.yaml").write_bytes(prereg_bytes)
     prereg_sha = sha256_hex(prereg_bytes)
-    source_files = {f.name if len(files) == 1 else f.relative_to(src).as_posix(): file_sha256(f) for f in files}
+    source_files = {name: file_sha256(f) for f, name in sources}
     run_files: list[str] = []
     claims: list[dict[str, Any]] = []
     stems = _stems(keys)
@@ -384,16 +471,26 @@ def import_submission(src: Path, problems: Path, out: Path) -> int:
         recorded = [t["answer_correct"] for t in run.turns.values() if t["answer_correct"] is not None]
         if recorded:
             claims.append({"cell": cell, "metric": "turn_accuracy", "value": sum(recorded) / len(recorded),
-                           "source": f"recorded answer_correct in {src.name}"})
+                           "source": f"recorded answer_correct in {', '.join(source_files)}"})
     models = sorted({m for m, _ in keys})
+    split = splits[0] if len(splits) == 1 else None
+    command = (f"driftboard import drift-bench {' '.join(_shown(s) for s in srcs)} --problems {_shown(problems)} "
+               f"--out submissions/{submission_id}")
+    n_turns = sum(len(run.turns) for run in native.values())
     submission = {
         "format_version": FORMAT_VERSION, "id": submission_id,
-        "title": f"DRIFT-Bench runs imported from {src.name}",
+        "title": _title(native, by_id, split),
         "authors": [{"name": "DRIFT-Bench authors", "affiliation": "Kaons"}],
         "contact": HARNESS["url"], "track": "constraint", "system": "DRIFT-Bench",
         "backbone": models[0] if len(models) == 1 else "multiple (see each run)",
-        "harness": HARNESS, "license": "MIT",
-        "description": f"Imported with `driftboard import drift-bench` ({kind}); recorded labels are claims.",
+        "harness": HARNESS, "license": "MIT", "paper": PAPER, "citation": CITATION,
+        "synthetic": False,  # model runs, stated explicitly: the site labels Driftboard's own baselines only
+        "description": (
+            f"Model runs recorded by DRIFT-Bench's harness: {len(keys)} model x method cell(s), {len(used)} "
+            f"problem(s) of the set {set_name} (digest {pset.digest}), {n_turns} turns in all. Imported "
+            f"({kind}) with one command: `{command}`. The labels the sources record (z3_sat, answer_correct) "
+            "are claims; the checker recomputes every turn. The pre-registration was written by the importer "
+            "after the runs (written_after_runs: true)."),
         "files": run_files, "claims": claims,
     }
     (out / "submission.yaml").write_bytes(_yaml(submission))

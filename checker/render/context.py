@@ -129,7 +129,15 @@ class SubmissionContext(PageContext):
     track: str
     synthetic: bool
     profile: str
+    unranked_reason: str | None
+    """Why the submission is not ranked (None: ranked)."""
     checker_version: str
+    late_prereg: bool
+    """The pre-registration says it was written after the runs (shown as a badge)."""
+    coverage: str | None
+    """Constraint track: problems and turns answered "n of N", and the small-n mark."""
+    citation: str | None
+    """The manifest's `citation` (credit for the work the runs come from)."""
     headline: str
     completions: int | None
     valid_runs: int
@@ -183,6 +191,12 @@ class CellContext(PageContext):
     decomposition: Table
     metrics: Table
     run_table: Table
+    turn_table: Table | None
+    coverage: str | None
+    """Constraint track: problems and turns answered "n of N", and the small-n mark."""
+    late_prereg: bool
+    """The submission's pre-registration was written after the runs."""
+    """Constraint track: per-turn records (None when none, or too many for a page)."""
     logs: Table
     track_tables: str
     """The scorer's per-cell tables as indented JSON (shown in a code block)."""

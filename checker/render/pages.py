@@ -28,11 +28,13 @@ from checker.render.context import (
     TrackContext,
     page,
 )
+from checker.render.evidence import cell_coverage, prereg_label, submission_coverage
 from checker.render.metrics import header, higher_is_better, worst_means
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.runs import run_path
 from checker.render.tables import Column, Table
 from checker.render.text import slug
+from checker.render.turns import turn_table
 from checker.report import safe_json
 from checker.results_model import CellResult, GateConditions, MetricAggregate, ResultsFile, RunResult
 
@@ -126,6 +128,8 @@ def null_table(results: Iterable[ResultsFile], name: str = "null-results") -> Ta
     for r in results:
         row: dict[str, Any] = dict(summary_row(r))
         row["title_href"] = row["href"]
+        row["prereg"] = prereg_label(r)
+        row["coverage"] = submission_coverage(r)["short"]
         rows.append(row)
     return Table(
         name=name, caption="Null results first: completions, valid runs and triggered defeaters per submission",
@@ -134,7 +138,8 @@ def null_table(results: Iterable[ResultsFile], name: str = "null-results") -> Ta
                  Column("completions", "completions", numeric=True), Column("valid_runs", "valid runs", numeric=True),
                  Column("runs", "runs", numeric=True),
                  Column("triggered_defeaters", "defeaters triggered", numeric=True),
-                 Column("synthetic", "synthetic")],
+                 Column("synthetic", "synthetic"), Column("prereg", "pre-registration"),
+                 Column("coverage", "n of N (constraint)")],
         rows=rows, empty="No verified submissions yet.")
 
 
@@ -172,6 +177,9 @@ def constraint_cell_rows(results: Iterable[ResultsFile]) -> list[dict[str, Any]]
             for ch in CONSTRAINT_CHANNELS:
                 key = f"{ch}_share"
                 row[key] = _num(overall.get(key)) if overall else _mean(c, key)
+            coverage = cell_coverage(r, c)
+            row["coverage"], row["small_n"] = coverage["text"], coverage["small_n"]
+            row["prereg"] = prereg_label(r)
             rows.append(row)
     return rows
 
@@ -188,7 +196,8 @@ CONSTRAINT_CELL_COLUMNS = [
     Column("correct", "correct turns", numeric=True), Column("turns", "turns", numeric=True),
     Column("turn_accuracy", "accuracy", numeric=True), Column("valid_runs", "valid runs", numeric=True),
     Column("runs", "runs", numeric=True),
-    *[Column(f"{ch}_share", ch, numeric=True) for ch in CONSTRAINT_CHANNELS]]
+    *[Column(f"{ch}_share", ch, numeric=True) for ch in CONSTRAINT_CHANNELS],
+    Column("coverage", "n of N"), Column("prereg", "pre-registration")]
 
 
 def cell_table(track: str, results: list[ResultsFile], name: str = "cells") -> Table:
@@ -196,8 +205,11 @@ def cell_table(track: str, results: list[ResultsFile], name: str = "cells") -> T
     if track == "agent":
         return Table(name, "Agent cells: completions, then bind / aligned / abandon (means over valid seeds)",
                      AGENT_CELL_COLUMNS, agent_cell_rows(results), empty="No agent-track cells yet.")
+    # small-n cells after all others (stable): a few turns never sit above a result with more evidence
+    rows = sorted(constraint_cell_rows(results), key=lambda row: bool(row.get("small_n")))
     return Table(name, "Constraint cells: accuracy, then consistent / drift / contradiction / other (share of "
-                 "turns with a ledger)", CONSTRAINT_CELL_COLUMNS, constraint_cell_rows(results),
+                 "turns with a ledger); n of N = problems and turns answered of the declared problem set, cells "
+                 "marked small n (under half of it) listed last and not ranked", CONSTRAINT_CELL_COLUMNS, rows,
                  empty="No constraint-track cells yet.")
 
 
@@ -596,7 +608,8 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
                    [{"field": "prereg.yaml SHA-256", "value": r.prereg_sha256},
                     {"field": "profile", "value": r.profile},
                     {"field": "thresholds source", "value": r.thresholds_source},
-                    {"field": "problem sets", "value": ", ".join(r.problem_sets) or None}], sortable=False)
+                    {"field": "problem sets", "value": ", ".join(r.problem_sets) or None},
+                    {"field": "written", "value": prereg_label(r)}], sortable=False)
     thresholds = Table("thresholds", "Gate thresholds used", [Column("name", "threshold"), Column("value", "value")],
                        [{"name": k, "value": v} for k, v in sorted(r.thresholds.items())], empty="None.")
     cells_declared = Table(
@@ -650,6 +663,9 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
         **page(root_of(md), f"Submission {sid}"),  # type: ignore[typeddict-item]
         "sid": r.submission_id, "sid_slug": sid, "title": r.title, "authors": list(r.authors), "track": r.track,
         "synthetic": r.synthetic, "profile": r.profile, "checker_version": r.checker_version,
+        "unranked_reason": None if r.ranked else (r.unranked_reason or "not ranked"),
+        "late_prereg": r.prereg_written_after_runs, "coverage": submission_coverage(r)["text"],
+        "citation": r.manifest.get("citation") if isinstance(r.manifest.get("citation"), str) else None,
         "headline": r.null_results.headline, "completions": r.null_results.completions,
         "valid_runs": r.null_results.valid_runs, "runs": r.null_results.runs,
         "triggered": list(r.null_results.triggered_defeaters), "defeaters": defeaters, "prereg": prereg,
@@ -724,6 +740,9 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, 
         "seeds_reported": list(c.seeds_reported), "n_declared": c.n_declared, "declared": declared,
         "all_declared": all_declared, "decomposition": decomposition_table(r, [c]),
         "metrics": metrics, "run_table": gate_table(r, runs, name="runs"),
+        "turn_table": turn_table(runs) if r.track == "constraint" else None,
+        "coverage": cell_coverage(r, c)["text"] if r.track == "constraint" else None,
+        "late_prereg": r.prereg_written_after_runs,
         "logs": _logs_table(r, set(c.log_sha256)),
         "track_tables": safe_json(c.tables).rstrip("\n"),
         "bibtex": bibtex(r, c, site_url), "digest": c.digest, "reproduce": visible(r.reproduce),

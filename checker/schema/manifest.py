@@ -102,6 +102,9 @@ class Submission(Model):
     """DOI of the paper or dataset."""
     synthetic: bool = False
     """True for Driftboard's own synthetic reference baselines."""
+    citation: str | None = Field(default=None, max_length=2000)
+    """How to cite the work the runs come from (e.g. the benchmark's preferred citation and its
+    licence, for runs imported from a published benchmark); shown with the submission."""
     description: str | None = None
     """Free text shown on the submission page."""
     files: list[str] = Field(min_length=1)
@@ -120,7 +123,11 @@ class Cell(Model):
     seeds: list[Label] = Field(min_length=1)
     """Replicate labels declared for this cell; every one must be reported."""
     comparator: bool = False
-    """True for a BARE/RAW comparator cell (not gated, used for compute parity)."""
+    """True for a BARE/RAW comparator cell (not gated, used for compute parity). Only the comparator
+    kinds (cells named BARE or RAW, agent track) may be comparators."""
+    deterministic: bool = False
+    """The cell's method is deterministic: its runs may have identical event payloads when their
+    declared inputs differ (see "Copies" in the format reference); a copy is otherwise flagged."""
     withdrawn: dict[Label, str] = Field(default_factory=dict)
     """Seed -> reason, for declared seeds withdrawn *before* they ran (no log may exist for them).
     A withdrawal is published with its reason; the seed leaves the all-declared figures. Since the
@@ -231,5 +238,10 @@ class Prereg(Model):
     """Declared results that would defeat the study's claim."""
     predictions: list[Prediction] = Field(default_factory=list)
     """Declared predictions, evaluated and reported."""
+    written_after_runs: bool = False
+    """True when this file was written after the runs it declares (an import of existing runs, a
+    retrospective declaration): it fixes what the runs must be judged against, but it did not
+    constrain them. The site labels such a submission "pre-registration written after the runs".
+    Set it whenever it is true; the checker cannot tell, since one commit may add both."""
 
     _id_not_reserved = field_validator("submission_id")(not_reserved)

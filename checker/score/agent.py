@@ -24,13 +24,14 @@ from typing import Any
 from checker.gate import run_gate
 from checker.replay import AgentState, replay
 from checker.results_model import RunResult
+from checker.rules import is_comparator_cell, within_horizon
 from checker.schema.manifest import Thresholds
 from checker.score.agent_metrics import bins, chain, counts, lifecycle, render_tokens, write_path
 from checker.score.gds import Gds, attribution_mismatches, gds, landings
 from checker.score.grounding import grounding, hypotheses
 from checker.score.milestones import milestones
 from checker.seeds import seed_labels
-from checker.tracks import RunRecord, VerifyContext
+from checker.tracks import RunRecord, VerifyContext, incomplete_reason
 
 AGENT_PROFILES = ("driftboard", "arg-v1.0")
 GDS_KEYS = ("gds_bind", "gds_aligned", "gds_abandon", "drift_total")
@@ -43,6 +44,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     profile = ctx.profile if ctx.profile in AGENT_PROFILES else "driftboard"
     thresholds = ctx.prereg.thresholds if ctx.prereg is not None else Thresholds()
     strict = profile == "driftboard"
+    run, past_horizon = within_horizon(run, ctx.prereg)  # events past the pre-registered horizon do not count
     state = replay(run)
     landing = landings(state, recomputed=strict)
     decomposition = gds(state, landing)
@@ -67,16 +69,17 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     mismatches = attribution_mismatches(state)
     metrics["attribution_mismatches"] = len(mismatches)
     mismatches.extend(milestone_mismatches)
+    if past_horizon is not None:
+        mismatches.append(past_horizon)
     comparator = run.start.comparator
-    if comparator and ctx.prereg is not None:
-        declared = ctx.prereg.cells.get(run.start.cell)
-        if declared is None or not declared.comparator:
-            # the run's own flag cannot exempt it from the gate: only a pre-registered comparator cell can
-            comparator = False
-            mismatches.append({"line": 1, "field": "comparator", "recorded": True, "recomputed": False,
-                               "reason": f"cell {run.start.cell} is not a comparator cell in prereg.yaml: "
-                                         "the run is gated like any other"})
+    # the run's own flag cannot exempt it from the gate: only a pre-registered comparator cell (BARE, RAW) can
+    if comparator and ctx.prereg is not None and not is_comparator_cell(ctx.prereg, run.start.cell):
+        comparator = False
+        mismatches.append({"line": 1, "field": "comparator", "recorded": True, "recomputed": False,
+                           "reason": f"cell {run.start.cell} is not a comparator cell (BARE or RAW) in prereg.yaml: "
+                                     "the run is gated like any other"})
     result: dict[str, Any] = {
+        "end_status": run.end.status if run.end is not None else None,
         "path": run.path, "log_sha256": run.sha256, "prereg_sha256": run.start.prereg_sha256,
         "run_id": run.start.run_id, "native_run_id": native, "track": "agent", "cell": run.start.cell,
         "seed": run.start.seed, "comparator": comparator, "profile": profile,
@@ -86,18 +89,18 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     if comparator:
         reasons = ["comparator run: not gated (used for compute parity only)"]
         verdict = "COMPARATOR"
-        if run.end is None:
+        if (why := incomplete_reason(run)) is not None:
             verdict = "INCOMPLETE"
-            reasons.insert(0, "run has no run_end event: INCOMPLETE")
+            reasons.insert(0, why)
         result.update(verdict=verdict, gate_verdict=None, gate=None, legibility=None, reasons=reasons)
     else:
         gate = run_gate(state, thresholds, profile)
         mismatches.extend(gate.echo_mismatches)
         reasons = list(gate.reasons)
         verdict = gate.verdict
-        if run.end is None:
+        if (why := incomplete_reason(run)) is not None:
             verdict = "INCOMPLETE"
-            reasons.insert(0, "run has no run_end event: INCOMPLETE")
+            reasons.insert(0, why)
         result.update(verdict=verdict, gate_verdict=gate.verdict, gate=gate.conditions,
                       legibility=gate.legibility, reasons=reasons)
     result.update(metrics=metrics, gds={"reference_beats": decomposition.reference_beats, "live": decomposition.live,

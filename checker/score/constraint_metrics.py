@@ -15,6 +15,8 @@ from checker.metricdef import NEVER, RESID, SHARE, Metric
 from checker.results_model import TurnResult
 
 CHANNELS = ("consistent", "drift", "contradiction", "other")
+UNVERIFIABLE = "unverifiable"
+"""Channel of a turn whose declared ledger is missing: neither consistent nor drift nor contradiction."""
 MAX_DEPTH = 10
 DEPTH_BINS = (("1-3", 1, 3), ("4-6", 4, 6), ("7-10", 7, 10**9))
 
@@ -27,6 +29,7 @@ def rate_pairs(m: dict[str, Any]) -> dict[str, list[int]]:
              "other_rate": [m["residual_other"], m["total_residual"]]}
     for ch in CHANNELS:
         pairs[f"{ch}_share"] = [m[ch], m["channel_turns"]]
+    pairs[f"{UNVERIFIABLE}_share"] = [m[UNVERIFIABLE], m["channel_turns"]]
     return pairs
 
 
@@ -55,6 +58,8 @@ def aggregate(turns: Sequence[TurnResult]) -> dict[str, Any]:
     for ch in CHANNELS:
         m[ch] = channels.get(ch, 0)
         m[f"{ch}_share"] = rate(channels.get(ch, 0), channel_turns)
+    m[UNVERIFIABLE] = channels.get(UNVERIFIABLE, 0)  # a declared ledger missing (checker.score.coverage)
+    m[f"{UNVERIFIABLE}_share"] = rate(channels.get(UNVERIFIABLE, 0), channel_turns)
     m.update({
         "total_residual": len(wrong), "residual_drift": r_drift, "residual_contradiction": r_contra,
         "residual_other": r_other, "drift_rate": rate(r_drift, len(wrong)),
@@ -372,6 +377,110 @@ METRICS: tuple[Metric, ...] = (
             "Recorded labels that disagree with the recomputation: a recorded `z3_sat` ≠ the recomputed "
             "ledger satisfiability, or a recorded `answer_correct` ≠ the recomputed correctness (each listed "
             "with its reason)."
+        ),
+        undefined=NEVER,
+    ),
+    # coverage: intent-to-treat denominators (computed in checker.score.coverage)
+    Metric(
+        name="turns_declared",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition="Turns of the problem set the run names: the run's intent-to-treat denominator.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="turns_missing",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition="Declared turns with no scored record: gaps inside started problems and problems never started.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="turns_missing_in_started",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            "Turns of the problems the run started (`problem_start`) that it does not log; above 0 the run is "
+            "INCOMPLETE (a run logs every turn of every problem it starts, in order)."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="turn_accuracy_all_declared",
+        track="constraint",
+        kind="rate",
+        unit="share of declared turns",
+        higher_is_better=True,
+        definition=(
+            "correct_turns / turns_declared: every declared turn the run does not log counts as wrong, so "
+            "deleting the turns a model got wrong cannot raise it. The per-run value behind turn_accuracy's "
+            "all-declared figure."
+        ),
+        undefined="The problem set has no turn.",
+    ),
+    Metric(
+        name="ledger_declared",
+        track="constraint",
+        kind="flag",
+        definition=(
+            "Whether the run declares a ledger: its method is a ledger method (`ledger_only`, `mus_repair`) "
+            "or any of its turns logs one. Such a run must log a ledger on every turn."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="ledger_missing",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            "Turns logged without a ledger by a run that declares one; each is a finding (verification "
+            "fails) and its channel is `unverifiable`."
+        ),
+        undefined="The run declares no ledger (not applicable); 0 when every turn has its ledger.",
+    ),
+    Metric(
+        name="unverifiable",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            "Turns whose channel is `unverifiable`: a declared ledger is missing, so the turn is neither "
+            "consistent, drift nor contradiction."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="unverifiable_share",
+        track="constraint",
+        kind="rate",
+        unit="share of channel turns",
+        higher_is_better=False,
+        definition=(
+            "unverifiable / channel_turns: nulling the ledgers of contradictory turns moves them here, never "
+            "to consistent."
+        ),
+        undefined="channel_turns = 0.",
+    ),
+    Metric(
+        name="problems_in_set",
+        track="constraint",
+        kind="count",
+        unit="problems",
+        definition='Problems in the whole named problem set (the N of "n of N" beside problems_covered).',
+        undefined=NEVER,
+    ),
+    Metric(
+        name="turns_in_set",
+        track="constraint",
+        kind="count",
+        unit="turns",
+        definition=(
+            'Gold turns in the whole named problem set (the N of "n of N" beside turns; a cell covering less '
+            "than half of it is marked small n)."
         ),
         undefined=NEVER,
     ),

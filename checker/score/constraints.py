@@ -28,7 +28,8 @@ from checker.problems import Problem, ProblemSet
 from checker.results_model import RunResult, TurnResult
 from checker.schema.constraint import ProblemStart, Turn
 from checker.score.constraint_metrics import aggregate, depth_table, rate, rate_pairs
-from checker.tracks import RunRecord, VerifyContext
+from checker.score.coverage import check_coverage, coverage_metrics, mark_missing_ledgers
+from checker.tracks import RunRecord, VerifyContext, incomplete_reason
 
 """The reference's `analyze.py` bins: anything past 6 falls in "7-10"."""
 
@@ -153,6 +154,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     """
     start = run.start
     result: dict[str, Any] = {
+        "end_status": run.end.status if run.end is not None else None,
         "path": run.path, "log_sha256": run.sha256, "prereg_sha256": start.prereg_sha256, "comparator": start.comparator,
         "run_id": start.run_id, "track": "constraint", "cell": start.cell, "seed": start.seed,
         "method": start.method, "backbone": start.backbone, "verdict": "VALID", "reasons": [],
@@ -176,7 +178,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     if ctx.prereg is not None and ctx.prereg.problem_set is not None and ctx.prereg.problem_set != digest:
         result["verdict"] = "INVALID"
         reasons.append(f"run uses problem set {digest[:12]}…, the pre-registration names {ctx.prereg.problem_set[:12]}…")
-    turns: list[TurnResult] = result["turns"]
+    recs: list[dict[str, Any]] = []
     current: str | None = None
     seen: dict[tuple[str, int], int] = {}
     for event, line in zip(run.events, run.lines, strict=True):
@@ -215,7 +217,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
                            f"is logged again (first at line {first})")
             continue
         rec = score_turn(checker_for(digest, problem), event, line)
-        turns.append(TurnResult.model_construct(**rec))  # built here from recomputed values: no re-validation
+        recs.append(rec)
         result["mismatches"].extend(mismatches_of(rec))
         asked = problem.turns[event.turn_number - 1].user_message
         if asked and event.user_message != asked:
@@ -227,14 +229,27 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
             result["mismatches"].append({"line": line, "problem_id": event.problem_id, "turn_number": event.turn_number,
                                          "field": "user_message", "recorded": shown, "recomputed": asked,
                                          "reason": "the problem set's user message for this turn differs"})
-    if run.end is None:
+    cov = check_coverage(run, pset)  # every turn of every started problem, in order; a ledger on every turn
+    result["findings"] = [{**f, "path": run.path} for f in mark_missing_ledgers(run, recs, cov)]
+    # built here from recomputed values: no re-validation
+    turns = result["turns"] = [TurnResult.model_construct(**rec) for rec in recs]
+    if cov.invalid:
+        result["verdict"] = "INVALID"
+        reasons.extend(cov.invalid)
+    if cov.incomplete:
+        result["verdict"] = "INCOMPLETE" if result["verdict"] == "VALID" else result["verdict"]
+        reasons.extend(cov.incomplete)
+    if (why := incomplete_reason(run)) is not None:
         result["verdict"] = "INCOMPLETE"
-        reasons.append("run has no run_end event")
+        reasons.append(why)
     result["metrics"] = aggregate(turns)
     result["metrics"]["mismatches"] = len(result["mismatches"])
     # coverage: a run may answer only part of the set it names; shown so a partial run is not read as complete
     result["metrics"]["problems_covered"] = len({t.problem_id for t in turns})
     result["metrics"]["turn_coverage"] = rate(len(turns), pset.n_turns)
+    result["metrics"].update(coverage_metrics(recs, pset, cov))
+    result["metrics"]["problems_in_set"] = len(pset.problems)  # the N of "n of N" shown beside small runs
+    result["metrics"]["turns_in_set"] = pset.n_turns
     result["rates"] = rate_pairs(result["metrics"])
     return RunResult.model_validate(result)
 

@@ -71,6 +71,13 @@ class HostileCase(g.Case):
             (root / self.name / "verify.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
 
 
+def missing_slot(name: str, seed: str = "s1") -> str:
+    """verify's finding for a declared seed whose only log cannot be read (its header names no cell or seed)."""
+    return (f"{name}: cell FULL, seed {seed}: declared in prereg.yaml but no readable run log is reported for it; "
+            "every declared run counts (as the worst outcome while missing): add its log, or withdraw the seed in "
+            "prereg.yaml (cells.<cell>.withdrawn) before it runs")
+
+
 def oracle_problem() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The shipped oracle baseline's problem_set header and its first problem (problem_start + turns)."""
     lines = [json.loads(x) for x in ORACLE.read_bytes().splitlines()]
@@ -180,8 +187,11 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         lines[0] = c.runs[R2][0]
         dup = f"{c.name}/{R2}:1: duplicate run id '{c.name}-r2' (also in {p}:1)"
         c.expected = [f"{p}:2: chain broken: prev is not the SHA-256 of line 1; {CHAIN_REMEDY}", dup]
-        # verify scores each log on its own: the duplicate id is a validate finding
-        c.verify = {"exit_code": 1, "problems": c.expected[:1]}
+        # verify scores each log on its own: the duplicate id is a validate finding; the broken log's header
+        # now claims seed s2, so s1's slot has no readable log and s2 is reported twice
+        c.verify = {"exit_code": 1, "problems": [
+            *c.expected[:1], missing_slot(c.name),
+            f"{c.name}: cell FULL, seed s2: 2 runs carry this seed label (a seed is reported once)"]}
 
     @case("log-genesis-of-other-run-id")
     def _(c: g.Case) -> None:
@@ -378,7 +388,7 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         data = gzip.compress(b"".join(x + b"\n" for x in lines), mtime=0)
         c.expected = [f"{p}: gzip-compressed file: compressed run logs are not accepted "
                       "(commit the plain UTF-8 .jsonl); it was not decompressed"]
-        c.verify = {"exit_code": 1}
+        c.verify = {"exit_code": 1, "problems": [*c.expected, missing_slot(c.name)]}
         return {R1: data}
 
     @case("log-zstd-named-jsonl-gz")
@@ -389,7 +399,8 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         p = f"{c.name}/runs/r1.jsonl.gz"
         c.expected = [f"{p}: zstd-compressed file: compressed run logs are not accepted "
                       "(commit the plain UTF-8 .jsonl); it was not decompressed"]
-        c.verify = {"exit_code": 1, "verdicts": {"runs/r1.jsonl.gz": "MALFORMED", R2: "VALID"}}
+        c.verify = {"exit_code": 1, "verdicts": {"runs/r1.jsonl.gz": "MALFORMED", R2: "VALID"},
+                    "problems": [*c.expected, missing_slot(c.name)]}
         # a zstd frame header and junk: the magic bytes alone decide
         return {"runs/r1.jsonl.gz": b"\x28\xb5\x2f\xfd" + bytes(range(256)) * 4}
 
@@ -400,7 +411,7 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         long_id = "r" * 201
         c.runs[R1] = g.chain(g.agent_events(c.name, long_id, c.prereg), long_id)  # chained on its own genesis
         c.expected = [f"{p}:1: field 'run_id': string should have at most 200 characters"]
-        c.verify = {"exit_code": 1}
+        c.verify = {"exit_code": 1, "problems": [*c.expected, missing_slot(c.name)]}
 
     return cases
 
@@ -415,6 +426,18 @@ def renumber_raw(lines: list[bytes], run_id: str) -> list[bytes]:
         out.append(line)
         prev = sha(line)
     return out
+
+
+def own_first_frame(c: g.Case, file: str) -> None:
+    """Give a run its own first frame (a hash on its RESET beat), so that it is not a copy of its neighbour.
+
+    Runs whose events are equal are copies (`checker.copies`): a case whose two runs differ only in the
+    forged header field would otherwise also be about a copy.
+    """
+    lines = c.runs[file]
+    k = next(i for i, x in enumerate(lines) if b'"action":"RESET"' in x)
+    lines[k] = edit(lines[k], post_frame_hash=sha(file.encode())[:16])
+    c.runs[file] = g.rechain(lines, json.loads(lines[0])["run_id"])
 
 
 def forged_cases() -> list[tuple[g.Case, Mutation]]:
@@ -470,6 +493,7 @@ def forged_cases() -> list[tuple[g.Case, Mutation]]:
         # a run that calls itself a comparator to escape the gate; FULL is not a comparator cell
         c.add_run(R1)
         c.add_run(R2)
+        own_first_frame(c, R2)
         lines = c.runs[R1]
         lines[0] = edit(lines[0], comparator=True)
         c.runs[R1] = g.rechain(lines, f"{c.name}-r1")
@@ -511,6 +535,7 @@ def forged_cases() -> list[tuple[g.Case, Mutation]]:
         # line, so the chain is intact. Only the log's digest, published in the results file, changes.
         lines = c.add_run(R1)
         c.add_run(R2)
+        own_first_frame(c, R2)
         lines[5] = edit(lines[5], render_tokens=7000)
         original = g.rechain(lines, f"{c.name}-r1")
         lines = list(original)

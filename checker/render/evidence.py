@@ -1,0 +1,117 @@
+"""How much evidence a result rests on, said where the result is shown.
+
+Two labels, both derived from the verified results file only:
+
+* **pre-registration timing**: "written after the runs" when the pre-registration says so
+  (`written_after_runs`, e.g. every import of existing runs); otherwise what the commit-order
+  check found ("committed before the runs", or a violation); undefined (—) without git history.
+* **coverage, "n of N"** (constraint track): problems and gold turns a cell's runs answer, against
+  the whole problem set the pre-registration names, counting every declared run (intent to treat:
+  a declared run that is missing covers nothing). A cell covering less than `SMALL_N_SHARE` of
+  its set's turns is **small n**: it is listed after every other cell and is not ranked against
+  them (site/tracks/constraint.md, "Ranking and small n").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checker.results_model import CellResult, ResultsFile, RunResult
+
+SMALL_N_SHARE = 0.5
+"""A constraint cell whose runs answer less than this share of the declared set's turns is "small n"."""
+LATE_PREREG = "written after the runs"
+LATE_PREREG_BADGE = "pre-registration written after the runs"
+SMALL_N = "small n"
+
+
+def prereg_label(r: ResultsFile) -> str | None:
+    """When the pre-registration was written, relative to the runs (None: not known)."""
+    if r.prereg_written_after_runs:
+        return LATE_PREREG
+    status = r.prereg_check.commit_order.get("status") if r.prereg_check.commit_order else None
+    if status == "ok":
+        return "committed before the runs"
+    if status == "violated":
+        return "committed after the runs (violation)"
+    return None
+
+
+def _count(n: int) -> str:
+    return f"{n:,}"
+
+
+def _int(v: object) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _set_sizes(runs: list[RunResult]) -> tuple[int | None, int | None]:
+    """(problems, turns) of the named set, from the first scored run that reports them."""
+    for run in runs:
+        problems, turns = _int(run.metric("problems_in_set")), _int(run.metric("turns_in_set"))
+        if problems is not None and turns is not None:
+            return problems, turns
+    return None, None
+
+
+def _covered(runs: list[RunResult]) -> tuple[int, int]:
+    """(distinct problems, turns) answered by the VALID runs (the ones a cell's figures pool)."""
+    problems: set[str] = set()
+    turns = 0
+    for run in runs:
+        if run.verdict != "VALID":
+            continue
+        for t in run.turns or []:
+            problems.add(t.problem_id)
+            turns += 1
+    return len(problems), turns
+
+
+def cell_coverage(r: ResultsFile, cell: CellResult) -> dict[str, Any]:
+    """`{problems, problems_of, turns, turns_of, runs_of, share, small_n, text}` of a constraint cell.
+
+    `turns_of` counts every declared seed (or every reported one when none is declared), so a cell
+    that reports one of its three declared runs covers at most a third. Undefined (None) when no
+    run reports the set's size (e.g. its problem set was not given).
+    """
+    runs = [run for run in r.runs if run.cell == cell.cell]
+    set_problems, set_turns = _set_sizes(runs)
+    problems, turns = _covered(runs)
+    declared = len(cell.seeds_declared) or len(cell.seeds_reported) or 1
+    if set_problems is None or set_turns is None:
+        return {"problems": problems, "problems_of": None, "turns": turns, "turns_of": None, "runs_of": declared,
+                "share": None, "small_n": None, "text": None}
+    turns_of = set_turns * declared
+    share = turns / turns_of if turns_of else None
+    small = share is not None and share < SMALL_N_SHARE
+    text = (f"{_count(problems)} of {_count(set_problems)} problems, {_count(turns)} of {_count(turns_of)} turns"
+            + (f" ({declared} runs)" if declared > 1 else "") + (f" · {SMALL_N}" if small else ""))
+    return {"problems": problems, "problems_of": set_problems, "turns": turns, "turns_of": turns_of,
+            "runs_of": declared, "share": share, "small_n": small, "text": text}
+
+
+def submission_coverage(r: ResultsFile) -> dict[str, Any]:
+    """`{text, short, small_n}`: the submission's evidence in one line, and in a few words for listings.
+
+    Constraint track only; None elsewhere (agent evidence is its valid runs, shown beside it).
+    """
+    if r.track != "constraint":
+        return {"text": None, "short": None, "small_n": None}
+    cells = [cell_coverage(r, c) for c in r.cells if not c.comparator]
+    known = [c for c in cells if c["turns_of"] is not None]
+    if not known:
+        return {"text": None, "short": None, "small_n": None}
+    set_problems, set_turns = _set_sizes(r.runs)
+    problems, _ = _covered(r.runs)
+    turns = sum(c["turns"] for c in known)
+    turns_of = sum(c["turns_of"] for c in known)
+    runs = sum(c["runs_of"] for c in known)
+    small = any(c["small_n"] for c in known)
+    text = (f"{_count(problems)} of {_count(set_problems or 0)} problems and {_count(turns)} of {_count(turns_of)} "
+            f"turns ({100 * turns / turns_of:.1f}%) over {len(known)} cell{'s' * (len(known) != 1)} and "
+            f"{runs} declared run{'s' * (runs != 1)} ({_count(set_turns or 0)} turns per run of the set)")
+    short = f"{_count(turns)} of {_count(turns_of)} turns" + (f" · {SMALL_N}" if small else "")
+    if small:
+        text += (f" · {SMALL_N}: a cell covering less than {SMALL_N_SHARE:.0%} of its problem set's turns is listed "
+                 "after the others and not ranked against them")
+    return {"text": text, "short": short, "small_n": small}
