@@ -99,3 +99,13 @@ def test_release_is_the_newest_verification_and_its_commit() -> None:
     b = b.model_copy(update={"provenance": b.provenance.model_copy(update={"verified": "2026-04-02", "commit": "b" * 40})})
     assert release_of([a, b]) == {"id": "2026-04-02+bbbbbbb", "as_of": "2026-04-02"}
     assert release_of([]) == {"id": "unreleased (results not committed)", "as_of": None}
+
+
+def test_small_n_rows_follow_the_ranked_ones_marked() -> None:
+    rows = [{"figure": 0.9, "small_n": True, "submission_id": "a", "cell": "x", "rank": None},
+            {"figure": 0.5, "small_n": False, "submission_id": "b", "cell": "y", "rank": None},
+            {"figure": None, "small_n": False, "submission_id": "c", "cell": "z", "rank": None},
+            {"figure": 0.7, "small_n": False, "submission_id": "d", "cell": "w", "rank": None}]
+    out = ranking.rank_rows(rows, higher=True)
+    # higher is better: 0.7 then 0.5 ranked; the small-n 0.9 is not ranked above them; undefined last
+    assert [(x["submission_id"], x["rank"]) for x in out] == [("d", 1), ("b", 2), ("a", None), ("c", None)]

@@ -5,7 +5,9 @@ The rule (issue 16): a track ranks its cells by the all-declared (intent-to-trea
 Cells whose figure is undefined follow the ranked ones, unranked, with a badge saying why
 ("undefined: 0 reference beats"). Comparator cells are not drift results and never appear here.
 Submissions whose results say `ranked: false` are listed in a separate, labelled table and never
-ranked. Rows carry the mechanism decomposition right after the cell name, then who and what
+ranked. A constraint cell that covers less than half of its problem set's turns is *small n*
+(`checker.render.evidence`): it is listed after the full cells with that mark and is not ranked
+against them. Rows carry the mechanism decomposition right after the cell name, then who and what
 produced them (system, backbone, harness, dates, checker version, tokens where logged).
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from checker.render.evidence import SMALL_N, cell_coverage, prereg_label
 from checker.render.metrics import definition, header, higher_is_better, rank_metric
 from checker.render.paths import cell_path, submission_path, url_of
 from checker.render.tables import Column, Table
@@ -38,6 +41,7 @@ class Board:
     """The row(s) ranked first (several on a tie); empty when nothing is ranked."""
     n_ranked: int
     n_undefined: int
+    """Rows listed after the ranked ones: undefined figure or small n."""
 
 
 def _mean(c: CellResult, name: str) -> float | None:
@@ -105,6 +109,14 @@ def cell_row(r: ResultsFile, c: CellResult, metric: str) -> dict[str, Any]:
                            "valid_of_declared": f"{c.valid_runs} of {c.n_declared or c.runs}"
                            + (" declared" if c.n_declared else " reported"),
                            "why": "" if figure is not None else why_undefined(r, c, metric)}
+    row["prereg"] = prereg_label(r)
+    row["coverage"] = None
+    row["small_n"] = False
+    if r.track == "constraint":
+        cov = cell_coverage(r, c)
+        row["coverage"], row["small_n"] = cov["text"], bool(cov["small_n"])
+        if row["small_n"] and figure is not None:
+            row["why"] = f"{SMALL_N}: under half of the problem set's turns, not ranked"
     if r.track == "agent":
         row.update(drift_total=_mean(c, "drift_total"), gds_bind=_mean(c, "gds_bind"),
                    gds_abandon=_mean(c, "gds_abandon"), gds_aligned=_mean(c, "gds_aligned"),
@@ -120,16 +132,22 @@ def cell_row(r: ResultsFile, c: CellResult, metric: str) -> dict[str, Any]:
 
 
 def rank_rows(rows: list[dict[str, Any]], higher: bool) -> list[dict[str, Any]]:
-    """Ranked rows first (by figure in the metric's direction; ties share a rank), then the undefined ones."""
-    defined = [x for x in rows if x["figure"] is not None]
+    """Ranked rows, then small-n rows, then undefined ones.
+
+    Ranked rows are ordered by figure in the metric's direction (ties share a rank); small-n rows
+    follow by figure, unranked and marked; undefined rows come last, unranked, with why.
+    """
+    defined = [x for x in rows if x["figure"] is not None and not x.get("small_n")]
+    small = [x for x in rows if x["figure"] is not None and x.get("small_n")]
     undefined = [x for x in rows if x["figure"] is None]
+    small.sort(key=lambda x: (-x["figure"] if higher else x["figure"], x["submission_id"], x["cell"]))
     defined.sort(key=lambda x: (-x["figure"] if higher else x["figure"], x["submission_id"], x["cell"]))
     prev: float | None = None
     for i, x in enumerate(defined):
         x["rank"] = i + 1 if prev is None or x["figure"] != prev else defined[i - 1]["rank"]
         prev = x["figure"]
     undefined.sort(key=lambda x: (x["submission_id"], x["cell"]))
-    return defined + undefined
+    return defined + small + undefined
 
 
 def columns(track: str, metric: str) -> list[Column]:
@@ -149,10 +167,12 @@ def columns(track: str, metric: str) -> list[Column]:
         mech = [Column(f"{ch}_share", f"{ch} share", numeric=True)
                 for ch in ("consistent", "drift", "contradiction", "other")]
         mech.append(Column("turns", "turns", numeric=True))
+        mech.append(Column("coverage", "n of N (problem set)"))
     tail = [Column("valid_of_declared", "valid of declared"), Column("why", "not ranked because", badge=True),
             Column("submission_id", "submission", link="href"), Column("system", "system"),
             Column("backbone", "backbone"), Column("harness", "harness"), Column("data", "data"),
-            Column("profile", "profile"), Column("submitted", "submitted"), Column("verified", "verified"),
+            Column("profile", "profile"), Column("prereg", "pre-registration"),
+            Column("submitted", "submitted"), Column("verified", "verified"),
             Column("checker", "checker"), Column("tokens", "LLM tokens", numeric=True)]
     return head + mech + tail
 
@@ -179,7 +199,7 @@ def board(track: str, results: list[ResultsFile], name: str = "leaderboard") -> 
     rows = rank_rows(rows, higher)
     arrow = "higher is better ↑" if higher else "lower is better ↓"
     cols = columns(track, metric)
-    table = Table(name, f"Ranked by {metric}, all declared runs ({arrow}); undefined figures last, unranked",
+    table = Table(name, f"Ranked by {metric}, all declared runs ({arrow}); small n and undefined figures last, unranked",
                   cols, rows, empty=f"No {track}-track cells yet.", facets=FACETS, sticky=True)
     excl = Table(f"{name}-unranked", "Submissions excluded from ranking by the integrity rules (never ranked)",
                  [c for c in cols if c.key != "rank"], sorted(excluded, key=lambda x: (x["submission_id"], x["cell"])),
