@@ -247,3 +247,22 @@ def test_run_viewer_agent_and_constraint(page, base_url: str) -> None:
     page.goto(base_url + "runs/synthetic-0002/synthetic-0002-qwen3-8b-baseline-s1/")
     assert page.locator("h1").inner_text().startswith("Run ")
     assert page.errors == []
+
+
+def test_page_without_charts_loads_no_vega_and_no_search_index_until_searched(browser, base_url: str) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    pg = context.new_page()
+    urls: list[str] = []
+    sizes: list[int] = []
+    pg.on("response", lambda r: (urls.append(r.url), sizes.append(len(r.body()) if r.ok else 0)))
+    pg.goto(base_url + "submissions/")
+    pg.wait_for_load_state("networkidle")
+    assert not any("vega" in u for u in urls), "Vega loads only on pages with charts"
+    assert not any("search_index.json" in u or "/workers/search" in u for u in urls)
+    weight = sum(sizes)
+    assert weight < 400_000, f"{weight} bytes"  # uncompressed; the theme's CSS and JS are ~265 KB of it
+    pg.locator(".md-search__input").click()
+    pg.locator(".md-search__input").fill("drift")
+    pg.wait_for_selector(".md-search-result__item", timeout=15000)
+    assert any("search_index.json" in u for u in urls)
+    context.close()

@@ -415,6 +415,20 @@ def board_ref(track: str, results: list[ResultsFile], files: dict[str, str] | No
 # ---------------------------------------------------------------- pages
 
 
+HOME_ROWS = 10
+"""Rows of each track's leaderboard shown on the home page (the track page lists them all)."""
+
+
+def _home_board(b: BoardRef) -> BoardRef:
+    """The home page's cut of a board: the first `HOME_ROWS` rows, saying how many more the track page lists."""
+    t = b["table"]
+    n = len(t.rows)
+    if n > HOME_ROWS:
+        t.rows = t.rows[:HOME_ROWS]
+        t.caption += f" (first {HOME_ROWS} of {n} rows; the track's leaderboard lists every row)"
+    return b
+
+
 def home_context(results: list[ResultsFile], tracks: list[str], files: dict[str, str]) -> HomeContext:
     """The home page: what is measured, the tracks, null results first, then the mechanism tables."""
     valid = sum(r.null_results.valid_runs for r in results)
@@ -429,7 +443,7 @@ def home_context(results: list[ResultsFile], tracks: list[str], files: dict[str,
         "constraint_valid_runs": sum(r.null_results.valid_runs for r in results if r.track == "constraint"),
         "null_table": null_table(results), "mechanism_tables": mech, "charts": [],
         "tracks": [{"text": TRACK_LABELS[t], "href": f"leaderboards/{t}.md"} for t in tracks],
-        "boards": [board_ref(t, results, None, "", name=f"{t}-leaderboard") for t in tracks],
+        "boards": [_home_board(board_ref(t, results, None, "", name=f"{t}-leaderboard")) for t in tracks],
         "release": release_of(results),
     }
 

@@ -4,7 +4,8 @@ A page shows the verdict and why, the validity gate's condition table, milestone
 verified, recorded-vs-recomputed mismatches, the run's metrics and, for a constraint run, every
 turn (ledger size, SAT, answer vs ledger, channel, MUS) in pages of `TURNS_PER_PAGE`, with a link to
 the raw log at the pinned commit and its SHA-256. Everything comes from the results file, so the
-build stays linear in events and byte-identical for the same results.
+build stays linear in events and byte-identical for the same results. Run tables have no CSV/JSON
+downloads of their own (the submission's results file, linked from the submission page, holds them).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _gate(run: RunResult) -> Table:
     return Table("gate", "Validity gate: each condition with its numbers",
                  [Column("condition", "condition"), Column("status", "status"), Column("numbers", "numbers"),
                   Column("reason", "reason")], rows,
-                 empty="No validity gate for this run (a comparator, a constraint run, or not scored).")
+                 empty="No validity gate for this run (a comparator, a constraint run, or not scored).", downloads=False)
 
 
 def _milestones(run: RunResult) -> Table:
@@ -64,7 +65,8 @@ def _milestones(run: RunResult) -> Table:
     return Table("milestones", "Milestones: claimed in the log vs verified from deterministic evidence",
                  [Column("claim", "claim"), Column("step", "plan step"), Column("status", "status"),
                   Column("line", "claimed at line", numeric=True), Column("evidence", "evidence"),
-                  Column("evidence_line", "evidence line", numeric=True)], rows, empty="No milestone claimed.")
+                  Column("evidence_line", "evidence line", numeric=True)], rows, empty="No milestone claimed.",
+                 downloads=False)
 
 
 def _mismatches(run: RunResult) -> Table:
@@ -73,13 +75,14 @@ def _mismatches(run: RunResult) -> Table:
     return Table("mismatches", "Recorded vs recomputed values in this log",
                  [Column("line", "line", numeric=True), Column("field", "field"), Column("recorded", "recorded"),
                   Column("recomputed", "recomputed"), Column("reason", "reason")], rows,
-                 empty="None: every recorded value matches its recomputation.")
+                 empty="None: every recorded value matches its recomputation.", downloads=False)
 
 
 def _metrics(run: RunResult) -> Table:
     rows = [{"metric": k, "value": v} for k, v in sorted(run.metrics.items())]
     return Table("run-metrics", "Every metric of this run (undefined shown as —)",
-                 [Column("metric", "metric"), Column("value", "value", numeric=True)], rows, empty="No metric.")
+                 [Column("metric", "metric"), Column("value", "value", numeric=True)], rows, empty="No metric.",
+                 downloads=False)
 
 
 def _turns(run: RunResult, lo: int, hi: int) -> Table:
@@ -94,7 +97,8 @@ def _turns(run: RunResult, lo: int, hi: int) -> Table:
                   Column("turn", "turn", numeric=True), Column("ledger", "ledger size", numeric=True),
                   Column("sat", "ledger SAT"), Column("answer_ok", "answer satisfies ledger"),
                   Column("correct", "correct"), Column("channel", "channel"), Column("mus", "MUS"),
-                  Column("note", "note")], rows, sortable=False, empty="No turns recorded for this run.")
+                  Column("note", "note")], rows, sortable=False, empty="No turns recorded for this run.",
+                 downloads=False)
 
 
 def run_pages(r: ResultsFile, run: RunResult) -> list[tuple[str, dict[str, Any]]]:

@@ -51,6 +51,8 @@ class Table:
     """Site-relative path prefix of the downloads (set when the page is written)."""
     facets: list[tuple[str, str]] = field(default_factory=list)
     """(row key, label) of each filter offered above the table; rows carry `data-f-<key>` attributes."""
+    downloads: bool = True
+    """Write CSV/JSON downloads (False for per-run tables: the results file already holds the run)."""
     sticky: bool = False
     """A wide leaderboard: the first two columns stay in view while the table scrolls sideways."""
 
@@ -95,6 +97,8 @@ def _plain(value: Any) -> Value:
 
 def write_downloads(table: Table, docs: Path, prefix: str) -> None:
     """Write `<prefix>/<name>.csv` and `.json` under the docs folder and remember the prefix."""
+    if not table.downloads:
+        return
     table.download = f"{prefix}/{table.name}"
     target = docs / prefix
     target.mkdir(parents=True, exist_ok=True)
