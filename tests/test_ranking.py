@@ -80,7 +80,8 @@ def test_unranked_submissions_are_listed_apart() -> None:
     assert {x["submission_id"] for x in board.table.rows} == {"synthetic-0000"}
     assert {x["submission_id"] for x in board.unranked.rows} == {"synthetic-0001"}
     assert all(x["why"] == "not ranked: prereg written after the runs" for x in board.unranked.rows)
-    assert all(c.key != "rank" for c in board.unranked.columns)
+    assert all(x["rank"] is None for x in board.unranked.rows)
+    assert board.excluded_because == [("not ranked: prereg written after the runs", len(board.unranked.rows))]
 
 
 def test_columns_put_the_decomposition_right_after_the_cell() -> None:

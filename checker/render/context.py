@@ -26,6 +26,8 @@ class BoardRef(TypedDict):
     n_ranked: int
     n_undefined: int
     n_unranked: int
+    excluded_because: list[tuple[str, int]]
+    """(reason, cells) for the submissions the integrity rules leave unranked."""
     chart: NotRequired[ChartRef]
 
 

@@ -406,7 +406,8 @@ def board_ref(track: str, results: list[ResultsFile], files: dict[str, str] | No
     ref: BoardRef = {"track": track, "label": TRACK_LABELS[track], "href": f"leaderboards/{track}/", "metric": b.metric,
                      "direction": "higher is better ↑" if higher else "lower is better ↓", "table": b.table,
                      "unranked": b.unranked, "leaders": b.leaders, "n_ranked": b.n_ranked,
-                     "n_undefined": b.n_undefined, "n_unranked": len(b.unranked.rows)}
+                     "n_undefined": b.n_undefined, "n_unranked": len(b.unranked.rows),
+                     "excluded_because": b.excluded_because}
     if files is not None:
         ref["chart"] = _board_chart(b, results, files, prefix)
     return ref

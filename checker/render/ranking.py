@@ -39,6 +39,8 @@ class Board:
     """Submissions whose results say `ranked: false` (never ranked), with the reason."""
     leaders: list[dict[str, Any]]
     """The row(s) ranked first (several on a tie); empty when nothing is ranked."""
+    excluded_because: list[tuple[str, int]]
+    """Why submissions are not ranked: (reason, cells) per distinct reason, most cells first."""
     n_ranked: int
     n_undefined: int
     """Rows listed after the ranked ones: undefined figure or small n."""
@@ -202,8 +204,12 @@ def board(track: str, results: list[ResultsFile], name: str = "leaderboard") -> 
     table = Table(name, f"Ranked by {metric}, all declared runs ({arrow}); small n and undefined figures last, unranked",
                   cols, rows, empty=f"No {track}-track cells yet.", facets=FACETS, sticky=True)
     excl = Table(f"{name}-unranked", "Submissions excluded from ranking by the integrity rules (never ranked)",
-                 [c for c in cols if c.key != "rank"], sorted(excluded, key=lambda x: (x["submission_id"], x["cell"])),
+                 cols, sorted(excluded, key=lambda x: (x["submission_id"], x["cell"])),
                  empty="None.", sticky=True)
     leaders = [x for x in rows if x["rank"] == 1]
-    return Board(track, metric, table, excl, leaders, sum(1 for x in rows if x["rank"] is not None),
+    reasons: dict[str, int] = {}
+    for x in excluded:
+        reasons[x["why"]] = reasons.get(x["why"], 0) + 1
+    because = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+    return Board(track, metric, table, excl, leaders, because, sum(1 for x in rows if x["rank"] is not None),
                  sum(1 for x in rows if x["rank"] is None))
