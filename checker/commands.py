@@ -121,4 +121,4 @@ def build_command(submissions: Path, results: Path, out: Path, verify: bool = Tr
     if skipped:
         click.echo(f"build: left out {len(skipped)} results file(s) not verified for this tree: "
                    + ", ".join(visible(s) for s in skipped), err=True)
-    return build_site(results, out, only=only)
+    return build_site(results, out, only=only, logs_root=Path("."))

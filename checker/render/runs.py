@@ -11,16 +11,18 @@ downloads of their own (the submission's results file, linked from the submissio
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from checker.render.citation import REPO
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.tables import Column, Table
 from checker.render.text import slug
+from checker.render.timeline import agent_timeline
 from checker.results_model import ResultsFile, RunResult
 
 TURNS_PER_PAGE = 250
-"""Turns per page of a constraint run's timeline (longer runs continue on `…/turns-2/`, …)."""
+"""Turns (constraint) or timeline events (agent) per page of a run (longer runs continue on `…/turns-2/`, …)."""
 
 
 def repository_url() -> str:
@@ -101,16 +103,35 @@ def _turns(run: RunResult, lo: int, hi: int) -> Table:
                  downloads=False)
 
 
-def run_pages(r: ResultsFile, run: RunResult) -> list[tuple[str, dict[str, Any]]]:
-    """(docs path, context) of every page of one run: page 1 holds everything, later pages more turns."""
-    n_turns = len(run.turns or [])
+def _timeline(rows: list[dict[str, Any]], lo: int, hi: int, total: int) -> Table:
+    return Table("timeline", f"Log events {lo + 1}–{min(hi, total)} of {total}: beats (label, plan step, aimed "
+                 "target, where the click landed), plan steps, milestone claims, evidence, levels",
+                 [Column("line", "line", numeric=True), Column("turn", "beat", numeric=True), Column("event", "event"),
+                  Column("what", "what"), Column("click", "click"), Column("plan", "plan step"),
+                  Column("aimed", "aimed at"), Column("recorded", "landing recorded"),
+                  Column("landed", "landing (checker)"), Column("on_aim", "on aim"),
+                  Column("breach", "gate breach / claim")], rows[lo:hi], sortable=False,
+                 empty="No events on this page.", downloads=False)
+
+
+def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """(docs path, context) of every page of one run: page 1 holds everything, later pages more turns or events.
+
+    `logs_root`: where run paths resolve to read an agent log for its timeline (None: no timeline).
+    """
+    timeline: list[dict[str, Any]] | None = None
+    note = "Timeline not built (no submission tree given)."
+    if r.track == "agent" and logs_root is not None:
+        timeline, note = agent_timeline(run, logs_root)
+    n_turns = len(timeline) if timeline is not None else len(run.turns or [])
     n_pages = max(1, -(-n_turns // TURNS_PER_PAGE))
     commit = r.provenance.commit
     raw = f"{REPOSITORY}/blob/{commit}/{run.path}" if REPOSITORY and commit else ""
     pages_out = []
     for p in range(1, n_pages + 1):
         md = run_path(r, run, p)
-        pager = [{"text": f"turns {(i - 1) * TURNS_PER_PAGE + 1}–{min(i * TURNS_PER_PAGE, n_turns)}",
+        unit = "events" if timeline is not None else "turns"
+        pager = [{"text": f"{unit} {(i - 1) * TURNS_PER_PAGE + 1}–{min(i * TURNS_PER_PAGE, n_turns)}",
                   "href": url_of(run_path(r, run, i)), "current": i == p} for i in range(1, n_pages + 1)]
         ctx: dict[str, Any] = {
             "root": root_of(md), "page_title": f"Run {run_slug(run)}" + (f" (turns page {p})" if p > 1 else ""),
@@ -123,6 +144,9 @@ def run_pages(r: ResultsFile, run: RunResult) -> list[tuple[str, dict[str, Any]]
             "gate": _gate(run), "milestones": _milestones(run), "mismatches": _mismatches(run),
             "metrics": _metrics(run),
             "turns": _turns(run, (p - 1) * TURNS_PER_PAGE, p * TURNS_PER_PAGE) if r.track == "constraint" else None,
+            "timeline": (_timeline(timeline, (p - 1) * TURNS_PER_PAGE, p * TURNS_PER_PAGE, n_turns)
+                         if timeline is not None else None),
+            "timeline_note": note if r.track == "agent" and timeline is None else "",
         }
         pages_out.append((md, ctx))
     return pages_out

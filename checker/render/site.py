@@ -255,8 +255,12 @@ def metrics_context(results: list[ResultsFile]) -> MetricsContext:
             "metrics": METRICS, "undocumented": sorted(seen - documented())}
 
 
-def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO) -> list[Any]:
-    """Write every MkDocs source into `docs` (emptied first); returns the nav."""
+def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None) -> list[Any]:
+    """Write every MkDocs source into `docs` (emptied first); returns the nav.
+
+    `logs_root`: where the results' run paths resolve (the tree being built), for the agent run
+    timelines; None builds run pages without timelines.
+    """
     marker = docs / MARKER
     if docs.exists():
         if any(docs.iterdir()) and not marker.is_file():
@@ -281,7 +285,7 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO) -> list[
         for c in r.cells:
             w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, SITE_URL, charts))
         for run in r.runs:
-            for rel, ctx in run_pages(r, run):
+            for rel, ctx in run_pages(r, run, logs_root):
                 w.page(rel, "run.md.j2", ctx)
     w.page("reported.md", "reported.md.j2", reported_context(repo))
     w.page("metrics.md", "metrics.md.j2", metrics_context(results))
@@ -427,11 +431,12 @@ def run_mkdocs(docs: Path, out: Path, nav_items: list[Any], config: Path | None 
         logger.propagate = propagate
 
 
-def build_site(results_dir: Path, out: Path, only: set[str] | None = None) -> int:
+def build_site(results_dir: Path, out: Path, only: set[str] | None = None, logs_root: Path | None = None) -> int:
     """Render the verified results in `results_dir` into a static site at `out`; returns 0.
 
     `only`: the submission ids to render (the tree being built; see `results_of_tree`); None renders
     every results file in the folder (tests and benchmarks that wrote the folder themselves).
+    `logs_root`: where run paths resolve, to draw agent run timelines from the logs (None: none).
 
     Raises:
         UsageError: the results folder is missing or holds a file that is not a results file.
@@ -439,6 +444,6 @@ def build_site(results_dir: Path, out: Path, only: set[str] | None = None) -> in
     """
     results = load_results(results_dir, only)
     docs = docs_dir_for(out)
-    nav_items = assemble(results, docs)
+    nav_items = assemble(results, docs, logs_root=logs_root)
     run_mkdocs(docs, out, nav_items)
     return 0
