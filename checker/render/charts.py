@@ -108,7 +108,8 @@ def _cells(track: str) -> str:
     undefined_box = alt.Chart(alt.Data(name="undefined")).mark_bar(
         fill="transparent", stroke="#999999", strokeDash=[4, 3]).encode(
         y=y, x=alt.datum(0), x2=alt.datum(1))
-    chart = alt.layer(undefined_box, bars, ci, undefined).properties(width="container", height=alt.Step(26))
+    # bars first: the y domain follows the first layer's data order (rank order), undefined rows after
+    chart = alt.layer(bars, ci, undefined_box, undefined).properties(width="container", height=alt.Step(26))
     return json.dumps(chart.to_dict())
 
 

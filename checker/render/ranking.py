@@ -159,7 +159,8 @@ def columns(track: str, metric: str) -> list[Column]:
                       "as the worst value.")
     head = [Column("rank", "#", numeric=True), Column("cell", "cell", link="cell_href"), fig]
     if track == "agent":
-        mech = [Column("drift_total", header("drift_total"), numeric=True, help=definition("drift_total")),
+        mech = [Column("drift_total", f"{header('drift_total')} valid runs only", numeric=True,
+                       help=definition("drift_total")),
                 Column("gds_bind", header("gds_bind"), numeric=True, help=definition("gds_bind")),
                 Column("gds_abandon", header("gds_abandon"), numeric=True, help=definition("gds_abandon")),
                 Column("gds_aligned", header("gds_aligned"), numeric=True, help=definition("gds_aligned")),
