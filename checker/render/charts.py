@@ -94,7 +94,8 @@ def _cells(track: str) -> str:
         y=y,
         x=alt.X("share:Q", title="share (mean over valid seeds)" if track == "agent" else "share of turns with a ledger",
                 stack="zero", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("part:N", scale=_scale(colors), title="part", sort=list(colors)),
+        color=alt.Color("part:N", scale=_scale(colors), title="part", sort=list(colors),
+                        legend=alt.Legend(orient="bottom", direction="horizontal")),
         order=alt.Order("order:Q"),
         tooltip=["label:N", "part:N", alt.Tooltip("share:Q", format=".3f"), "n:N"],
     )

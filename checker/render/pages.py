@@ -706,9 +706,13 @@ def _cell_charts(r: ResultsFile, c: CellResult, files: dict[str, str], md: str) 
                   [Column("part", "part"), Column("share", "share", numeric=True), Column("n", "n")],
                   data["means"], empty=why or "Undefined.")
     return [_chart("parts", f"cells-{r.track}", data,
-                   "Stacked bar of this cell's decomposition (means over valid seeds) with 95% bootstrap intervals "
-                   "when there are enough seeds; an undefined decomposition is drawn as an explicit 'undefined' mark. "
-                   "The same numbers are in the table below.", table, files,
+                   ("Stacked bar of this cell's decomposition: bind / abandon / aligned shares of reference beats "
+                    "(means over valid seeds) with 95% bootstrap intervals when there are enough seeds"
+                    if r.track == "agent" else
+                    "Stacked bar of this cell's decomposition: consistent / drift / contradiction / other shares of "
+                    "the turns with a ledger")
+                   + "; an undefined decomposition is drawn as an explicit 'undefined' mark. The same numbers are in "
+                   "the table below.", table, files,
                    "assets/charts/" + md.removesuffix(".md"))]
 
 
