@@ -48,6 +48,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.copies",
     "checker.domains",
     "checker.domains.base",
+    "checker.domains.finite",
     "checker.domains.logic_grid",
     "checker.domains.scheduling",
     "checker.domains.seating",

@@ -92,15 +92,16 @@ def test_several_sources_make_one_submission(tmp_path, run_line):
              "answer_correct": 1}
     for folder in "abc":
         (tmp_path / folder).mkdir()
-    a = write_transcript(tmp_path / "a" / "one.jsonl", GOLD, [trace])
-    b = write_transcript(tmp_path / "b" / "two.jsonl", other, [trace])
+    both = [trace, {**trace, "turn_number": 2}]  # every turn of each problem (a gap would make the run INCOMPLETE)
+    a = write_transcript(tmp_path / "a" / "one.jsonl", GOLD, both)
+    b = write_transcript(tmp_path / "b" / "two.jsonl", other, both)
     out = tmp_path / "subs" / "both"
     assert run_line(["import", "drift-bench", str(a), str(b), "--problems", str(problems), "--out", str(out)]).exit_code == 0
     (log,) = sorted((out / "runs").iterdir())
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     assert sorted(lines[0]["source"]["files"]) == ["one.jsonl", "two.jsonl"]
     assert [(e["problem_id"], e["turn_number"]) for e in lines if e["type"] == "turn"] == [
-        ("seating_001", 1), ("seating_002", 1)]
+        ("seating_001", 1), ("seating_001", 2), ("seating_002", 1), ("seating_002", 2)]
     prereg = (out / "prereg.yaml").read_text()
     assert "written_after_runs: true" in prereg
     manifest = (out / "submission.yaml").read_text()

@@ -72,7 +72,8 @@ class Submission(Model):
         "contact": "ada@example.org", "track": "agent", "system": "toy-agent", "backbone": "mylab/toy-model",
         "harness": {"name": "toy-harness", "version": "1.0", "commit": "0123abcd", "url": "https://example.org/h"},
         "license": "CC-BY-4.0", "paper": "https://example.org/paper.pdf", "doi": "10.1234/example",
-        "synthetic": False, "description": "A toy submission.", "files": ["runs/full-seed1.jsonl"],
+        "synthetic": False, "citation": "Example, A. (2026). Toy agent. Example Lab. MIT licence.",
+        "description": "A toy submission.", "files": ["runs/full-seed1.jsonl"],
         "claims": [{"cell": "FULL", "metric": "gds_bind", "value": 0.25, "source": "paper, Table 2"}],
     }]})
 
@@ -207,6 +208,7 @@ class Prereg(Model):
         "format_version": "1.0", "submission_id": "mylab-toy", "track": "agent", "profile": "driftboard",
         "cells": {"FULL": {"flags": {}, "seeds": ["seed1", "seed2", "seed3"], "comparator": False,
                            "withdrawn": {"seed3": "compute quota ran out before the run started"},
+                           "deterministic": False,
                            "description": "the full agent"}},
         "horizon": 200,
         "thresholds": {"render_ceiling_B": 6000, "wer_floor": 0.25, "wer_min_ops": 5, "canary_floor": 0.9,
@@ -216,6 +218,7 @@ class Prereg(Model):
                        "value": 0, "scope": "all", "aggregate": "sum"}],
         "predictions": [{"id": "bind-low", "text": "bind drift stays under 0.2", "metric": "gds_bind",
                          "cell": "FULL", "op": "<", "value": 0.2, "versus": None}],
+        "written_after_runs": False,
     }]})
 
     format_version: str = Field(pattern=r"^\d+\.\d+$")
