@@ -23,7 +23,7 @@ def _with_figures(r: ResultsFile, metric: str, figures: dict[str, float | None],
         else:
             cell["all_declared"] = {}
             cell["n_declared"] = 0
-    data.update(extra)
+    data.update({"ranked": True, **extra})
     return ResultsFile.model_validate(data)
 
 
@@ -73,9 +73,7 @@ def test_constraint_ranked_descending() -> None:
 
 def test_unranked_submissions_are_listed_apart() -> None:
     a, b = _agent_pair()
-    excluded = ResultsFile.model_validate({**b.model_dump(mode="json")}).model_copy()
-    object.__setattr__(excluded, "ranked", False)  # the integrity branch's field; absent means ranked
-    object.__setattr__(excluded, "unranked_reason", "prereg written after the runs")
+    excluded = b.model_copy(update={"ranked": False, "unranked_reason": "prereg written after the runs"})
     board = ranking.board("agent", [a, excluded])
     assert {x["submission_id"] for x in board.table.rows} == {"synthetic-0000"}
     assert {x["submission_id"] for x in board.unranked.rows} == {"synthetic-0001"}

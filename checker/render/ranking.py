@@ -66,10 +66,8 @@ def _sum(c: CellResult, name: str) -> float | None:
 
 
 def is_ranked(r: ResultsFile) -> tuple[bool, str]:
-    """(ranked, why not): the integrity stage's `ranked` / `unranked_reason` (absent: ranked)."""
-    ranked = getattr(r, "ranked", True)
-    reason = getattr(r, "unranked_reason", None)
-    return (ranked is not False), (str(reason) if reason else "")
+    """(ranked, why not): the integrity rules' verdict in the results file (`ranked`, `unranked_reason`)."""
+    return r.ranked, r.unranked_reason or ""
 
 
 def why_undefined(r: ResultsFile, c: CellResult, metric: str) -> str:
