@@ -54,6 +54,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.domains.seating",
     "checker.domains.solver",
     "checker.errors",
+    "checker.evidence",
     "checker.gate",
     "checker.load",
     "checker.logio",

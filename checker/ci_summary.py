@@ -322,8 +322,10 @@ def mismatches_section(runs: list[RunResult]) -> list[str]:
     rows = ([code(run.path), md(m.line), md(m.field), md(fmt_value(m.recorded)), md(fmt_value(m.recomputed)),
              md(m.reason)] for run, m in found)
     header_ = ["file", "line", "field", "recorded", "recomputed", "reason"]
-    return ["#### Label mismatches (reported, not failing)", "",
-            "The log recorded these labels; the checker recomputed them from the log and uses its own value.", "",
+    return ["#### Label mismatches", "",
+            "The log recorded these labels; the checker recomputed them from the log and uses its own value. Under "
+            "the `driftboard` profile a label that contradicts the log's own rows also fails the run (gate "
+            "condition `evidence`).", "",
             *table(header_, rows, len(found))]
 
 

@@ -1,4 +1,4 @@
-"""The validity gate: six conditions over a replayed agent run (arg-spec.md §b).
+"""The validity gate: ARG's six conditions over a replayed agent run (arg-spec.md §b), and `evidence`.
 
 Each condition reports PASS, FAIL (with the numbers that failed it) or NOT_APPLICABLE (vacuous:
 nothing to judge), never a silent pass. The verdict is INVALID when any condition fails, else
@@ -13,7 +13,9 @@ Two profiles:
 * `driftboard` (leaderboard default) follows the paper's stated rules where they are stricter:
   *any* zone below the floor invalidates; byte-identity compares every shadow/live capture pair
   of the same (turn, zone, organ, call); an echo whose output text is logged is recomputed as
-  "nonce occurs in the output" and the recomputed value is used.
+  "the salt's nonce occurs in the output" and the recomputed value is used; render captures count
+  toward the render ceiling; rejected ops come from `checker.evidence.reject_counts`; condition 7,
+  `evidence`, fails on any label that contradicts the log's own rows (`checker.evidence`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker.evidence import EvidenceResult, echo_values
 from checker.numbers import fmt
 from checker.replay import AgentState
 from checker.schema.manifest import Thresholds
@@ -51,16 +54,28 @@ def _round3(x: float) -> float:
     return round(x, 3)
 
 
-def render_ceiling(state: AgentState, b: int) -> dict[str, Any]:
-    """Condition 1: no beat and no LLM call renders more than B tokens (strict >)."""
+def render_ceiling(state: AgentState, b: int, profile: str = "arg-v1.0") -> dict[str, Any]:
+    """Condition 1: no beat and no LLM call renders more than B tokens (strict >).
+
+    In profile `driftboard` render captures count too (a capture above B is a render above B);
+    ARG reads only beats and calls.
+    """
     beat_lines = [ln for beat, ln in zip(state.beats, state.beat_lines, strict=True) if beat.render_tokens > b]
     call_lines = [ln for call, ln in zip(state.llm_calls, state.llm_lines, strict=True) if call.render_tokens > b]
-    peak = max([b_.render_tokens for b_ in state.beats] + [c.render_tokens for c in state.llm_calls], default=0)
-    breaches = len(beat_lines) + len(call_lines)
-    status = NOT_APPLICABLE if not state.beats and not state.llm_calls else FAIL if breaches else PASS
-    return {"status": status, "B": b, "breaches": breaches, "beat_breaches": len(beat_lines),
-            "call_breaches": len(call_lines), "max_render_tokens": peak,
-            "lines": sorted(beat_lines + call_lines)[:MAX_LINES]}
+    captures = profile == "driftboard"
+    cap_lines = ([ln for cap, ln in zip(state.captures, state.capture_lines, strict=True) if cap.render_tokens > b]
+                 if captures else [])
+    peak = max([b_.render_tokens for b_ in state.beats] + [c.render_tokens for c in state.llm_calls]
+               + ([c.render_tokens for c in state.captures] if captures else []), default=0)
+    breaches = len(beat_lines) + len(call_lines) + len(cap_lines)
+    empty = not state.beats and not state.llm_calls and not (captures and state.captures)
+    status = NOT_APPLICABLE if empty else FAIL if breaches else PASS
+    out = {"status": status, "B": b, "breaches": breaches, "beat_breaches": len(beat_lines),
+           "call_breaches": len(call_lines), "max_render_tokens": peak,
+           "lines": sorted(beat_lines + call_lines + cap_lines)[:MAX_LINES]}
+    if captures:
+        out["capture_breaches"] = len(cap_lines)
+    return out
 
 
 def silent_degrade(state: AgentState) -> dict[str, Any]:
@@ -127,7 +142,8 @@ def canary_echo(
     """
     mismatches: list[dict[str, Any]] = []
     rows: list[tuple[int, str, bool]] = []
-    for echo, ln in zip(state.echoes, state.echo_lines, strict=True):
+    derived = echo_values(state)[0] if profile != "arg-v1.0" else [e.echoed for e in state.echoes]
+    for echo, ln, from_salt in zip(state.echoes, state.echo_lines, derived, strict=True):
         echoed = echo.echoed
         if echo.output_text is not None:
             recomputed = bool(echo.nonce) and echo.nonce in echo.output_text  # "" occurs in every text
@@ -135,8 +151,8 @@ def canary_echo(
                 mismatches.append({"line": ln, "field": "echoed", "recorded": echo.echoed, "recomputed": recomputed,
                                    "reason": f"nonce {echo.nonce} {'occurs' if recomputed else 'does not occur'} "
                                              "in the logged output text"})
-            if profile != "arg-v1.0":
-                echoed = recomputed
+        if profile != "arg-v1.0":
+            echoed = from_salt  # the salt's nonce in the output text (checker.evidence.echo_values)
         rows.append((echo.call_idx, echo.zone, echoed))
     if not rows:
         return {"status": NOT_APPLICABLE, "floor": floor, "warmup": warmup, "rows": 0, "rows_used": 0,
@@ -158,14 +174,21 @@ def canary_echo(
             "rates": {z: _round3(r) for z, r in sorted(raw.items())}, "zones_below": below}, mismatches
 
 
-def write_error_rate(state: AgentState, floor: float, min_ops: int) -> dict[str, Any]:
-    """Condition 6: per organ with at least `min_ops` ops, rejects / ops is not above the floor."""
-    rej: dict[str, int] = {}
+def write_error_rate(state: AgentState, floor: float, min_ops: int, rejects: dict[str, int] | None = None,
+                     accepted: dict[str, int] | None = None) -> dict[str, Any]:
+    """Condition 6: per organ with at least `min_ops` ops, rejects / ops is not above the floor.
+
+    `rejects` and `accepted` (organ -> count, profile `driftboard`: `checker.evidence.reject_counts`
+    and `accepted_counts`) replace the count of reject rows and the calls' `ops_accepted`.
+    """
+    rej: dict[str, int] = dict(rejects) if rejects is not None else {}
     acc: dict[str, int] = {}
-    for wr in state.write_rejects:
+    for wr in state.write_rejects if rejects is None else ():
         rej[wr.organ] = rej.get(wr.organ, 0) + 1
-    for call in state.llm_calls:
+    for call in state.llm_calls if accepted is None else ():
         acc[call.organ] = acc.get(call.organ, 0) + call.ops_accepted
+    if accepted is not None:
+        acc.update(accepted)
     organs: dict[str, dict[str, Any]] = {}
     failed: list[str] = []
     judged = 0
@@ -183,6 +206,26 @@ def write_error_rate(state: AgentState, floor: float, min_ops: int) -> dict[str,
     return {"status": status, "floor": floor, "min_ops": min_ops, "organs": organs, "failed": failed}
 
 
+def evidence_condition(evidence: EvidenceResult | None) -> dict[str, Any]:
+    """Condition 7: no label the gate or a metric reads disagrees with the log's lower-level rows.
+
+    NOT_APPLICABLE when the checks did not run (profile `arg-v1.0`, which reads labels as ARG does).
+    """
+    if evidence is None:
+        return {"status": NOT_APPLICABLE, "checked": False, "mismatches": 0, "by_check": {}, "lines": []}
+    lines = sorted({m["line"] for m in evidence.mismatches})
+    return {"status": FAIL if evidence.mismatches else PASS, "checked": True, "mismatches": len(evidence.mismatches),
+            "by_check": evidence.by_check(), "lines": lines[:MAX_LINES],
+            "first": _first(evidence.mismatches)}
+
+
+def _first(mismatches: list[dict[str, Any]]) -> str | None:
+    if not mismatches:
+        return None
+    m = mismatches[0]
+    return f"line {m['line']} {m['field']}: {m['reason']}"
+
+
 @dataclass(frozen=True)
 class Condition:
     """One gate condition, declared once: the gate, the CLI text, the site and the job summary read it."""
@@ -193,8 +236,9 @@ class Condition:
     """Short human name."""
     rule: str
     """What must hold, in words (arg-spec.md §b)."""
-    evaluate: Callable[[AgentState, Thresholds, str], tuple[dict[str, Any], list[dict[str, Any]]]]
-    """(state, thresholds, profile) -> (the condition's record with `status` and numbers, mismatches found)."""
+    evaluate: Callable[[AgentState, Thresholds, str, EvidenceResult | None], tuple[dict[str, Any], list[dict[str, Any]]]]
+    """(state, thresholds, profile, evidence) -> (the condition's record with `status` and numbers, mismatches found).
+    `evidence` holds the values derived from the log's own rows (profile `driftboard`; None under `arg-v1.0`)."""
     reason: Callable[[dict[str, Any], str], str]
     """(record, profile) -> the line that explains a FAIL."""
     note: Callable[[dict[str, Any]], str]
@@ -228,6 +272,24 @@ def _reason_canary(c: dict[str, Any], profile: str) -> str:
     return f"canary echo: {rule} below the floor {c['floor']} after warm-up {c['warmup']} ({rates})"
 
 
+def _reason_render(c: dict[str, Any], _profile: str) -> str:
+    captures = f", {c['capture_breaches']} render capture(s)" if c.get("capture_breaches") else ""
+    return (f"render ceiling: {c['breaches']} render(s) above B={c['B']} tokens "
+            f"({c['beat_breaches']} beat(s), {c['call_breaches']} LLM call(s){captures}; max {c['max_render_tokens']})")
+
+
+def _reason_evidence(c: dict[str, Any], _profile: str) -> str:
+    checks = ", ".join(f"{k} {n}" for k, n in c["by_check"].items())
+    return (f"evidence: {c['mismatches']} recorded label(s) contradict the log's own rows ({checks}); "
+            f"first: {c['first']}")
+
+
+def _note_evidence(c: dict[str, Any]) -> str:
+    if not c["checked"]:
+        return "labels read as recorded (arg-v1.0)"
+    return ", ".join(f"{k} {n}" for k, n in c["by_check"].items()) or "every checked label agrees with the log"
+
+
 def _reason_wer(c: dict[str, Any], _profile: str) -> str:
     organs = ", ".join(
         f"{o} {c['organs'][o]['rejects']}/{c['organs'][o]['ops']} = {c['organs'][o]['wer']}" for o in c["failed"]
@@ -238,41 +300,48 @@ def _reason_wer(c: dict[str, Any], _profile: str) -> str:
 GATE: tuple[Condition, ...] = (
     Condition(
         "render_ceiling", "render ceiling", "no beat and no LLM call renders more than B tokens (strict >)",
-        lambda st, th, _p: (render_ceiling(st, th.render_ceiling_B), []),
-        lambda c, _p: (f"render ceiling: {c['breaches']} render(s) above B={c['B']} tokens "
-                       f"({c['beat_breaches']} beat(s), {c['call_breaches']} LLM call(s); max {c['max_render_tokens']})"),
+        lambda st, th, p, _ev: (render_ceiling(st, th.render_ceiling_B, p), []),
+        _reason_render,
         lambda c: f"{c['breaches']} breach(es), max {c['max_render_tokens']} vs B {c['B']}",
     ),
     Condition(
         "silent_degrade", "silent degrade", "every acted (non-RESET) beat carries a reference stamp",
-        lambda st, _th, _p: (silent_degrade(st), []),
+        lambda st, _th, _p, _ev: (silent_degrade(st), []),
         lambda c, _p: f"silent degrade: {c['count']} acted beat(s) without a reference stamp (drift_ref null)",
         lambda c: f"{c['count']} of {c['acted_beats']} acted beat(s) unstamped",
     ),
     Condition(
         "startup_probe", "startup probe", "a startup probe exists and did not fail",
-        lambda st, _th, p: (startup_probe(st, p), []),
+        lambda st, _th, p, _ev: (startup_probe(st, p), []),
         lambda c, _p: ("startup probe: no startup_probe event" if not c["present"]
                        else "startup probe: image receipt failed (image_receipt_ok false)"),
         _note_startup,
     ),
     Condition(
         "shadow_identity", "shadow byte-identity", "live and shadow captures of the same view are byte-identical",
-        lambda st, _th, p: (shadow_identity(st, p), []),
+        lambda st, _th, p, _ev: (shadow_identity(st, p), []),
         lambda c, _p: f"shadow byte-identity: {c['differing']} of {c['paired_groups']} live/shadow zone pair(s) differ",
         lambda c: f"{c['differing']} of {c['paired_groups']} live/shadow pair(s) differ",
     ),
     Condition(
         "canary_echo", "canary echo", "per-zone canary echo rate after warm-up is not below the floor",
-        lambda st, th, p: canary_echo(st, th.canary_floor, th.canary_warmup, p),
+        lambda st, th, p, _ev: canary_echo(st, th.canary_floor, th.canary_warmup, p),
         _reason_canary,
         _note_canary,
     ),
     Condition(
         "write_error_rate", "write-error rate", "per organ with at least min-ops ops, rejects / ops is not above the floor",
-        lambda st, th, _p: (write_error_rate(st, th.wer_floor, th.wer_min_ops), []),
+        lambda st, th, _p, ev: (write_error_rate(st, th.wer_floor, th.wer_min_ops,
+                                                 ev.rejects if ev is not None else None,
+                                                 ev.accepted if ev is not None else None), []),
         _reason_wer,
         _note_wer,
+    ),
+    Condition(
+        "evidence", "evidence", "no label the gate or a metric reads contradicts the log's own lower-level rows",
+        lambda _st, _th, _p, ev: (evidence_condition(ev), []),
+        _reason_evidence,
+        _note_evidence,
     ),
 )
 """The gate's conditions, in arg-spec.md §b order."""
@@ -281,17 +350,20 @@ CONDITIONS = tuple(c.name for c in GATE)
 """The conditions' names, in order."""
 
 
-def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str) -> GateResult:
+def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str,
+             evidence: EvidenceResult | None = None) -> GateResult:
     """Evaluate every condition of `GATE` and the verdict for one replayed run.
 
-    Each condition's record gets its `note` (numbers in one line) and, when it fails, its `reason`.
+    `evidence` (profile `driftboard`) supplies the values derived from the log's own rows: the
+    write-reject counts of condition 6 and the mismatches of condition 7. Each condition's record
+    gets its `note` (numbers in one line) and, when it fails, its `reason`.
     """
     th = thresholds or Thresholds()
     conds: dict[str, dict[str, Any]] = {}
     mismatches: list[dict[str, Any]] = []
     reasons: list[str] = []
     for cond in GATE:
-        record, found = cond.evaluate(state, th, profile)
+        record, found = cond.evaluate(state, th, profile, evidence)
         mismatches.extend(found)
         record["note"] = cond.note(record)
         record["reason"] = cond.reason(record, profile) if record["status"] == FAIL else None

@@ -15,6 +15,8 @@ from checker.numbers import Kind
 Track = Literal["agent", "constraint", "both"]
 
 # Wording shared by several declarations.
+OLD_STORE = ("Undefined when the run was imported from an older ARG store without the table it counts "
+             "(`run_start.source.absent_tables`), as ARG reports it; otherwise a count (0 when there is nothing).")
 NEVER = "Never undefined (a count; 0 when there is nothing to count)."
 LANDING = ("The landing of a click is the recorded `target_ref` in profile `arg-v1.0` and the landing recomputed "
             "from geometry (smallest current, non-dormant referent whose anchor cells contain the click; none = "

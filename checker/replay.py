@@ -16,6 +16,7 @@ actions (no integer `x` and `y` parameters) land nowhere (None).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from heapq import heappop, heappush
 from typing import Any
 
 from checker.schema.agent import (
@@ -70,6 +71,7 @@ class AgentState:
     statuses: dict[tuple[str, str], StatusTransition] = field(default_factory=dict)
     """(entity_kind, entity_id) -> latest transition (file order)."""
     transitions: list[StatusTransition] = field(default_factory=list)
+    transition_lines: list[int] = field(default_factory=list)
     plan_steps: dict[str, PlanStep] = field(default_factory=dict)
     """step_id -> first plan_step row with that id (ARG looks steps up by id only)."""
     plan_step_rows: list[PlanStep] = field(default_factory=list)
@@ -113,40 +115,59 @@ class AgentState:
 
 
 class _Geometry:
-    """Cell -> containing current referents, kept up to date as versions arrive."""
+    """Spatial index: per cell, a heap of the referents containing it, best landing on top.
 
-    __slots__ = ("by_cell", "cells", "order")
+    The key of a referent is (anchor-cell count, log position of its current version, id), the
+    order of arg-spec.md §e. A new version pushes fresh entries and bumps the referent's
+    generation; entries of an older generation are dropped when they reach the top. An entry of a
+    dormant referent that reaches the top is parked with the referent and pushed back when it
+    revives. Every push is paid for by an anchor cell of a version or by an earlier pop, so a click
+    costs O(log n) amortised whatever the number of referents covering its cell (it was O(n)), and
+    a dormancy change costs O(1) plus the entries it un-parks.
+    """
+
+    __slots__ = ("by_cell", "cells", "dormant", "gen", "order", "parked")
 
     def __init__(self) -> None:
-        self.by_cell: dict[tuple[int, int], set[str]] = {}
-        self.cells: dict[str, frozenset[tuple[int, int]]] = {}
+        self.by_cell: dict[tuple[int, int], list[tuple[int, int, str, int]]] = {}
+        self.cells: dict[str, int] = {}
         self.order: dict[str, int] = {}
+        self.gen: dict[str, int] = {}
+        self.dormant: set[str] = set()
+        self.parked: dict[str, list[tuple[tuple[int, int], tuple[int, int, str, int]]]] = {}
 
     def update(self, ref: Referent, position: int) -> None:
-        old = self.cells.get(ref.ref_id)
-        if old is not None:
-            for c in old:
-                holders = self.by_cell.get(c)
-                if holders is not None:
-                    holders.discard(ref.ref_id)
-        new = frozenset((int(c[0]), int(c[1])) for c in ref.anchor_cells)
-        self.cells[ref.ref_id] = new
-        self.order[ref.ref_id] = position
-        for c in new:
-            self.by_cell.setdefault(c, set()).add(ref.ref_id)
+        """A new current version of `ref`, first seen at log position `position`."""
+        cells = frozenset((int(c[0]), int(c[1])) for c in ref.anchor_cells)
+        gen = self.gen.get(ref.ref_id, 0) + 1
+        self.gen[ref.ref_id], self.order[ref.ref_id], self.cells[ref.ref_id] = gen, position, len(cells)
+        self.parked.pop(ref.ref_id, None)
+        entry = (len(cells), position, ref.ref_id, gen)
+        for c in cells:
+            heappush(self.by_cell.setdefault(c, []), entry)
 
-    def land(self, x: int, y: int, dormant: set[str]) -> str | None:
-        holders = self.by_cell.get((x, y))
-        if not holders:
-            return None
-        best: tuple[int, int, str] | None = None
-        for ref_id in holders:
-            if ref_id in dormant:
-                continue
-            key = (len(self.cells[ref_id]), self.order[ref_id], ref_id)
-            if best is None or key < best:
-                best = key
-        return best[2] if best is not None else None
+    def set_dormant(self, ref_id: str, dormant: bool) -> None:
+        """Record the referent's latest REFERENT_LIFE transition (DORMANT or not)."""
+        if dormant:
+            self.dormant.add(ref_id)
+        elif ref_id in self.dormant:
+            self.dormant.discard(ref_id)
+            for cell, entry in self.parked.pop(ref_id, ()):
+                heappush(self.by_cell[cell], entry)
+
+    def land(self, x: int, y: int) -> str | None:
+        """The landing of a click at (x, y) (None = background)."""
+        heap = self.by_cell.get((x, y))
+        while heap:
+            entry = heap[0]
+            ref_id = entry[2]
+            if entry[3] != self.gen[ref_id]:
+                heappop(heap)
+            elif ref_id in self.dormant:
+                self.parked.setdefault(ref_id, []).append(((x, y), heappop(heap)))
+            else:
+                return ref_id
+        return None
 
 
 def aim_of(params: dict[str, Any] | None) -> tuple[int, int] | None:
@@ -163,7 +184,6 @@ def replay(run: RunRecord) -> AgentState:
     """Fold a run's events into an `AgentState` (one pass; cost linear in the number of events)."""
     st = AgentState()
     geo = _Geometry()
-    dormant: set[str] = set()
     for position, (event, line) in enumerate(zip(run.events, run.lines, strict=True)):
         kind = event.type
         if kind == "beat":
@@ -171,18 +191,16 @@ def replay(run: RunRecord) -> AgentState:
             st.beats.append(event)
             st.beat_lines.append(line)
             aim = aim_of(event.params)
-            st.landings.append(Landing(aim is not None, geo.land(aim[0], aim[1], dormant) if aim else None))
+            st.landings.append(Landing(aim is not None, geo.land(aim[0], aim[1]) if aim else None))
             if event.step_id and event.step_id not in st.step_first_beat:
                 st.step_first_beat[event.step_id] = event.turn
         elif kind == "status":
             assert isinstance(event, StatusTransition)
             st.transitions.append(event)
+            st.transition_lines.append(line)
             st.statuses[(event.entity_kind, event.entity_id)] = event
             if event.entity_kind == "REFERENT_LIFE":
-                if event.to_status == "DORMANT":
-                    dormant.add(event.entity_id)
-                else:
-                    dormant.discard(event.entity_id)
+                geo.set_dormant(event.entity_id, event.to_status == "DORMANT")
         elif kind == "referent":
             assert isinstance(event, Referent)
             st.referent_ids.setdefault(event.ref_id, line)

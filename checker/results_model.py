@@ -86,6 +86,8 @@ class RenderCeilingResult(ConditionResult):
     max_render_tokens: int
     lines: list[int]
     """Offending log lines (at most 20)."""
+    capture_breaches: int | None = None
+    """Render captures above B (profile `driftboard` counts them; None under `arg-v1.0`)."""
 
 
 class SilentDegradeResult(ConditionResult):
@@ -149,8 +151,21 @@ class WriteErrorRateResult(ConditionResult):
     failed: list[str]
 
 
+class EvidenceConditionResult(ConditionResult):
+    """Condition 7: no label the gate or a metric reads contradicts the log's own lower-level rows (`checker.evidence`)."""
+
+    checked: bool
+    """False under `arg-v1.0`, which reads labels as ARG does (the condition is then N/A)."""
+    mismatches: int
+    by_check: dict[str, int]
+    """Check name (references, aim, canary, receipts, rejects, levels, ...) -> contradicted labels."""
+    lines: list[int]
+    first: str | None = None
+    """The first contradiction, in words."""
+
+
 class GateConditions(_Model):
-    """The gate's conditions for one run, in arg-spec.md §b order (see `checker.gate.CONDITIONS`)."""
+    """The gate's conditions for one run: ARG's six in arg-spec.md §b order, then `evidence` (`checker.gate.GATE`)."""
 
     render_ceiling: RenderCeilingResult
     silent_degrade: SilentDegradeResult
@@ -158,6 +173,7 @@ class GateConditions(_Model):
     shadow_identity: ShadowIdentityResult
     canary_echo: CanaryEchoResult
     write_error_rate: WriteErrorRateResult
+    evidence: EvidenceConditionResult
 
     def items(self) -> list[tuple[str, ConditionResult]]:
         """(name, result) in declaration order."""

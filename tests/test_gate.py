@@ -19,6 +19,7 @@ def test_empty_run_with_startup_row_is_valid_and_says_not_applicable(tmp_path):
     assert {k: c["status"] for k, c in g.conditions.items()} == {
         "render_ceiling": "NOT_APPLICABLE", "silent_degrade": "NOT_APPLICABLE", "startup_probe": "NOT_APPLICABLE",
         "shadow_identity": "NOT_APPLICABLE", "canary_echo": "NOT_APPLICABLE", "write_error_rate": "NOT_APPLICABLE",
+        "evidence": "NOT_APPLICABLE",  # run_gate without evidence checks (score_run runs them in profile driftboard)
     }
     assert g.legibility["startup_ok"] is True
 
@@ -142,7 +143,8 @@ def test_every_reason_is_listed(tmp_path):
     res = scored(make_run(tmp_path, events), context())
     assert res["verdict"] == "INVALID"
     assert [r.split(":")[0] for r in res["reasons"]] == [
-        "render ceiling", "silent degrade", "startup probe", "write-error rate above 0.25 (min ops 5)"]
+        "render ceiling", "silent degrade", "startup probe", "write-error rate above 0.25 (min ops 5)",
+        "evidence"]  # 6 ACTUATOR reject rows that no LLM call records as rejected ops
 
 
 def test_incomplete_run_keeps_its_gate(tmp_path):

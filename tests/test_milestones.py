@@ -25,12 +25,22 @@ def run_ms(tmp_path, events, **kw):
 
 
 def test_level_event_in_window_verifies(tmp_path):
-    # the beat after the claim backs level 1 (the environment's own counter reaches it)
+    # beat 2 (at the level event's beat) backs level 1: the environment's own counter reaches it
     ms = run_ms(tmp_path, [beat(1, step_id="C1-S0"), {"type": "level", "turn": 2, "level_counter": 1},
-                           claim(3, step_id="C1-S0"), beat(4, level_counter=1)])
+                           beat(2, level_counter=1), claim(3, step_id="C1-S0")])
     assert (ms["milestone_claims"], ms["milestones_verified"], ms["milestones_declared_only"]) == (1, 1, 0)
     assert ms["milestone_verified_ratio"] == 1.0
     assert ms["details"][0]["window"] == [1, 3] and ms["details"][0]["evidence_kind"] == "level"
+
+
+def test_level_event_backed_only_by_a_later_beat_is_not_evidence(tmp_path):
+    # issue 15: the only beat reporting level 1 comes two beats after the level event (and the claim)
+    ms = run_ms(tmp_path, [beat(1, step_id="C1-S0"), {"type": "level", "turn": 2, "level_counter": 1},
+                           claim(3, step_id="C1-S0"), beat(4, level_counter=1)])
+    assert (ms["milestones_verified"], ms["milestones_declared_only"]) == (0, 1)
+    (m,) = ms["mismatches"]
+    assert (m["line"], m["field"], m["recorded"], m["recomputed"]) == (3, "level_counter", 1, 0)
+    assert "a later beat cannot back it" in m["reason"]
 
 
 def test_evidence_before_the_step_start_does_not_verify(tmp_path):

@@ -52,8 +52,11 @@ def rows_per_run(state_db: Path, probe_db: Path) -> dict[str, tuple[int, bool]]:
         closed = status in ("COMPLETED", "ABORTED", "FAILED")
         out[rid] = (count(state, STATE_TABLES, rid) + count(probe, PROBE_TABLES, rid), closed)
     for rid, ended in probe.execute("SELECT run_id, ended_at FROM run_config"):
-        if rid not in out:  # probe-only: an ARG BARE/RAW comparator, its beats come from api_log
-            out[rid] = (count(probe, (*PROBE_TABLES, "api_log"), rid), ended is not None)
+        if rid not in out:  # probe-only: an ARG BARE/RAW comparator (its beats come from api_log), or a gated run
+            if rid.startswith(("argbare", "argraw")):
+                out[rid] = (count(probe, (*PROBE_TABLES, "api_log"), rid), ended is not None)
+            else:  # an agent run without its run row: its state rows are still read (issue 15)
+                out[rid] = (count(state, STATE_TABLES, rid) + count(probe, PROBE_TABLES, rid), ended is not None)
     state.close()
     probe.close()
     return out

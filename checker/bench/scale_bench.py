@@ -87,9 +87,9 @@ SUPERLINEAR = 1.2
 SYNTHETIC_SET = "scale-synthetic"
 DRIFT_BENCH_TEST_TURNS = 5672
 CELL_ORDER = ("FULL", "J0", "A0", "J0A0")
-PER_BEAT = 5.69
-"""Events per beat of `agent_bench.generate` (4 per beat, +1/4, +7/5, +2/50), plus `AGENT_FIXED` per run."""
-AGENT_FIXED = 47
+PER_BEAT = 6.29
+"""Events per beat of `agent_bench.generate` (4 per beat, +1/4, +10/5, +2/50), plus `AGENT_FIXED` per run."""
+AGENT_FIXED = 48
 
 T = TypeVar("T")
 
@@ -247,7 +247,7 @@ class Half:
 def beats_for(events: int) -> int:
     """The number of beats whose `agent_bench.generate` run has the closest count to `events`."""
     def count(b: int) -> int:
-        return AGENT_FIXED + 4 * b + b // 4 + 7 * (b // 5) + 2 * (b // 50)
+        return AGENT_FIXED + 4 * b + b // 4 + 10 * (b // 5) + 2 * (b // 50)
 
     b = max(1, round((events - AGENT_FIXED) / PER_BEAT))
     while b > 1 and count(b) > events:

@@ -25,7 +25,7 @@ AGENT_CELLS = ("FULL", "J0", "A0", "J0A0", "BARE")
 CONSTRAINT_CELLS = ("qwen3-8b/baseline", "qwen3-8b/mus_repair", "gpt-oss-20b/baseline", "gpt-oss-20b/mus_repair")
 SEEDS = ("s1", "s2", "s3", "s4", "s5")
 CONDITIONS = ("render_ceiling", "silent_degrade", "startup_probe", "shadow_identity", "canary_echo",
-              "write_error_rate")
+              "write_error_rate", "evidence")
 
 
 def _sha(text: str) -> str:

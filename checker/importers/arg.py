@@ -139,6 +139,12 @@ def _open_ro(path: Path) -> Iterator[sqlite3.Connection]:
         yield conn
 
 
+BASELINE_PREFIXES = ("argbare", "argraw")
+"""Run-id prefixes of ARG's BARE / RAW comparator baselines (arg-spec.md §a.3)."""
+OPTIONAL_TABLES = ("deficit_stamp", "goal_edge")
+"""State tables older ARG stores lack; ARG reports the metrics read from them as None (arg-spec.md §c.6)."""
+
+
 def _tables(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
@@ -173,12 +179,16 @@ def _collect_runs(state: sqlite3.Connection, probe: sqlite3.Connection, state_db
     for run_id, rc in configs.items():
         if run_id in state_ids:
             continue
-        kind = "RAW" if run_id.startswith("argraw") else "BARE"
+        # ARG's baselines (argbare-/argraw- ids) write only the probe store and are never gated; any other
+        # run missing from the state store is an agent run whose state rows are absent: ARG's probes
+        # still score it (metrics of 0, legibility from the probe rows), so it is gated, not a comparator
+        baseline = run_id.startswith(BASELINE_PREFIXES)
         runs.append({
             "native": run_id, "game_id": rc["game_id"], "backbone": rc["backbone"] or "unknown",
             "started_at": rc["started_at"] or "", "status": "COMPLETED" if rc["ended_at"] else "RUNNING",
-            "config": _config(rc["config_json"], probe_db, run_id), "arm": _text(rc["arm"]), "comparator": True,
-            "cell": kind, "render_ceiling_B": None,
+            "config": _config(rc["config_json"], probe_db, run_id), "arm": _text(rc["arm"]), "comparator": baseline,
+            "render_ceiling_B": None,
+            **({"cell": "RAW" if run_id.startswith("argraw") else "BARE"} if baseline else {}),
         })
     return runs
 
@@ -551,6 +561,9 @@ def _write_run(
         "game_id": run["game_id"],
         "source": {"importer": IMPORTER, "files": dict(digests), "native_run_id": run["native"]},
     }
+    absent = [] if run["comparator"] else [t for t in OPTIONAL_TABLES if t not in _tables(state)]
+    if absent:
+        start["source"]["absent_tables"] = absent
     try:
         log = RunLogWriter(path, start)  # run ids, cells and seeds must be printable ASCII
     except ValueError as exc:

@@ -36,6 +36,8 @@ class SourceRef(Model):
     details: JsonObject | None = None
     """Importer-specific provenance for tracing a run back to its source, never read when scoring (the Inspect
     importer keeps the eval's ids, model, provider, generation config and token usage here)."""
+    absent_tables: list[str] | None = None
+    """Native tables the store does not have (older ARG schemas): the metrics read from them are undefined."""
 
 
 class RunStart(EventBase):

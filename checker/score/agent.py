@@ -21,6 +21,7 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
+from checker.evidence import check_evidence
 from checker.gate import run_gate
 from checker.replay import AgentState, replay
 from checker.results_model import RunResult
@@ -29,7 +30,7 @@ from checker.schema.manifest import Thresholds
 from checker.score.agent_metrics import bins, chain, counts, lifecycle, render_tokens, write_path
 from checker.score.gds import Gds, attribution_mismatches, gds, landings
 from checker.score.grounding import grounding, hypotheses
-from checker.score.milestones import milestones
+from checker.score.milestones import figure_check, milestones
 from checker.seeds import seed_labels
 from checker.tracks import RunRecord, VerifyContext, incomplete_reason
 
@@ -47,7 +48,9 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     run, past_horizon = within_horizon(run, ctx.prereg)  # events past the pre-registered horizon do not count
     state = replay(run)
     landing = landings(state, recomputed=strict)
-    decomposition = gds(state, landing)
+    evidence = check_evidence(state) if strict else None  # labels vs the log's own rows (checker.evidence)
+    decomposition = (gds(state, landing, evidence.references, evidence.aimed) if evidence is not None
+                     else gds(state, landing))
     n_acted = sum(1 for b in state.beats if b.action != "RESET")
     native = run.start.source.native_run_id if run.start.source and run.start.source.native_run_id else None
     metrics: dict[str, Any] = {"run": native or run.start.run_id}
@@ -57,18 +60,23 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     metrics.update(rates)
     metrics.update(grounding(state, landing, strict))
     metrics.update(lifecycle(state, n_acted, strict))
-    metrics.update(write_path(state, strict))
-    metrics.update(chain(state))
-    metrics.update(render_tokens(state, thresholds.render_ceiling_B))
+    metrics.update(write_path(state, strict, evidence.rejects if evidence is not None else None,
+                              evidence.accepted if evidence is not None else None))
+    metrics.update(chain(state, frozenset(run.start.source.absent_tables or ()) if run.start.source else frozenset()))
+    metrics.update(render_tokens(state, thresholds.render_ceiling_B, captures=strict))
     metrics["bins"] = bins(state, landing)
     metrics.update(hypotheses(state))
-    ms = milestones(state)
+    ms = milestones(state, receipt_match=evidence.receipt_match) if evidence is not None else milestones(state)
     details = ms.pop("details")
     milestone_mismatches = ms.pop("mismatches")
     metrics.update(ms)
     mismatches = attribution_mismatches(state)
     metrics["attribution_mismatches"] = len(mismatches)
     mismatches.extend(milestone_mismatches)
+    if evidence is not None:
+        if any(m["check"] == "receipts" for m in evidence.mismatches) or milestone_mismatches:
+            evidence.mismatches.extend(figure_check(state, ms["milestones_verified"], evidence.receipt_match))
+        mismatches.extend(evidence.public_mismatches())
     if past_horizon is not None:
         mismatches.append(past_horizon)
     comparator = run.start.comparator
@@ -94,7 +102,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
             reasons.insert(0, why)
         result.update(verdict=verdict, gate_verdict=None, gate=None, legibility=None, reasons=reasons)
     else:
-        gate = run_gate(state, thresholds, profile)
+        gate = run_gate(state, thresholds, profile, evidence)
         mismatches.extend(gate.echo_mismatches)
         reasons = list(gate.reasons)
         verdict = gate.verdict

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.metricdef import BOTH_UNDEF, NEVER, Metric
+from checker.metricdef import BOTH_UNDEF, NEVER, OLD_STORE, Metric
 from checker.numbers import clean, is_number
 from checker.replay import AgentState
 from checker.results_model import RunResult
@@ -121,13 +121,19 @@ def lifecycle(state: AgentState, n_acted: int, strict: bool) -> dict[str, Any]:
     }
 
 
-def write_path(state: AgentState, strict: bool) -> dict[str, Any]:
-    """WER per organ and total, write rejects, DPR, SRR, ECR (§c.5)."""
-    rej: dict[str, int] = {}
+def write_path(state: AgentState, strict: bool, rejects: dict[str, int] | None = None,
+               accepted: dict[str, int] | None = None) -> dict[str, Any]:
+    """WER per organ and total, write rejects, DPR, SRR, ECR (§c.5).
+
+    `rejects` and `accepted` (organ -> counts derived by `checker.evidence.reject_counts` and
+    `accepted_counts`) replace the count of reject rows and the calls' `ops_accepted` in WER.
+    """
+    rej: dict[str, int] = dict(rejects) if rejects is not None else {}
     acc: dict[str, int] = {}
     retried = srr_hits = ecr_hits = 0
     for wr in state.write_rejects:
-        rej[wr.organ] = rej.get(wr.organ, 0) + 1
+        if rejects is None:
+            rej[wr.organ] = rej.get(wr.organ, 0) + 1
         if wr.retry_count >= 1:
             retried += 1
         if wr.organ == "SURVEYOR" and wr.op_type in SRR_OPS:
@@ -136,9 +142,12 @@ def write_path(state: AgentState, strict: bool) -> dict[str, Any]:
             ecr_hits += 1
     surveyor_calls = 0
     for call in state.llm_calls:
-        acc[call.organ] = acc.get(call.organ, 0) + call.ops_accepted
+        if accepted is None:
+            acc[call.organ] = acc.get(call.organ, 0) + call.ops_accepted
         if call.organ == "SURVEYOR":
             surveyor_calls += 1
+    if accepted is not None:
+        acc.update(accepted)
     per_organ: dict[str, float | None] = {}
     for organ in ORGANS:
         n = rej.get(organ, 0) + acc.get(organ, 0)
@@ -155,15 +164,20 @@ def write_path(state: AgentState, strict: bool) -> dict[str, Any]:
     }
 
 
-def chain(state: AgentState) -> dict[str, Any]:
-    """Deficit stamps, goal edges, milestone goals and their conversion (§c.6)."""
+def chain(state: AgentState, absent_tables: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Deficit stamps, goal edges, milestone goals and their conversion (§c.6).
+
+    `absent_tables` (from the run's `source`: an older ARG store without `deficit_stamp` or
+    `goal_edge`) makes the counts read from that table undefined (None), as ARG reports them.
+    """
     milestone = {g for g, versions in state.goals.items() if any(v.provenance == "DEFICIT" for v in versions)}
     accepted = sum(1 for g in milestone if state.latest("GOAL", g) == "ACCEPTED")
+    no_stamps, no_edges = "deficit_stamp" in absent_tables, "goal_edge" in absent_tables
     return {
-        "deficit_stamps": len(state.deficit_stamps),
-        "deficit_goals": len({d.goal_id for d in state.deficit_stamps}),
-        "edges_verified": sum(1 for e in state.goal_edges if e.verified),
-        "edges_unverified": sum(1 for e in state.goal_edges if not e.verified),
+        "deficit_stamps": None if no_stamps else len(state.deficit_stamps),
+        "deficit_goals": None if no_stamps else len({d.goal_id for d in state.deficit_stamps}),
+        "edges_verified": None if no_edges else sum(1 for e in state.goal_edges if e.verified),
+        "edges_unverified": None if no_edges else sum(1 for e in state.goal_edges if not e.verified),
         "milestone_goals": len(milestone),
         "milestone_accepted": accepted,
         "milestone_conversion": _r3(accepted, len(milestone)) if milestone else None,
@@ -183,9 +197,10 @@ def _slope(points: list[tuple[int, int]]) -> float | None:
     return round(sxy / sxx, 4)
 
 
-def render_tokens(state: AgentState, b: int) -> dict[str, Any]:
-    """Render peak and ceiling, LLM calls and tokens, token slope (§c.7)."""
-    peak = max([x.render_tokens for x in state.beats] + [c.render_tokens for c in state.llm_calls], default=0)
+def render_tokens(state: AgentState, b: int, captures: bool = False) -> dict[str, Any]:
+    """Render peak and ceiling, LLM calls and tokens, token slope (§c.7); `captures` counts render captures too."""
+    peak = max([x.render_tokens for x in state.beats] + [c.render_tokens for c in state.llm_calls]
+               + ([c.render_tokens for c in state.captures] if captures else []), default=0)
     return {
         "max_render_tokens": peak,
         "render_ceiling_B": b,
@@ -403,7 +418,9 @@ METRICS: tuple[Metric, ...] = (
         track="agent",
         kind="rate",
         definition=(
-            "Write error rate, all organs: r3(Σrej / (Σrej + Σacc)), rej = write rejects, acc = Σ "
+            "Write error rate, all organs: r3(Σrej / (Σrej + Σacc)), rej = write rejects (profile "
+            "`driftboard`: per organ max(reject rows, Σ `ops_rejected` of its calls) + its MISSING_CANARY rows, "
+            "at least its deaf salted calls), acc = Σ "
             "`ops_accepted` of the LLM calls. The gate's `write_error_rate` condition uses the per-organ "
             "rates instead (only organs with at least `wer_min_ops` ops; FAIL above `wer_floor`)."
         ),
@@ -471,28 +488,28 @@ METRICS: tuple[Metric, ...] = (
         track="agent",
         kind="count",
         definition="Deficit-stamp events.",
-        undefined=NEVER,
+        undefined=OLD_STORE,
     ),
     Metric(
         name="deficit_goals",
         track="agent",
         kind="count",
         definition="Distinct goals named by deficit stamps.",
-        undefined=NEVER,
+        undefined=OLD_STORE,
     ),
     Metric(
         name="edges_verified",
         track="agent",
         kind="count",
         definition="Goal edges with `verified` true.",
-        undefined=NEVER,
+        undefined=OLD_STORE,
     ),
     Metric(
         name="edges_unverified",
         track="agent",
         kind="count",
         definition="Goal edges with `verified` false.",
-        undefined=NEVER,
+        undefined=OLD_STORE,
     ),
     Metric(
         name="milestone_goals",
@@ -524,7 +541,10 @@ METRICS: tuple[Metric, ...] = (
         track="agent",
         kind="count",
         unit="tokens",
-        definition="Largest `render_tokens` over all beats and LLM calls (0 with neither).",
+        definition=(
+            "Largest `render_tokens` over all beats and LLM calls, and in profile `driftboard` render "
+            "captures too (0 with none)."
+        ),
         undefined=NEVER,
     ),
     Metric(

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from checker.evidence import Reference
 from checker.metricdef import LANDING, NEVER, REF_UNDEF, Metric
 from checker.replay import AgentState
 
@@ -61,14 +62,29 @@ def landings(state: AgentState, recomputed: bool) -> list[str | None]:
     return [b.target_ref for b in state.beats]
 
 
-def gds(state: AgentState, landing: list[str | None]) -> Gds:
-    """Classify every acted beat of a replayed run."""
+def gds(state: AgentState, landing: list[str | None], references: list[Reference | None] | None = None,
+        aimed: list[bool] | None = None) -> Gds:
+    """Classify every acted beat of a replayed run.
+
+    Args:
+        state: the replayed run.
+        landing: landing per beat (recorded or recomputed).
+        references: per beat, the reference step derived from the log's evidence
+            (`checker.evidence`); None reads the recorded `step_id` / `shadow_step_id`.
+        aimed: per beat, aimed as derived from the evidence; None = the beat has parameters.
+    """
     out = Gds()
     steps = state.plan_steps
-    for beat, landed in zip(state.beats, landing, strict=True):
+    for k, (beat, landed) in enumerate(zip(state.beats, landing, strict=True)):
         if beat.action == "RESET":
             continue
-        if beat.step_id:
+        is_aimed = aimed[k] if aimed is not None else beat.params is not None
+        if references is not None:
+            derived = references[k]
+            if derived is None:
+                continue
+            ref_action, tgt, live = derived
+        elif beat.step_id:
             step = steps.get(beat.step_id)
             if step is None:
                 continue
@@ -87,7 +103,7 @@ def gds(state: AgentState, landing: list[str | None]) -> Gds:
         else:
             out.shadow += 1
         on_plan = not ref_action or beat.action == ref_action
-        if on_plan and tgt and beat.params is not None and landed != tgt:
+        if on_plan and tgt and is_aimed and landed != tgt:
             out.bind += 1
         elif live:
             out.aligned += 1

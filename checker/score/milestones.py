@@ -21,7 +21,7 @@ By default only irreversible evidence verifies (`include_reversible=False`).
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from checker.metricdef import BOTH_UNDEF, NEVER, Metric
@@ -31,19 +31,23 @@ REVERSIBLE_KINDS = frozenset({"read", "search", "fetch"})
 """Evidence kinds that are reversible by nature, whatever the event's `irreversible` flag says."""
 
 
-def _level_events(state: AgentState) -> tuple[list[tuple[int, int, str]], list[dict[str, Any]]]:
+def _level_events(state: AgentState, backed_by_later: bool = False) -> tuple[list[tuple[int, int, str]],
+                                                                            list[dict[str, Any]]]:
     """`level` events that are evidence, and those whose level no beat backs (as mismatches).
 
     A `level` event is evidence only when it raises the level counter or the score above the
     highest seen on earlier lines (beats and level events; both start at 0): repeating the current
     level proves nothing. When the run has beats, the rise must also be backed by the environment's
-    own per-beat counters: some beat reports at least that level (or that score, for a score-only
-    rise); an unbacked level event is listed as a mismatch and is not evidence.
+    own per-beat counters: some beat at or before the event's beat reports at least that level (or
+    that score, for a score-only rise); an unbacked level event is listed as a mismatch and is not
+    evidence. `backed_by_later=True` accepts a backing beat anywhere in the run (the labels as
+    recorded, used only to tell whether the evidence rule changes a figure).
     """
     items: list[tuple[int, int, str]] = []
     mismatches: list[dict[str, Any]] = []
     if not state.level_events:
         return items, mismatches
+    reached = _Reached(state)
     beat_level = max((b.level_counter for b in state.beats), default=None)
     beat_score = max((b.score for b in state.beats), default=None)
     order = sorted([(ln, 0, b.level_counter, b.score) for b, ln in zip(state.beats, state.beat_lines, strict=True)]
@@ -55,12 +59,19 @@ def _level_events(state: AgentState) -> tuple[list[tuple[int, int, str]], list[d
         if is_event:
             rose_level, rose_score = lev > level, sc > score
             if beat_level is not None and beat_score is not None and (rose_level or rose_score):
-                field, recorded, backed = (("level_counter", lev, beat_level) if rose_level
-                                           else ("score", sc, beat_score))
+                upto = reached.at(turns[line])
+                field, recorded, backed, backed_then = (("level_counter", lev, beat_level, upto[0]) if rose_level
+                                                        else ("score", sc, beat_score, upto[1]))
                 if recorded > backed:
                     mismatches.append({"line": line, "field": field, "recorded": recorded, "recomputed": backed,
                                        "reason": f"no beat reports {field} {recorded} (the highest any beat reports "
                                                  f"is {backed}): the level event is not evidence"})
+                    continue
+                if recorded > backed_then and not backed_by_later:
+                    mismatches.append({"line": line, "field": field, "recorded": recorded, "recomputed": backed_then,
+                                       "reason": f"no beat up to beat {turns[line]} reports {field} {recorded} (the "
+                                                 f"highest is {backed_then}; a later beat cannot back it): the level "
+                                                 "event is not evidence"})
                     continue
             if rose_level or rose_score:
                 items.append((line, turns[line], "level"))
@@ -68,12 +79,14 @@ def _level_events(state: AgentState) -> tuple[list[tuple[int, int, str]], list[d
     return items, mismatches
 
 
-def _evidence(state: AgentState, include_reversible: bool) -> tuple[list[tuple[int, int, str]], list[dict[str, Any]]]:
+def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[int | None] | None = None,
+              backed_by_later: bool = False) -> tuple[list[tuple[int, int, str]], list[dict[str, Any]]]:
     """Evidence that may verify a claim, as (line, beat, kind) sorted by beat then line; unbacked level events.
 
     The second list holds the level events no beat backs, as mismatches (see `_level_events`).
+    `receipt_match` replaces the receipts' recorded `match` (see `checker.evidence.receipt_match`).
     """
-    items, mismatches = _level_events(state)
+    items, mismatches = _level_events(state, backed_by_later)
     prev_level = prev_score = None
     for beat, line in zip(state.beats, state.beat_lines, strict=True):
         if prev_level is not None and beat.level_counter > prev_level:
@@ -81,9 +94,11 @@ def _evidence(state: AgentState, include_reversible: bool) -> tuple[list[tuple[i
         elif prev_score is not None and beat.score > prev_score:
             items.append((line, beat.turn, "score"))
         prev_level, prev_score = beat.level_counter, beat.score
-    for rc, line in zip(state.receipts, state.receipt_lines, strict=True):
-        if rc.predictor_kind is not None and rc.match == 1:
+    matches = receipt_match if receipt_match is not None else [rc.match for rc in state.receipts]
+    for rc, line, match in zip(state.receipts, state.receipt_lines, matches, strict=True):
+        if rc.predictor_kind is not None and match == 1:
             items.append((line, rc.turn, "receipt"))
+    reached: _Reached | None = None
     for ev, line in zip(state.evidence, state.evidence_lines, strict=True):
         if not ((ev.irreversible and ev.kind not in REVERSIBLE_KINDS) or include_reversible):
             continue
@@ -91,19 +106,68 @@ def _evidence(state: AgentState, include_reversible: bool) -> tuple[list[tuple[i
             continue
         if ev.kind == "file_digest" and ev.before == ev.after:
             continue
+        if ev.kind in ("level", "score") and state.beats and not backed_by_later:
+            reached = _Reached(state) if reached is None else reached
+            unbacked = _unbacked_counter(reached, ev.kind, ev.after, ev.turn, line)
+            if unbacked is not None:
+                mismatches.append(unbacked)
+                continue
         items.append((line, ev.turn, ev.kind))
     items.sort(key=lambda it: (it[1], it[0]))
     return items, mismatches
 
 
-def milestones(state: AgentState, include_reversible: bool = False) -> dict[str, Any]:
+class _Reached:
+    """The highest level counter and score the beats report up to a beat (prefix maxima, O(log n) a query)."""
+
+    def __init__(self, state: AgentState) -> None:
+        by_turn = sorted((b.turn, b.level_counter, b.score) for b in state.beats)
+        self.turns = [t for t, _, _ in by_turn]
+        self.prefix: list[tuple[int, int]] = []
+        level = score = 0
+        for _, lev, sc in by_turn:
+            level, score = max(level, lev), max(score, sc)
+            self.prefix.append((level, score))
+
+    def at(self, turn: int) -> tuple[int, int]:
+        """(level, score) reached by the beats numbered `turn` or lower ((0, 0) before any)."""
+        k = bisect_right(self.turns, turn)
+        return self.prefix[k - 1] if k else (0, 0)
+
+
+def _unbacked_counter(reached: _Reached, kind: str, after: str | None, turn: int, line: int) -> dict[str, Any] | None:
+    """A mismatch when `level` / `score` evidence says the counter reached `after` before any beat did.
+
+    The environment's per-beat counters are the evidence: some beat at or before the evidence's
+    beat must report at least `after` (an `after` that is not an integer is not checked).
+    """
+    try:
+        value = int(after) if after is not None else None
+    except ValueError:
+        return None
+    if value is None:
+        return None
+    field = "level_counter" if kind == "level" else "score"
+    top = reached.at(turn)[0 if kind == "level" else 1]
+    if value <= top:
+        return None
+    return {"line": line, "field": "after", "recorded": after, "recomputed": str(top),
+            "reason": f"no beat up to beat {turn} reports {field} {value} (the highest is {top}): "
+                      f"the {kind} evidence is not evidence"}
+
+
+def milestones(state: AgentState, include_reversible: bool = False, receipt_match: list[int | None] | None = None,
+               backed_by_later: bool = False) -> dict[str, Any]:
     """Per run: claims, verified, declared only, verified ratio (None with no claim), details and mismatches.
 
     `mismatches` lists recorded values the checker does not take as given: a claim's
     `step_started_turn` earlier than the beat its step was compiled (the window then starts at the
-    compilation beat), and level events no beat backs (see `_level_events`).
+    compilation beat), and level events no beat at or before them backs (see `_level_events`).
+    `receipt_match` (per receipt, derived from predicted vs observed) replaces the recorded flags;
+    `backed_by_later` reads level events as recorded (only to tell whether the derivation moves a figure).
     """
-    items, mismatches = _evidence(state, include_reversible) if state.claims else ([], [])
+    items, mismatches = (_evidence(state, include_reversible, receipt_match, backed_by_later) if state.claims
+                         else ([], []))
     turns = [it[1] for it in items]
     details = []
     verified = 0
@@ -191,4 +255,27 @@ METRICS: tuple[Metric, ...] = (
 """The metrics this module computes, declared once (gathered by `checker.metrics`)."""
 
 
-__all__ = ["milestones"]
+def figure_check(state: AgentState, verified: int, receipt_match: list[int | None]) -> list[dict[str, Any]]:
+    """A mismatch when the milestone figure from the evidence differs from the one the labels give.
+
+    `verified` is `milestones_verified` with receipts' `match` recomputed and level events backed
+    only at or before their beat; the labels as recorded (recorded `match`, level events backed by
+    any beat) give the other figure. A difference fails the run (`evidence` gate condition).
+    """
+    if not state.claims:
+        return []
+    recorded = milestones(state, backed_by_later=True)
+    if recorded["milestones_verified"] == verified:
+        return []
+    derived = milestones(state, receipt_match=receipt_match)
+    line = next((a["line"] for a, b in zip(recorded["details"], derived["details"], strict=True)
+                 if a["status"] != b["status"]), state.claim_lines[0])
+    return [{"line": line, "field": "milestones_verified", "recorded": recorded["milestones_verified"],
+             "recomputed": verified, "check": "milestones",
+             "reason": f"{recorded['milestones_verified']} of {len(state.claims)} milestone(s) are verified by "
+                       f"the recorded receipt matches and level events, {verified} by the evidence (match "
+                       "recomputed from predicted vs observed; a level event backed only by a later beat is not "
+                       "evidence)"}]
+
+
+__all__ = ["figure_check", "milestones"]

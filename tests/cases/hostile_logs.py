@@ -483,10 +483,15 @@ def forged_cases() -> list[tuple[g.Case, Mutation]]:
     def _(c: g.Case) -> None:
         # the organ's output does not contain the nonce, but the row records `echoed: true`
         agent(c, [probe, reset,
+                  {"type": "canary_salt", "turn": 1, "organ": "OBSERVER", "call_idx": 3, "zone": "Z1",
+                   "nonce": "N-7f3a"},
                   {"type": "canary_echo", "turn": 1, "organ": "OBSERVER", "call_idx": 3, "zone": "Z1",
-                   "nonce": "N-7f3a", "echoed": True, "output_text": "I saw nothing special."}])
+                   "nonce": "N-7f3a", "echoed": True, "output_text": "I saw nothing special."},
+                  # the deaf call's MISSING_CANARY reject, as ARG writes it (else the evidence check lists it too)
+                  {"type": "write_reject", "turn": 1, "organ": "OBSERVER", "op_type": "CANARY",
+                   "violation_class": "MISSING_CANARY"}])
         c.verify = {"exit_code": 0, "problems": [], "verdicts": {R1: "INVALID", R2: "VALID"},
-                    "mismatches": [{"run": R1, "line": 4, "field": "echoed", "recorded": True, "recomputed": False}]}
+                    "mismatches": [{"run": R1, "line": 5, "field": "echoed", "recorded": True, "recomputed": False}]}
 
     @case("forged-comparator-flag")
     def _(c: g.Case) -> None:
