@@ -65,6 +65,7 @@ def _gate(rng: random.Random) -> dict[str, dict[str, Any]]:
         "write_error_rate": {"floor": 0.25, "min_ops": 5, "failed": [],
                              "organs": {"OBSERVER": {"rejects": 3, "accepted": 97, "ops": 100, "judged": True,
                                                      "wer": 0.03}}},
+        "evidence": {"checked": True, "mismatches": 0, "by_check": {}, "lines": []},
     }
     gate: dict[str, dict[str, Any]] = {}
     for cond in CONDITIONS:

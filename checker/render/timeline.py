@@ -3,7 +3,8 @@
 The rows are what the log recorded, joined with what the checker recomputed for the same line (from
 the run's record in the results file, never recomputed here): where the click landed when the
 recomputed landing differs from the recorded one (`mismatches`, field `target_ref`), the gate's
-breach lines (render ceiling, silent degrade; the gate keeps the first 20 of each) and each
+breach lines (render ceiling, silent degrade, evidence contradictions; the gate keeps the first
+20 of each) and each
 milestone claim's verdict. The log is read only when the file at the run's path still has the
 SHA-256 the results file recorded; otherwise the page says so and shows no timeline. Reading is one
 pass over the log (linear in events) and the rows are paginated by the run viewer.
@@ -56,6 +57,8 @@ def agent_timeline(run: RunResult, root: Path = Path(".")) -> tuple[list[dict[st
             breaches.setdefault(line, []).append("render ceiling")
         for line in run.gate.silent_degrade.lines:
             breaches.setdefault(line, []).append("silent degrade (no reference stamp)")
+        for line in run.gate.evidence.lines:
+            breaches.setdefault(line, []).append("label contradicts the log's own rows")
     claims = {m.line: m for m in run.milestones or []}
     steps: dict[str, PlanStep] = {}
     rows: list[dict[str, Any]] = []
