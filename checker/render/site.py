@@ -161,17 +161,20 @@ class _Writer:
     def __init__(self, docs: Path) -> None:
         self.docs = docs
         self.env = environment()
+        self.made: set[Path] = set()
 
     def text(self, rel: str, content: str) -> None:
         path = self.docs / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in self.made:  # one mkdir per folder, not per file (thousands of pages)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.made.add(path.parent)
         path.write_text(content, encoding="utf-8")
 
     def page(self, rel: str, template: str, ctx: Any) -> None:
         """Render a page: tables and charts become fragments (see `hooks.py`), the rest Markdown."""
         prefix = "downloads/" + rel.removesuffix(".md")
         for table in _tables_in(ctx):
-            write_downloads(table, self.docs, prefix)
+            write_downloads(table, self.docs, prefix, self.made)
         fragments: list[str] = []
         table_t = self.env.get_template("_table.html.j2")
         chart_t = self.env.get_template("_chart.html.j2")

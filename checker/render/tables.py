@@ -95,12 +95,18 @@ def _plain(value: Any) -> Value:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def write_downloads(table: Table, docs: Path, prefix: str) -> None:
-    """Write `<prefix>/<name>.csv` and `.json` under the docs folder and remember the prefix."""
+def write_downloads(table: Table, docs: Path, prefix: str, made: set[Path] | None = None) -> None:
+    """Write `<prefix>/<name>.csv` and `.json` under the docs folder and remember the prefix.
+
+    `made`: folders already created (shared by one build, so each folder is created once).
+    """
     if not table.downloads:
         return
     table.download = f"{prefix}/{table.name}"
     target = docs / prefix
-    target.mkdir(parents=True, exist_ok=True)
+    if made is None or target not in made:
+        target.mkdir(parents=True, exist_ok=True)
+        if made is not None:
+            made.add(target)
     (target / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8", newline="")
     (target / f"{table.name}.json").write_text(table.to_json(), encoding="utf-8")
