@@ -66,6 +66,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.precheck",
     "checker.problem_sets",
     "checker.problems",
+    "checker.provenance",
     "checker.replay",
     "checker.report",
     "checker.results",
