@@ -5,19 +5,26 @@ BIN = $(VENV)/bin
 
 .PHONY: site test lint bench clean
 
+# Each step says what it does first: the install takes a minute or two, and pip shows its progress.
 $(BIN)/driftboard: pyproject.toml
+	@echo "==> creating the virtual environment $(VENV) (once; again when pyproject.toml changes)"
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test,inspect]"
+	@echo "==> upgrading pip in $(VENV)"
+	$(BIN)/pip install --upgrade pip
+	@echo "==> installing driftboard with the test and inspect extras into $(VENV) (a minute or two)"
+	$(BIN)/pip install -e ".[test,inspect]"
 	touch $@
 
 ## Main job: verify every shipped submission, then build the static site into build/site.
 site: $(BIN)/driftboard
+	@echo "==> verifying every submission in submissions/ (results into build/results, cached)"
 	$(BIN)/driftboard verify submissions/
+	@echo "==> building the static site from build/results into build/site"
 	$(BIN)/driftboard build --no-verify --out build/site
 
 ## Tests, lint and type checks (what CI runs).
 test: $(BIN)/driftboard
+	@echo "==> workflow lint, ruff, mypy, import contracts, then the test suite"
 	$(BIN)/zizmor --offline .github/workflows/
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	$(BIN)/ruff check checker driftboard tests examples

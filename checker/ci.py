@@ -48,6 +48,8 @@ from checker.ci_summary import (
     workflow_command,
 )
 from checker.errors import UsageError
+from checker.report import safe_json
+from checker.results_model import VerifyDocument
 
 __all__ = ["Change", "ci_command", "ci_summary_command", "detect_changes", "first_parent_problems", "prereg_not_merged"]
 
@@ -293,14 +295,21 @@ def first_parent_problems(root: Path, head: str = "HEAD", since: str | None = No
     return out
 
 
-def ci_history_command(head: str, since: str | None) -> int:
+def ci_history_command(head: str, since: str | None, fmt: str = "text") -> int:
     """`driftboard ci-history`: the two-pull-request rule on the first-parent history; 1 when violated.
+
+    With `fmt="json"`: `{command: "ci-history", ok, exit_code, head, since, problems}`.
 
     Raises:
         UsageError: not a git repository, or an unknown ref.
     """
     root = repo_root()
     found = first_parent_problems(root, head, since)
+    if fmt == "json":
+        click.echo(safe_json({"command": "ci-history", "ok": not found, "exit_code": 1 if found else 0,
+                              "head": resolve(root, head), "since": resolve(root, since) if since else None,
+                              "problems": found}), nl=False)
+        return 1 if found else 0
     for p in found:
         click.echo(f"{p['path']}: {p['message']}")
     if not found:
@@ -424,8 +433,11 @@ def _merge(verify: dict[str, Any], validate: dict[str, Any], extra: list[dict[st
     return {**verify, "problems": problems, "exit_code": exit_code}
 
 
-def ci_command(base: str, head: str, summary: Path | None, problems: list[Path]) -> int:
+def ci_command(base: str, head: str, summary: Path | None, problems: list[Path], fmt: str = "text") -> int:
     """`driftboard ci`: detect touched submissions, validate all, verify the touched ones, summarise.
+
+    With `fmt="json"` it prints, instead of the Markdown summary, the document the summary is
+    rendered from (see `ci_json`); `--summary` still writes the Markdown.
 
     Raises:
         UsageError: not a git repository, an unknown ref, or a problem-set path that does not exist.
@@ -468,8 +480,12 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path])
     if summary is not None:
         summary.parent.mkdir(parents=True, exist_ok=True)
         summary.write_text(text, encoding="utf-8")
+    exit_code = 1 if outcome(doc).failed else 0
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
-    if in_actions:
+    if fmt == "json":
+        # every line of indented JSON starts with a bracket or a quote: no `::command::` for the runner
+        click.echo(ci_json(doc, detection, base_sha, head_sha, exit_code), nl=False)
+    elif in_actions:
         # Submitted text is printed below: stop the runner from obeying any `::command::` in it.
         token = secrets.token_hex(16)
         click.echo(f"::stop-commands::{token}")
@@ -483,4 +499,19 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path])
                                             "(reported, not verified)"))
     else:
         click.echo(text, nl=False)
-    return 1 if outcome(doc).failed else 0
+    return exit_code
+
+
+def ci_json(doc: VerifyDocument, detection: Detection, base: str, head: str, exit_code: int) -> str:
+    """`driftboard ci --format json`: the merged verify/validate document the summary is rendered from.
+
+    `{command: "ci", ok, exit_code, base, head, changes: [{path, status, uncommitted}], ignored,
+    problems, submissions}`: `problems` holds every problem of validate, verify and the check itself
+    (errors fail the check, warnings do not), `submissions` verify's records of the touched ones.
+    """
+    body = doc.model_dump(mode="json", include={"problems", "submissions"})
+    return safe_json({
+        "command": "ci", "ok": exit_code == 0, "exit_code": exit_code, "base": base, "head": head,
+        "changes": [{"path": c.path, "status": c.status, "uncommitted": c.uncommitted} for c in detection.changes],
+        "ignored": list(detection.ignored), **body,
+    })

@@ -1,6 +1,6 @@
 """`driftboard cite`: a BibTeX entry and a plain-text citation for a verified submission or cell.
 
-The text is built by `checker.render.citation`, the same function the site's "Cite" blocks use,
+The text is built by `checker.render.citation`, the same functions the site's "Cite" blocks use,
 so the page and the command print the same bytes (permalink from `site_url` in mkdocs.yml, log
 digest, checker version, verification date and the repository commit).
 """
@@ -12,8 +12,16 @@ from pathlib import Path
 import click
 
 from checker.errors import UsageError
-from checker.render.citation import DEFAULT_SITE_URL, citation, cite_text, permalink, site_url
+from checker.render.citation import (
+    DEFAULT_SITE_URL,
+    citation,
+    citation_fields,
+    cite_text,
+    permalink,
+    site_url,
+)
 from checker.render.text import slug as render_slug
+from checker.report import safe_json
 from checker.results_io import read_results
 
 
@@ -22,14 +30,25 @@ def slug(value: str) -> str:
     return render_slug(value)
 
 
-def cite_command(ref: str, results_dir: Path) -> int:
-    """`driftboard cite SUBMISSION[/CELL]`: print the BibTeX entry, then the plain-text citation."""
+def cite_command(ref: str, results_dir: Path, fmt: str = "text") -> int:
+    """`driftboard cite SUBMISSION[/CELL]`: print the BibTeX entry, then the plain-text citation.
+
+    With `fmt="json"`: `{command: "cite", ok, exit_code, problems: [], bibtex, text, permalink,
+    logs_sha256, result_digest, checker_version, profile, verified, commit, reproduce, submission,
+    cell, result_id}`.
+    """
     submission, _, cell = ref.partition("/")
     if not submission:
         raise UsageError("expected SUBMISSION-ID or SUBMISSION-ID/CELL")
     results = read_results(results_dir / f"{submission}.json")
-    click.echo(cite_text(results, cell or None), nl=False)
+    if fmt == "json":
+        bib, plain = citation(results, cell or None)
+        fields = citation_fields(results, cell or None)
+        click.echo(safe_json({"command": "cite", "ok": True, "exit_code": 0, "problems": [], "bibtex": bib,
+                              "text": plain, **fields}), nl=False)
+        return 0
+    click.echo(cite_text(results, cell or None), nl=False)  # visible(): control and bidi characters spelled out
     return 0
 
 
-__all__ = ["DEFAULT_SITE_URL", "citation", "cite_command", "permalink", "site_url", "slug"]
+__all__ = ["DEFAULT_SITE_URL", "citation", "citation_fields", "cite_command", "permalink", "site_url", "slug"]

@@ -60,7 +60,7 @@ def validate(paths: tuple[Path, ...], fmt: str) -> None:
     \b
     Example:
         driftboard validate submissions/
-        driftboard validate submissions/my-run/runs/full-seed1.jsonl --format json
+        driftboard validate submissions/driftboard-microworld-agent/runs/full-s1.jsonl --format json
     """
     from checker.commands import validate_command
 
@@ -70,7 +70,14 @@ def validate(paths: tuple[Path, ...], fmt: str) -> None:
 @cli.command()
 @click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="Folder to write the schemas to.")
 def schema(out: Path) -> None:
-    """Write the JSON Schemas of the canonical format (events, manifest, prereg).
+    """Write the JSON Schemas of the canonical format and of the results files; list the files written.
+
+    \b
+    Writes into --out:
+        event.schema.json       one line of a run log (every event type)
+        submission.schema.json  submission.yaml (the manifest)
+        prereg.schema.json      prereg.yaml (the pre-registration)
+        results.schema.json     build/results/<id>.json (what `driftboard verify` writes)
 
     \b
     Example:
@@ -103,12 +110,13 @@ def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, .
 
     Writes one results file per submission into --out (and index.json). Exit 0 when every
     log is well-formed and every claimed figure matches; INVALID runs are results, not failures.
+    A progress bar goes to stderr when stderr is a terminal (text format only).
 
     \b
     Example:
         driftboard verify submissions/
-        driftboard verify submissions/ --jobs 2 --shard 1/4 --out build/shard-1
-        driftboard verify submissions/db-seating --problems ../shared/data/drift-bench/problems
+        driftboard verify submissions/ --jobs 2 --shard 1/2 --out build/shard-1
+        driftboard verify submissions/drift-bench-examples --problems problems/drift-bench-v1
     """
     from checker.commands import verify_command
 
@@ -128,6 +136,8 @@ def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, .
                    "(e.g. after `driftboard merge`).")
 def build(submissions: Path, results: Path, out: Path, verify_first: bool) -> None:
     """Render verified results into pages and build the static site (mkdocs build --strict).
+
+    Prints how many pages it built, where, and the site URL the pages cite.
 
     \b
     Example:
@@ -153,16 +163,20 @@ def serve(out: Path, port: int) -> None:
 @click.argument("ref")
 @click.option("--results", "results", type=click.Path(path_type=Path), default=Path("build/results"),
               show_default=True, help="Verified results folder.")
-def cite(ref: str, results: Path) -> None:
+@format_option
+def cite(ref: str, results: Path, fmt: str) -> None:
     """Print a BibTeX entry and a plain-text citation for SUBMISSION-ID[/CELL].
 
+    JSON: the BibTeX, the text, the permalink, the logs' SHA-256, the result digest and the checker version.
+
     \b
-    Example:
-        driftboard cite arg-ls20-factorial/A0
+    Example (after `driftboard verify submissions/`):
+        driftboard cite driftboard-microworld-agent/FULL
+        driftboard cite drift-bench-examples --format json
     """
     from checker.cite import cite_command
 
-    run_stage(lambda: cite_command(ref, results))
+    run_stage(lambda: cite_command(ref, results, fmt))
 
 
 @cli.command()
@@ -172,8 +186,8 @@ def merge(shards: tuple[Path, ...], out: Path) -> None:
     """Combine shard results folders into exactly the bytes a single verify run writes.
 
     \b
-    Example:
-        driftboard merge shard-1/ shard-2/ --out build/results
+    Example (after `driftboard verify submissions/ --shard K/2 --out build/shard-K` for K = 1, 2):
+        driftboard merge build/shard-1 build/shard-2 --out build/results
     """
     from checker.shard import merge_command
 
@@ -187,8 +201,11 @@ def merge(shards: tuple[Path, ...], out: Path) -> None:
               help="Also write the Markdown job summary here (e.g. $GITHUB_STEP_SUMMARY).")
 @click.option("--problems", "problems", multiple=True, type=click.Path(path_type=Path),
               help="Constraint problem set folder (repeatable).")
-def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...]) -> None:
+@format_option
+def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...], fmt: str) -> None:
     """Run locally what the pull-request check runs: detect changed submissions, validate, verify, summarise.
+
+    Prints the Markdown summary; with --format json, the document the summary is rendered from.
 
     \b
     Example:
@@ -196,14 +213,15 @@ def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...]) -
     """
     from checker.ci import ci_command
 
-    run_stage(lambda: ci_command(base, head, summary, list(problems)))
+    run_stage(lambda: ci_command(base, head, summary, list(problems), fmt))
 
 
 @cli.command("ci-history")
 @click.option("--head", "head", default="HEAD", show_default=True, help="Tip of the published branch.")
 @click.option("--since", "since", default=None,
               help="Check only first-parent commits after this one (default: the whole history).")
-def ci_history(head: str, since: str | None) -> None:
+@format_option
+def ci_history(head: str, since: str | None, fmt: str) -> None:
     """Check the two-pull-request rule on the branch's first-parent history (what the publish job runs).
 
     Every first-parent commit that adds or changes run logs must find the submission's
@@ -215,7 +233,7 @@ def ci_history(head: str, since: str | None) -> None:
     """
     from checker.ci import ci_history_command
 
-    run_stage(lambda: ci_history_command(head, since))
+    run_stage(lambda: ci_history_command(head, since, fmt))
 
 
 @cli.command("ci-summary")
@@ -265,11 +283,12 @@ def import_drift_bench(srcs: tuple[Path, ...], problems: Path, out: Path) -> Non
     Example:
         driftboard import drift-bench examples/drift-bench/seating_example.jsonl \\
             examples/drift-bench/logic_grid_example.jsonl examples/drift-bench/scheduling_example.jsonl \\
-            --problems problems/drift-bench-v1 --out submissions/drift-bench-examples
+            --problems problems/drift-bench-v1 --out build/drift-bench-import
     """
+    from checker.commands import imported
     from checker.importers.drift_bench import import_submission
 
-    run_stage(lambda: import_submission(list(srcs), problems, out))
+    run_stage(lambda: imported(import_submission(list(srcs), problems, out), out))
 
 
 @import_.command("inspect")
@@ -283,7 +302,8 @@ def import_inspect(logs: tuple[Path, ...], problems: Path, out: Path) -> None:
 
     \b
     Example:
-        driftboard import inspect logs/*.eval --problems problems/driftboard-suite-v1 --out submissions/mylab-inspect
+        driftboard import inspect path/to/logs/*.eval --problems problems/driftboard-suite-v1 \\
+            --out submissions/my-inspect-run
     """
     from checker.importers.inspect import import_submission
 
@@ -299,11 +319,12 @@ def import_arg(state_db: Path, probe_db: Path, out: Path) -> None:
 
     \b
     Example:
-        driftboard import arg state.db probe.db --out submissions/arg-ls20
+        driftboard import arg path/to/state.db path/to/probe.db --out submissions/my-arg-run
     """
+    from checker.commands import imported
     from checker.importers.arg import import_submission
 
-    run_stage(lambda: import_submission(state_db, probe_db, out))
+    run_stage(lambda: imported(import_submission(state_db, probe_db, out), out))
 
 
 @cli.group()

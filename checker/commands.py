@@ -6,11 +6,16 @@ testable on its own).
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TextIO
 
 import click
 
 from checker.errors import visible
+from checker.progress import Progress
 from checker.report import findings_json, findings_text, plural
 
 
@@ -58,8 +63,10 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
     from checker.shard import parse_shard
     from checker.verify import default_problem_dirs, report_json, verify_paths
 
-    report = verify_paths(paths, profile, problems or default_problem_dirs(), jobs=jobs, shard=parse_shard(shard),
-                          cache_dir=(cache_dir or default_cache_dir()) if cache else None, results_dir=out)
+    with terminal_progress("verifying runs", enabled=fmt == "text") as progress:
+        report = verify_paths(paths, profile, problems or default_problem_dirs(), jobs=jobs, shard=parse_shard(shard),
+                              cache_dir=(cache_dir or default_cache_dir()) if cache else None, results_dir=out,
+                              progress=progress)
     findings = report.unreadable + report.findings
     errors = sum(1 for f in findings if f.severity == "error")
     if fmt == "json":
@@ -112,7 +119,8 @@ def build_command(submissions: Path, results: Path, out: Path, verify: bool = Tr
     from checker.verify import ensure_results
 
     if verify:
-        only = ensure_results(submissions, results)
+        with terminal_progress("verifying runs") as progress:
+            only = ensure_results(submissions, results, progress)
     elif not (results / INDEX).is_file():
         raise UsageError(f"{results}: no {INDEX}; run `driftboard verify` (or `driftboard merge`) first")
     else:
@@ -121,4 +129,57 @@ def build_command(submissions: Path, results: Path, out: Path, verify: bool = Tr
     if skipped:
         click.echo(f"build: left out {len(skipped)} results file(s) not verified for this tree: "
                    + ", ".join(visible(s) for s in skipped), err=True)
-    return build_site(results, out, only=only, logs_root=Path("."))
+    code = build_site(results, out, only=only, logs_root=Path("."))
+    click.echo(built_line(out))
+    return code
+
+
+def built_line(out: Path) -> str:
+    """`built N pages into PATH (site URL ...)`: what `build` wrote, and the URL its pages cite."""
+    from checker.render.site import SITE_URL
+
+    pages = sum(1 for p in out.rglob("*.html") if p.is_file())
+    return f"built {plural(pages, 'page')} into {out} (site URL {SITE_URL}); preview: driftboard serve --out {out}"
+
+
+def imported(code: int, out: Path) -> int:
+    """After an import (into a new folder): say how many run logs it wrote, where, and what to run next."""
+    runs = [p for p in (out / "runs").glob("*.jsonl") if p.is_file()] if (out / "runs").is_dir() else []
+    _echo(f"imported {plural(len(runs), 'run log')} into {out}; check them: driftboard verify {out}")
+    return code
+
+
+@contextmanager
+def terminal_progress(label: str, enabled: bool = True, stream: TextIO | None = None) -> Iterator[Progress | None]:
+    """A click progress bar on stderr as a `Progress` callback, or None.
+
+    None unless `enabled` (False in JSON mode) and the stream is a terminal: no bar in CI logs or
+    when output is piped. Only stderr is drawn on, so stdout is the same with or without a bar.
+
+    Args:
+        label: what is being done (`verifying runs`).
+        enabled: whether a bar is wanted at all.
+        stream: where to draw (default: stderr); tests pass a stream that claims to be a terminal.
+    """
+    out = stream if stream is not None else sys.stderr
+    try:
+        tty = bool(out.isatty())
+    except (AttributeError, ValueError):
+        tty = False
+    if not enabled or not tty:
+        yield None
+        return
+    bar: Any = None
+
+    def update(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=total, label=label, file=out, show_pos=True, show_eta=True)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+
+    try:
+        yield update
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)

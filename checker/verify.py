@@ -19,6 +19,7 @@ from checker.copies import PayloadDigest, copies_across, inputs_digest, mark_cop
 from checker.errors import Finding, MissingInputError
 from checker.load import discover, load_submission
 from checker.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
+from checker.progress import Progress, ticking
 from checker.results import build_results, results_problems, write_index, write_results
 from checker.results_model import FindingRecord, ResultsFile, RunResult, SubmissionReport
 from checker.schema.common import RunEnd, RunStart
@@ -74,6 +75,7 @@ def verify_paths(
     shard: tuple[int, int] | None = None,
     cache_dir: Path | None = None,
     results_dir: Path | None = None,
+    progress: Progress | None = None,
 ) -> VerifyReport:
     """Verify submission folders and/or loose run files.
 
@@ -85,6 +87,7 @@ def verify_paths(
         shard: (k, n) to verify only every n-th submission starting at the k-th (sorted order).
         cache_dir: verification cache folder (None: no cache).
         results_dir: where to write one results file per submission (None: do not write).
+        progress: called with (runs scored, runs to score) as scoring goes (None: silent).
 
     Raises:
         UsageError: a path does not exist, or a problem-set path cannot be read.
@@ -123,7 +126,7 @@ def verify_paths(
         result = SubmissionResult("(run files)", None, None, profile or "driftboard")
         pending.append((result, [(p, p.as_posix()) for p in loose], None))
         report.submissions.append(result)
-    _score_all(pending, problem_sets, jobs)
+    _score_all(pending, problem_sets, jobs, progress)
     for result, _shown, key in pending:
         # the commit-order check reads the submission's own repository (the cache key covers it)
         _finish(result, repository(Path(result.path)) if result.manifest is not None else None, cache_dir, key)
@@ -144,21 +147,21 @@ def verify_paths(
 
 def verify_to_results(
     paths: list[Path], results_dir: Path, profile: str | None, problem_dirs: list[Path] | None, jobs: int,
-    shard: tuple[int, int] | None, use_cache: bool,
+    shard: tuple[int, int] | None, use_cache: bool, progress: Progress | None = None,
 ) -> VerifyReport:
     """Verify and write results files (the `build` command's way to get fresh results)."""
     return verify_paths(paths, profile, problem_dirs if problem_dirs is not None else default_problem_dirs(),
                         jobs=jobs, shard=shard, cache_dir=default_cache_dir() if use_cache else None,
-                        results_dir=results_dir)
+                        results_dir=results_dir, progress=progress)
 
 
-def ensure_results(submissions: Path, results: Path) -> set[str]:
+def ensure_results(submissions: Path, results: Path, progress: Progress | None = None) -> set[str]:
     """Make sure `results` holds verified results for every submission (verifying with the cache).
 
     Returns the ids of the submissions verified now: the tree being built (`build` renders only those).
     """
     report = verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None,
-                               use_cache=True)
+                               use_cache=True, progress=progress)
     return {sub.results.submission_id for sub in report.submissions if sub.results is not None}
 
 
@@ -178,7 +181,7 @@ def default_problem_dirs() -> list[Path]:
 
 
 def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str | None]],
-               problem_sets: Mapping[str, Any], jobs: int) -> None:
+               problem_sets: Mapping[str, Any], jobs: int, progress: Progress | None = None) -> None:
     tasks: list[ScoreTask] = []
     for n, (result, shown, _key) in enumerate(pending):
         for path, display in shown:
@@ -186,10 +189,10 @@ def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str
             tasks.append((n, path, display, result.profile, result.prereg, owner))
     if jobs > 1 and len(tasks) > 1:
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets,)) as pool:
-            outcomes = list(pool.map(_score_task, tasks, chunksize=1))
+            outcomes = list(ticking(pool.map(_score_task, tasks, chunksize=1), len(tasks), progress))
     else:
         _init_worker(problem_sets)
-        outcomes = [_score_task(t) for t in tasks]
+        outcomes = [_score_task(t) for t in ticking(tasks, len(tasks), progress)]
     for (n, *_rest), (findings, run_result) in zip(tasks, outcomes, strict=True):
         result = pending[n][0]
         result.findings.extend(findings)

@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import shared_data
+from conftest import shared_data, shared_data_reason
 
 
 def drift_bench_dir() -> Path:
     """`<shared data>/drift-bench`, or skip the test with the reason."""
     root = shared_data() / "drift-bench"
     if not (root / "problems").is_dir():
-        pytest.skip(f"DRIFT-Bench shared data absent at {root} (set DRIFTBOARD_SHARED_DATA)")
+        pytest.skip(shared_data_reason("DRIFT-Bench problems", root / "problems"))
     return root
 
 

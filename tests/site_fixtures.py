@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import atexit
 import functools
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +50,11 @@ def fixture_results() -> list[ResultsFile]:
 
 
 @functools.cache
-def built_site() -> Path:
-    """Build the fixture site once per test session; returns the site folder."""
+def built_site(base: Path) -> Path:
+    """Build the fixture site once per test session under `base` (pytest's base temp); returns the site folder."""
     from checker.render.site import build_site
 
-    root = Path(tempfile.mkdtemp(prefix="driftboard-site-test-"))
-    atexit.register(shutil.rmtree, root, True)
+    root = base / "fixture-site"
     results = write_results_dir(fixture_results(), root / "results")
     assert build_site(results, root / "site") == 0
     return root / "site"

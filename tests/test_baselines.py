@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, shared_data
+from conftest import REPO, require_shared, shared_data
 
 from checker.answers import normalize
 from checker.baselines import baselines_command
@@ -137,10 +137,10 @@ def test_reported_datasets_load() -> None:
 
 @pytest.mark.shared_data
 def test_reported_copies_match_their_sources(tmp_path: Path) -> None:
-    tables = shared_data() / "drift-bench" / "paper_tables"
-    reference = REPO.parent / "shared" / "reference" / "arg-published-runs.csv"
-    if not tables.is_dir() or not reference.is_file():
-        pytest.skip("shared data not available")
+    tables = require_shared(shared_data() / "drift-bench" / "paper_tables", "DRIFT-Bench paper tables")
+    # the reference documents sit beside the data: <shared>/reference next to <shared>/data
+    reference = require_shared(shared_data().parent / "reference" / "arg-published-runs.csv",
+                               "ARG's published runs table (the reference folder beside the shared data)")
     convert_paper_tables(tables, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_bytes() == DRIFT_CSV.read_bytes()
     assert reference.read_bytes() == ARG_CSV.read_bytes()

@@ -270,6 +270,68 @@ def test_ci_checks_out_a_head_that_is_not_checked_out(repo, ci):
     assert git(repo, "worktree", "list").count("\n") == 1  # the temporary checkout is gone
 
 
+def test_ci_json_is_the_document_the_summary_is_rendered_from(repo, ci, tmp_path):
+    """`--format json`: changes, every problem (errors fail, warnings do not), verify's records; pure JSON in Actions too."""
+    __import__("checker.score.agent")
+    preregister(repo, "new")
+    make_submission(repo, "new")
+    bad = make_submission(repo, "bad")  # its prereg.yaml is not on main, and its chain is broken
+    break_chain(bad, line=3)
+    git(repo, "rm", "-r", "-q", "submissions/gone")
+    commit(repo, "pr")
+    summary = tmp_path / "summary.md"
+    result = ci("--base", "main", "--summary", str(summary), "--format", "json", actions=True)
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)  # nothing else on stdout: no stop-commands, no annotations
+    assert not any(line.lstrip().startswith("::") for line in result.stdout.splitlines())
+    assert (doc["command"], doc["ok"], doc["exit_code"]) == ("ci", False, 1)
+    assert (doc["base"], doc["head"]) == (git(repo, "rev-parse", "main").strip(), head(repo))
+    assert doc["changes"] == [
+        {"path": "submissions/bad", "status": "added", "uncommitted": False},
+        {"path": "submissions/gone", "status": "deleted", "uncommitted": False},
+        {"path": "submissions/new", "status": "modified", "uncommitted": False},
+    ]
+    assert doc["ignored"] == []
+    assert sorted(s["path"] for s in doc["submissions"]) == ["submissions/bad", "submissions/new"]
+    errors = {(p["path"], p["line"]) for p in doc["problems"] if p["severity"] == "error"}
+    assert ("submissions/bad/runs/r1.jsonl", 4) in errors  # the chain break, on the line after the edit
+    assert any(path == "submissions/bad/prereg.yaml" for path, _line in errors)  # the two-pull-request rule
+    # --summary still writes the Markdown, rendered from the same document
+    assert "**❌ Failed:**" in summary.read_text()
+    text = ci("--base", "main")
+    assert text.exit_code == 1 and text.stdout == summary.read_text()
+
+
+def test_ci_json_passing_check(repo, ci):
+    preregister(repo, "new")
+    make_submission(repo, "new")
+    commit(repo, "pr")
+    result = ci("--base", "main", "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert (doc["ok"], doc["exit_code"]) == (True, 0)
+    assert [p for p in doc["problems"] if p["severity"] == "error"] == []
+    assert [r["verdict"] for s in doc["submissions"] for r in s["runs"]] == ["VALID"]
+
+
+def test_ci_history_json_names_each_commit_that_breaks_the_two_pull_request_rule(repo, run_line, monkeypatch):
+    """The fixture's first commit adds three submissions' runs with their prereg.yaml: no first parent holds it."""
+    monkeypatch.chdir(repo)
+    result = run_line(["ci-history", "--head", "main", "--format", "json"])
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    first = git(repo, "rev-list", "--max-parents=0", "main").strip()
+    assert (doc["command"], doc["ok"], doc["exit_code"], doc["head"], doc["since"]) == (
+        "ci-history", False, 1, git(repo, "rev-parse", "main").strip(), None)
+    assert [p["path"] for p in doc["problems"]] == [f"submissions/{s}/prereg.yaml" for s in ("gone", "keep", "mod")]
+    assert all(p["message"].startswith(f"commit {first[:12]} adds or changes 1 run log(s)") for p in doc["problems"])
+    text = run_line(["ci-history", "--head", "main"])
+    assert text.exit_code == 1
+    assert text.stdout == "".join(f"{p['path']}: {p['message']}\n" for p in doc["problems"])
+    clean = run_line(["ci-history", "--head", "main", "--since", "main", "--format", "json"])
+    assert clean.exit_code == 0 and json.loads(clean.stdout)["problems"] == []
+
+
 @pytest.mark.parametrize("base", ["no-such-ref", "--output=x", ""])
 def test_ci_bad_ref_is_a_usage_error(repo, ci, base):
     result = ci("--base", base)
@@ -319,6 +381,8 @@ def gate(**failed: list[int]) -> dict:
         "canary_echo": {"status": "NOT_APPLICABLE", "floor": 0.9, "warmup": 2, "rows": 0, "rows_used": 0,
                         "fallback_all_rows": False, "rates": {}, "zones_below": [], "note": "no canary echo rows"},
         "write_error_rate": {"floor": 0.25, "min_ops": 5, "organs": {}, "failed": [], "note": "no ops (floor 0.25, min ops 5)"},
+        "evidence": {"checked": True, "mismatches": 0, "by_check": {}, "lines": [],
+                     "note": "every checked label agrees with the log"},
     }
     out = {}
     for name, record in base.items():
@@ -379,7 +443,7 @@ def test_summary_shows_verdicts_gate_cells_claims_and_mismatches(tmp_path, run_l
     assert "| <code>lab-full-s2</code> | FULL | s2 | **INVALID** | render_ceiling: 2 breaches (max 7000 &gt; 6000) |" \
         in text
     assert ("| run | gate | render_ceiling | silent_degrade | startup_probe | shadow_identity | canary_echo "
-            "| write_error_rate |") in text
+            "| write_error_rate | evidence |") in text
     assert "| <code>lab-full-s1</code> | VALID | ✅ PASS (0 breach(es), max 300 vs B 6000) |" in text
     assert "| N/A (no canary echo rows) |" in text
     assert "| <code>lab-full-s2</code> | INVALID | ❌ FAIL (0 breach(es), max 300 vs B 6000) |" in text

@@ -35,7 +35,7 @@ def verified(tmp_path, run_line):
     src = write_transcript(tmp_path / "t.jsonl", GOLD, TRACES)
     out = tmp_path / "subs" / "toy"
     assert run_line(["import", "drift-bench", str(src), "--problems", str(problems), "--out", str(out)]).exit_code == 0
-    res = run_line(["verify", str(out), "--problems", str(problems), "--format", "json"])
+    res = run_line(["verify", "--no-results", str(out), "--problems", str(problems), "--format", "json"])
     data = json.loads(res.output)
     sub = data["submissions"][0]
     runs = {r["cell"]: r for r in sub["runs"]}
@@ -92,7 +92,7 @@ def test_cell_tables_and_undefined_metrics(verified):
 
 def test_text_output_has_tables_and_turn_records(verified):
     _res, _runs, _cells, (run_line, out, problems) = verified
-    res = run_line(["verify", str(out), "--problems", str(problems)])
+    res = run_line(["verify", "--no-results", str(out), "--problems", str(problems)])
     assert "Channels per cell" in res.output and "Residual decomposition" in res.output
     assert "Per-turn records" in res.output and "C001,C004" in res.output
     assert "answer_correct recorded 1, recomputed 0" in res.output

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import REPO, shared_data
+from conftest import REPO, shared_data, shared_data_reason
 
 from checker.verify import default_problem_dirs, verify_paths
 
@@ -175,7 +175,7 @@ def test_verifies_as_real_runs_with_a_late_prereg(results):
 def test_per_turn_labels_equal_the_reference_truth_on_all_52_rows(results):
     root = shared_data() / "drift-bench" / "transcripts"
     if not root.is_dir():
-        pytest.skip(f"DRIFT-Bench truth files absent at {root} (set DRIFTBOARD_SHARED_DATA to the reference data)")
+        pytest.skip(shared_data_reason("DRIFT-Bench example transcripts and truth files", root))
     truth = []
     for domain in DOMAINS:
         with (root / f"{domain}_example.truth.csv").open(encoding="utf-8") as fh:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import shared_data
+from conftest import shared_data, shared_data_reason
 
 from checker.errors import UsageError
 from checker.importers.arg import derive_cell, import_submission, thresholds_from_arg
@@ -21,7 +21,7 @@ CASES = shared_data() / "arg" / "cases"
 def case(name: str) -> Path:
     path = CASES / name
     if not (path / "state.db").exists():
-        pytest.skip(f"ARG case {name} not found under {CASES} (set DRIFTBOARD_SHARED_DATA)")
+        pytest.skip(shared_data_reason(f"ARG case {name} (state.db)", path))
     return path
 
 

@@ -46,7 +46,7 @@ def test_sqlite_import_validates_and_verifies(tmp_path, run_line):
     first = json.loads((out / "runs" / "qwen3-8b--mus_repair--seed42.jsonl").read_text().splitlines()[0])
     assert first["started_at"] == "2026-04-01T10:00:00Z" and first["source"]["importer"] == "drift-bench-sqlite@1"
     assert run_line(["validate", str(out)]).exit_code == 0
-    res = run_line(["verify", str(out), "--problems", str(problems), "--format", "json"])
+    res = run_line(["verify", "--no-results", str(out), "--problems", str(problems), "--format", "json"])
     runs = {r["cell"]: r for r in json.loads(res.output)["submissions"][0]["runs"]}
     turns = runs["qwen3-8b/mus_repair"]["turns"]
     assert [(t["correct"], t["ledger_sat"], t["recorded_z3_sat"]) for t in turns] == [(True, True, 1), (False, True, 1)]
@@ -106,7 +106,7 @@ def test_several_sources_make_one_submission(tmp_path, run_line):
     assert "written_after_runs: true" in prereg
     manifest = (out / "submission.yaml").read_text()
     assert "citation: " in manifest and "Kawada" in manifest and "synthetic: false" in manifest
-    assert run_line(["verify", str(out), "--problems", str(problems)]).exit_code == 0
+    assert run_line(["verify", "--no-results", str(out), "--problems", str(problems)]).exit_code == 0
     # the same turn in two sources is refused; so are two different files under one name
     copy = a.with_name("copy.jsonl")
     copy.write_bytes(a.read_bytes())

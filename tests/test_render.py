@@ -23,8 +23,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def site() -> Path:
-    return built_site()
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_site(tmp_path_factory.getbasetemp())
 
 
 def soup(site: Path, url: str) -> BeautifulSoup:

@@ -52,7 +52,7 @@ def test_a_turn_logged_twice_makes_the_run_invalid_and_is_counted_once(tmp_path,
     # the easy, correct turn 1 logged five times, the wrong turn 2 left out: accuracy would read 1.0
     _rewrite(log, [problem_start, *[turn1] * 5])
     assert run_line(["validate", str(out)]).exit_code == 0
-    res = run_line(["verify", str(out), "--problems", str(problems), "--format", "json"])
+    res = run_line(["verify", "--no-results", str(out), "--problems", str(problems), "--format", "json"])
     (run,) = json.loads(res.output)["submissions"][0]["runs"]
     assert run["verdict"] == "INVALID"
     assert run["metrics"]["turns"] == 1
@@ -83,7 +83,7 @@ def test_deeply_nested_json_is_an_error_message_not_a_traceback(tmp_path, run_li
     bad.parent.mkdir()
     bad.write_text(DEEP)
     problems, out, _log = _imported(tmp_path, run_line)
-    res = run_line(["verify", str(out), "--problems", str(bad.parent)])
+    res = run_line(["verify", "--no-results", str(out), "--problems", str(bad.parent)])
     assert res.exit_code == 2
     assert f"{bad.as_posix()}: invalid JSON" in res.output
     # a transcript line and a transcript ledger string

@@ -2,7 +2,8 @@
 
 Asserts the five things issue #7 asks for: null-result headline before the first mechanism
 table, a chart draws SVG marks, a table sorts on header click, a hostile title stays text with
-no dialog, and no request leaves localhost. Screenshots go to `test-artifacts/`.
+no dialog, and no request leaves localhost. Screenshots go to `$DRIFTBOARD_TEST_ARTIFACTS` when set,
+else to `screenshots/` in pytest's base temporary folder (never into the checkout).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import functools
 import http.server
 import os
 import shutil
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +21,6 @@ import pytest
 from site_fixtures import XSS_TITLE, built_site
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARTIFACTS = Path(os.environ.get("DRIFTBOARD_TEST_ARTIFACTS") or tempfile.mkdtemp(prefix="driftboard-screens-"))
-"""Screenshots: `$DRIFTBOARD_TEST_ARTIFACTS` (CI uploads it) or a temporary folder, never the checkout."""
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--no-first-run", "--disable-sync", "--disable-quic", "--disable-dev-shm-usage"]
 
@@ -38,8 +36,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    site = built_site()
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    site = built_site(tmp_path_factory.getbasetemp())
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -61,10 +59,11 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser, base_url: str):
+def page(browser, base_url: str, tmp_path_factory: pytest.TempPathFactory):
     """A page whose every non-localhost request is blocked and recorded; dialogs and errors recorded."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
+    pg.artifacts = Path(os.environ.get("DRIFTBOARD_TEST_ARTIFACTS") or tmp_path_factory.getbasetemp() / "screenshots")
     pg.external = []
     pg.dialogs = []
     pg.errors = []
@@ -86,8 +85,8 @@ def page(browser, base_url: str):
 
 
 def shot(pg, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    pg.artifacts.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(pg.artifacts / f"{name}.png"), full_page=True)
 
 
 def test_home_null_results_first(page, base_url: str) -> None:
@@ -186,10 +185,11 @@ def test_leaderboard_ranked_in_the_registry_direction(page, base_url: str) -> No
 
 
 @pytest.mark.parametrize("width", [1400, 390])
-def test_no_clipped_column_without_a_cue(browser, base_url: str, width: int) -> None:
+def test_no_clipped_column_without_a_cue(browser, base_url: str, width: int, tmp_path: Path) -> None:
     """Every table either fits, or scrolls inside its own box with a visible cue; rank and cell stay in view."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     pg = context.new_page()
+    pg.artifacts = tmp_path / "artifacts"
     errors: list[str] = []
     pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: errors.append(str(e)))

@@ -53,8 +53,11 @@ def reproduce_command(results: ResultsFile) -> str:
     return f"git checkout {commit} && {verify}" if commit else verify
 
 
-def citation(results: ResultsFile, cell: str | None, base: str | None = None) -> tuple[str, str]:
-    """(BibTeX, plain text) for the submission or one of its cells.
+def citation_fields(results: ResultsFile, cell: str | None, base: str | None = None) -> dict[str, str | None]:
+    """What a citation names (the fields of `driftboard cite --format json`).
+
+    Id, cell, permalink, combined log SHA-256, result digest, checker, profile, verification date,
+    repository commit and the command that reproduces it.
 
     Raises:
         UsageError: the cell does not exist in the results.
@@ -71,26 +74,40 @@ def citation(results: ResultsFile, cell: str | None, base: str | None = None) ->
         logs = [log.sha256 for log in results.logs]
         digest = results.digest
         result_id = results.submission_id
-    log_digest = combined_log_digest(logs)
-    url = permalink(results, cell, base)
-    prov = results.provenance
-    commit = prov.commit or "uncommitted"
-    reproduce = reproduce_command(results)
+    return {
+        "submission": results.submission_id, "cell": cell, "result_id": result_id,
+        "permalink": permalink(results, cell, base), "logs_sha256": combined_log_digest(logs), "result_digest": digest,
+        "checker_version": results.checker_version, "profile": results.profile,
+        "verified": results.provenance.verified, "commit": results.provenance.commit,
+        "reproduce": reproduce_command(results),
+    }
+
+
+def citation(results: ResultsFile, cell: str | None, base: str | None = None) -> tuple[str, str]:
+    """(BibTeX, plain text) for the submission or one of its cells.
+
+    Raises:
+        UsageError: the cell does not exist in the results.
+    """
+    f = citation_fields(results, cell, base)
+    result_id, url, log_digest, reproduce = str(f["result_id"]), f["permalink"], f["logs_sha256"], f["reproduce"]
+    commit = f["commit"] or "uncommitted"
+    verified = f["verified"] or "undated"
     key = "driftboard:" + re.sub(r"[^A-Za-z0-9:_-]", "-", result_id)
     authors = " and ".join(_bib_escape(a) for a in results.authors)
     what = f"{results.title}" + (f", cell {cell}" if cell else "")
-    verified = prov.verified or "undated"
     note = (f"Verified by Driftboard checker {results.checker_version} (profile {results.profile}) on {verified};"
-            f" logs SHA-256 {log_digest}; result digest {digest}; repository commit {commit}; reproduce: {reproduce}")
+            f" logs SHA-256 {log_digest}; result digest {f['result_digest']}; repository commit {commit};"
+            f" reproduce: {reproduce}")
     lines = [
         f"@misc{{{key},",
         f"  title = {{{{{_bib_escape(what)}}}}},",
         f"  author = {{{authors}}},",
         f"  howpublished = {{Driftboard verified result {_bib_escape(result_id)}}},",
     ]
-    if prov.verified:
-        lines.append(f"  year = {{{prov.verified[:4]}}},")
-        lines.append(f"  date = {{{prov.verified}}},")
+    if f["verified"]:
+        lines.append(f"  year = {{{verified[:4]}}},")
+        lines.append(f"  date = {{{verified}}},")
     lines += [f"  url = {{{url}}},", f"  note = {{{_bib_escape(note)}}}", "}"]
     plain = (f"{', '.join(results.authors)}. {what}. Driftboard verified result {result_id}, verified {verified}. "
              f"{url} (logs SHA-256 {log_digest}; checker {results.checker_version}, profile {results.profile}; "

@@ -51,7 +51,7 @@ class RunStart(EventBase):
         "problem_set": {"name": "driftboard-suite-v1",
                         "digest": "cf04926fc25c83a9081712236b3f8abc5736f7c6f16aaa51ee27b0da9151c3f0"},
         "source": {"importer": "drift-bench-transcript@1", "files": {"transcripts.jsonl": "e" * 64},
-                   "native_run_id": "run-42", "details": {"model": "toy-model", "epoch": 1}},
+                   "native_run_id": "run-42", "details": {"model": "toy-model", "epoch": 1}, "absent_tables": None},
     }, seq=0)
 
     type: Literal["run_start"]

@@ -240,7 +240,8 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
         result["verdict"] = "INCOMPLETE" if result["verdict"] == "VALID" else result["verdict"]
         reasons.extend(cov.incomplete)
     if (why := incomplete_reason(run)) is not None:
-        result["verdict"] = "INCOMPLETE"
+        if run.end is None or result["verdict"] == "VALID":  # an INVALID run that then ABORTED stays INVALID
+            result["verdict"] = "INCOMPLETE"
         reasons.append(why)
     result["metrics"] = aggregate(turns)
     result["metrics"]["mismatches"] = len(result["mismatches"])
