@@ -37,8 +37,13 @@ def test_every_place_names_the_same_base_url() -> None:
     assert configured == DEFAULT_SITE_URL
 
 
-def test_sitemap_lists_pages_under_the_base_url() -> None:
-    sitemap = (built_site() / "sitemap.xml").read_text(encoding="utf-8")
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_site(tmp_path_factory.getbasetemp())
+
+
+def test_sitemap_lists_pages_under_the_base_url(site: Path) -> None:
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
     locs = re.findall(r"<loc>([^<]+)</loc>", sitemap)
     assert locs, "the sitemap lists no page (site_url unset?)"
     assert all(loc.startswith(_mkdocs_site_url()) for loc in locs)
@@ -71,8 +76,7 @@ def test_cell_page_cite_block_equals_the_command(tmp_path: Path) -> None:
     assert block.get_text() == out.output
 
 
-def test_every_cell_page_of_the_fixture_site_cites_like_the_command() -> None:
-    site = built_site()
+def test_every_cell_page_of_the_fixture_site_cites_like_the_command(site: Path) -> None:
     for r in fixture_results():
         for c in r.cells[:2]:
             from checker.render.text import slug

@@ -322,7 +322,7 @@ def test_build_command_cli(run_line, tmp_path: Path, monkeypatch: pytest.MonkeyP
     import checker.verify
     from checker.bench.site_bench import synthetic_results, write_results_dir
 
-    monkeypatch.setattr(checker.verify, "ensure_results", lambda submissions, results: None)
+    monkeypatch.setattr(checker.verify, "ensure_results", lambda submissions, results, progress=None: None)
 
     results = write_results_dir(synthetic_results(1), tmp_path / "results")
     (tmp_path / "subs").mkdir()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
+import pytest
 from bs4 import BeautifulSoup
 from site_fixtures import built_site
 
@@ -26,8 +27,12 @@ def _target(site: Path, page: Path, href: str) -> Path | None:
     return target / "index.html" if path == "" or path.endswith("/") else target
 
 
-def test_every_internal_link_resolves() -> None:
-    site = built_site()
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_site(tmp_path_factory.getbasetemp())
+
+
+def test_every_internal_link_resolves(site: Path) -> None:
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 50
     broken: list[str] = []
@@ -44,8 +49,7 @@ def test_every_internal_link_resolves() -> None:
     assert broken == [], f"{len(broken)} broken internal links, e.g. {broken[:10]}"
 
 
-def test_run_pages_linked_from_cell_pages() -> None:
-    site = built_site()
+def test_run_pages_linked_from_cell_pages(site: Path) -> None:
     doc = BeautifulSoup((site / "results/synthetic-0000/FULL/index.html").read_text(encoding="utf-8"), "html.parser")
     hrefs = [a["href"] for a in doc.select("#table-runs a")]
     assert any("runs/synthetic-0000/synthetic-0000-FULL-s1/" in h for h in hrefs)
