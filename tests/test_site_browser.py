@@ -266,3 +266,20 @@ def test_page_without_charts_loads_no_vega_and_no_search_index_until_searched(br
     pg.wait_for_selector(".md-search-result__item", timeout=15000)
     assert any("search_index.json" in u for u in urls)
     context.close()
+
+
+def test_facet_filters_rows(page, base_url: str) -> None:
+    page.goto(base_url + "leaderboards/agent/")
+    select = page.locator("#table-leaderboard select[data-facet='data']")
+    real = select.locator("option", has_text="real").get_attribute("value")
+    select.select_option(real)
+    shown = page.evaluate("""() => Array.from(document.querySelectorAll('#table-leaderboard tbody tr'))
+        .filter(tr => !tr.hidden).map(tr => tr.cells[1].innerText.trim())""")
+    rows = page.locator("#table-leaderboard tbody tr")
+    assert shown and len(shown) < rows.count()
+    links = page.evaluate("""() => Array.from(document.querySelectorAll('#table-leaderboard tbody tr'))
+        .filter(tr => !tr.hidden).map(tr => tr.querySelector('a[href*="submissions/"]').getAttribute('href'))""")
+    assert all("zz-hostile" in h for h in links), links  # the fixture's one real (non-synthetic) submission
+    assert "rows shown" in page.locator("#table-leaderboard .db-facet-count").inner_text()
+    select.select_option("")
+    assert page.evaluate("() => Array.from(document.querySelectorAll('#table-leaderboard tbody tr')).every(tr => !tr.hidden)")

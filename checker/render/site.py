@@ -18,6 +18,7 @@ them (it gets a fixed `SOURCE_DATE_EPOCH`, see `BUILD_EPOCH`; `tests/test_determ
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import logging
 import os
@@ -73,6 +74,8 @@ def environment() -> jinja2.Environment:
     env.filters["md"] = md_escape
     env.filters["fmt"] = fmt
     env.filters["sortkey"] = lambda v: "-Infinity" if v is None else sort_key(v)
+    # facet filters match rows by a digest of the value: no submitted string in an attribute
+    env.filters["facetkey"] = lambda v: hashlib.sha256(str(v).encode("utf-8")).hexdigest()[:16]
     return env
 
 

@@ -2,7 +2,7 @@
 // wider than the page (it scrolls sideways; the rank and cell columns stay in view).
 (function () {
   function facets() {
-    document.querySelectorAll("form.db-facets").forEach(function (form) {
+    document.querySelectorAll("div.db-facets").forEach(function (form) {
       if (form.dataset.ready) return;
       form.dataset.ready = "1";
       var box = document.getElementById(form.dataset.table);
@@ -21,7 +21,6 @@
         if (count) count.textContent = shown + " of " + rows.length + " rows shown";
       }
       form.addEventListener("change", apply);
-      form.addEventListener("submit", function (e) { e.preventDefault(); });
       apply();
     });
   }
