@@ -1,3 +1,3 @@
-from checker.cli import cli
+from checker.cli import main
 
-cli()
+main()

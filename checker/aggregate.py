@@ -1,19 +1,20 @@
-"""Aggregate stage: per-cell figures over VALID runs (pandas), with undefined kept apart from 0.
+"""Aggregate stage: per-cell figures over VALID runs, with undefined kept apart from 0.
 
 For every numeric metric a cell reports "n defined of N" VALID seeds, the per-seed values,
 mean, min/max and a seeded percentile-bootstrap 95% interval of the mean. Seeds where the
 metric is undefined (None) are left out, never counted as 0. For rates over beats or turns the
 pooled rate (sum of numerators / sum of denominators) is given beside the mean of per-seed
 rates, because the ARG record never says which one it used.
+
+Plain Python over a few values per cell (no pandas: it cost more to import than the whole
+aggregation of a submission takes); numpy only for the bootstrap, imported when a cell has
+enough values for an interval.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-
-import numpy as np
-import pandas as pd
 
 from checker.metricdef import Metric
 from checker.numbers import clean as _clean
@@ -41,6 +42,10 @@ def bootstrap_ci(values: list[float], key: str, resamples: int = BOOTSTRAP_RESAM
     """
     if len(values) < MIN_CI_VALUES:
         return None
+    # imported here, not at the top: numpy is a tenth of a second of start-up that a command verifying
+    # a run or two (no cell with five values) never needs
+    import numpy as np
+
     rng = np.random.default_rng(seed_for(key))
     arr = np.sort(np.asarray(values, dtype=float))  # depends on the values only, not on file order
     idx = rng.integers(0, len(arr), size=(resamples, len(arr)))
@@ -54,19 +59,19 @@ def counted_runs(runs: Iterable[RunResult]) -> list[RunResult]:
     return [r for r in runs if r.verdict in COUNTED_VERDICTS]
 
 
-def metric_frame(runs: Iterable[RunResult]) -> pd.DataFrame:
-    """Long table (cell, seed, metric, value) of every scalar metric of the counted runs.
+def metric_values(runs: Iterable[RunResult]) -> dict[str, dict[str, float | None]]:
+    """Metric -> seed label -> value (None: undefined) of every scalar metric of the counted runs.
 
-    `seed` is the run's label from `seed_labels` (distinct even when a seed is repeated).
+    Metrics in name order, seeds in run order; `seed` is the run's label from `seed_labels`
+    (distinct even when a seed is repeated).
     """
-    rows = []
+    table: dict[str, dict[str, float | None]] = {}
     counted = counted_runs(runs)
     for run, label in zip(counted, seed_labels(counted), strict=True):
         for name, value in run.metrics.items():
             if value is None or is_number(value):
-                rows.append({"cell": run.cell, "seed": label, "metric": name,
-                             "value": None if value is None else float(value)})
-    return pd.DataFrame(rows, columns=["cell", "seed", "metric", "value"])
+                table.setdefault(name, {})[label] = None if value is None else float(value)
+    return dict(sorted(table.items()))
 
 
 def aggregate_metrics(
@@ -80,32 +85,26 @@ def aggregate_metrics(
         rates: optional metric -> seed label (`seed_labels` of the counted runs) -> [numerator,
             denominator] for pooled rates.
     """
-    frame = metric_frame(cell_runs)
     n = sum(1 for r in cell_runs if r.verdict in COUNTED_VERDICTS)
     out: dict[str, MetricAggregate] = {}
-    if frame.empty:
-        return out
-    for metric, group in frame.groupby("metric", sort=True):
-        values: dict[str, float | int | None] = {
-            str(s): (None if pd.isna(v) else _num(v)) for s, v in zip(group["seed"], group["value"], strict=True)
-        }
+    for name, by_seed in metric_values(cell_runs).items():
+        values: dict[str, float | int | None] = {s: (None if v is None else _num(v)) for s, v in by_seed.items()}
         defined = [float(v) for v in values.values() if v is not None]
         pooled = num = den = None
-        name = str(metric)
         if rates and name in rates:
             pairs = [rates[name][s] for s in values if s in rates[name] and rates[name][s][1] > 0]
             if pairs:
                 num = float(sum(p[0] for p in pairs))
                 den = float(sum(p[1] for p in pairs))
                 pooled = _clean(num / den)
-        out[str(metric)] = MetricAggregate(
+        out[name] = MetricAggregate(
             n_defined=len(defined),
             n=n,
             values=dict(sorted(values.items())),
             mean=_clean(sum(defined) / len(defined)) if defined else None,
             min=_clean(min(defined)) if defined else None,
             max=_clean(max(defined)) if defined else None,
-            ci95=bootstrap_ci(defined, f"{result_id}:{metric}"),
+            ci95=bootstrap_ci(defined, f"{result_id}:{name}"),
             pooled=pooled,
             pooled_num=num,
             pooled_den=den,

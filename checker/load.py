@@ -196,17 +196,24 @@ def parse_yaml(raw: bytes, model: type[M], display: str) -> tuple[M | None, list
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, [Finding(display, None, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}")]
+    # one pass (scan, parse, compose) in the common case; a document with an anchor, an alias or a
+    # syntax error is read again the three-pass way, which says which comes first
     try:
-        for token in yaml.scan(text, Loader=yaml.SafeLoader):
-            if isinstance(token, yaml.AnchorToken | yaml.AliasToken):
-                line = token.start_mark.line + 1
-                return None, [Finding(display, line, "YAML anchors and aliases are not allowed")]
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc)
-        return None, [Finding(display, line, f"invalid YAML: {problem}")]
+        loader = _SinglePassLoader(text)  # the reader checks the characters here: a YAML error too
+        node = loader.get_single_node()
+    except (yaml.YAMLError, _AnchorSeen):
+        try:
+            for token in yaml.scan(text, Loader=yaml.SafeLoader):
+                if isinstance(token, yaml.AnchorToken | yaml.AliasToken):
+                    line = token.start_mark.line + 1
+                    return None, [Finding(display, line, "YAML anchors and aliases are not allowed")]
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = mark.line + 1 if mark is not None else None
+            problem = getattr(exc, "problem", None) or str(exc)
+            return None, [Finding(display, line, f"invalid YAML: {problem}")]
+        loader = _SinglePassLoader(text)  # not reached for a YAML error or an anchor: the scan returned first
     if node is None:
         return None, [Finding(display, None, "empty file")]
     lines: dict[tuple[str, ...], int] = {}
@@ -214,7 +221,15 @@ def parse_yaml(raw: bytes, model: type[M], display: str) -> tuple[M | None, list
     _index_nodes(node, (), lines, findings, display)
     if findings:
         return None, findings
-    data = yaml.safe_load(text)
+    try:
+        data = loader.construct_document(node)  # what `yaml.safe_load(text)` builds, from the node just read
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+        # a value its tag cannot build (`!!timestamp 2020-13-45`, an unhashable key): a finding, not a crash
+        mark = getattr(exc, "problem_mark", None) or getattr(node, "start_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        return None, [Finding(display, mark.line + 1 if mark is not None else None, f"invalid YAML: {problem}")]
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         return None, [Finding(display, 1, "top level must be a mapping")]
     try:
@@ -239,6 +254,20 @@ def parse_yaml(raw: bytes, model: type[M], display: str) -> tuple[M | None, list
                 msg = f"field {fieldname!r}: {m[0].lower() + m[1:]}"
             out.append(Finding(display, line, msg))
         return None, out
+
+
+class _AnchorSeen(Exception):
+    """An anchor or alias in a YAML document (not allowed; the three-pass read reports where)."""
+
+
+class _SinglePassLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, stopping at the first anchor or alias instead of resolving it."""
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise _AnchorSeen
+        return super().compose_node(parent, index)
 
 
 def _index_nodes(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
-from typing import Any
+from typing import Any, cast
 
 from checker.schema.agent import (
     Beat,
@@ -138,13 +138,19 @@ class _Geometry:
 
     def update(self, ref: Referent, position: int) -> None:
         """A new current version of `ref`, first seen at log position `position`."""
-        cells = frozenset((int(c[0]), int(c[1])) for c in ref.anchor_cells)
+        # (x, y) pairs: the schema holds exactly two 64-bit ints per cell
+        cells = cast("frozenset[tuple[int, int]]", frozenset(map(tuple, ref.anchor_cells)))
         gen = self.gen.get(ref.ref_id, 0) + 1
         self.gen[ref.ref_id], self.order[ref.ref_id], self.cells[ref.ref_id] = gen, position, len(cells)
         self.parked.pop(ref.ref_id, None)
         entry = (len(cells), position, ref.ref_id, gen)
-        for c in cells:
-            heappush(self.by_cell.setdefault(c, []), entry)
+        by_cell = self.by_cell
+        for c in cells:  # the hot loop of replay (ARG regions hold thousands of cells): no empty list per cell
+            heap = by_cell.get(c)
+            if heap is None:
+                by_cell[c] = [entry]
+            else:
+                heappush(heap, entry)
 
     def set_dormant(self, ref_id: str, dormant: bool) -> None:
         """Record the referent's latest REFERENT_LIFE transition (DORMANT or not)."""

@@ -15,7 +15,7 @@ from checker.numbers import fmt, fmt_pair
 from checker.results_model import CellResult, RunResult
 from checker.score.agent import cell_tables as agent_cell_tables
 from checker.score.constraint_metrics import CHANNELS, MAX_DEPTH
-from checker.score.constraints import cell_tables as constraint_cell_tables
+from checker.scorers import scorer_for
 
 NOT_APPLICABLE = "NOT_APPLICABLE"
 TEXT_TURN_LIMIT = 400
@@ -95,7 +95,7 @@ def _table(headers: list[str], rows: Iterable[list[Any]]) -> list[str]:
 
 def constraint_text(run_results: list[RunResult]) -> str:
     """Channel, residual, per-domain and depth tables per cell; per-turn records; mismatches."""
-    tables = constraint_cell_tables(run_results)
+    tables = scorer_for("constraint").cell_tables(run_results)  # through the lookup: Z3 loads only for this track
     out = ["Constraint track (profile drift-bench-v1; no validity gate: runs are VALID unless INCOMPLETE/INVALID)"]
     out.append("")
     out.append("Runs")

@@ -212,7 +212,8 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         provenance=submission_provenance(Path(sub.path)) if root is not None else Provenance(),
     )
     # normalise through canonical JSON (what the file holds), then digest
-    data = json.loads(canonical_json(results.model_dump(mode="json")))
+    # (the C encoder without indentation: the same values as the indented canonical text, parsed back)
+    data = json.loads(json.dumps(results.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, allow_nan=False))
     data["digest"] = content_digest(data)
     return ResultsFile.model_validate(data)
 

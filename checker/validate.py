@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import jiter
 from pydantic import ValidationError
@@ -61,6 +62,35 @@ class RunInfo:
     has_problem_set: bool = False
     lines: int = 0
     ended: bool = False
+
+
+@dataclass
+class KeptLog:
+    """The events of a run log, kept while it is validated so the pipeline need not read it twice.
+
+    `validate_run_file` keeps events while the log's replay size (its bytes plus `container_bytes`
+    per `{` or `[` byte, as `checker.logio.over_replay_limit` counts it) stays within `max_weight`,
+    the caller's memory bound; past it everything kept is dropped and the rest is validated
+    streaming. `complete` is set when every line was kept; the record is meant to be used only
+    when validation found no problem.
+    """
+
+    max_weight: int
+    """Keep nothing from a log whose replay size is larger."""
+    container_bytes: int
+    """Replay-size charge per `{` or `[` byte."""
+    complete: bool = False
+    """True when the whole file was read and hashed into this record."""
+    start: Any = None
+    """The `run_start` event (line 1)."""
+    end: Any = None
+    """The first `run_end` event, or None."""
+    events: list[Any] = field(default_factory=list)
+    """Every other event, in file order."""
+    lines: list[int] = field(default_factory=list)
+    """Line number of each of `events`."""
+    sha256: str = ""
+    """SHA-256 of the file's bytes (when `complete`)."""
 
 
 @dataclass
@@ -157,8 +187,12 @@ def _note_run(info: RunInfo, seen: dict[str, RunInfo], report: ValidationReport)
         seen[info.run_id] = info
 
 
-def validate_run_file(path: Path, display: str, report: ValidationReport) -> RunInfo:
-    """Stream one run log and report every format problem in it."""
+def validate_run_file(path: Path, display: str, report: ValidationReport, keep: KeptLog | None = None) -> RunInfo:
+    """Stream one run log and report every format problem in it.
+
+    With `keep`, a log within `keep.max_weight` also has its events and file digest kept there
+    (the verify pipeline's one pass over the log: no second read, parse or validation).
+    """
     info = RunInfo(display)
     findings: list[Finding] = []
     try:
@@ -186,6 +220,9 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
                                                       "(commit the plain UTF-8 .jsonl); it was not decompressed"))
         return info
     fh.seek(0)
+    kept = keep if keep is not None and size <= keep.max_weight else None
+    file_hash = hashlib.sha256() if kept is not None else None
+    weight = 0
 
     def problem(line: int | None, message: str) -> None:
         findings.append(Finding(display, line, message))
@@ -211,6 +248,14 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
             if not chunk:
                 break
             lineno += 1
+            if kept is not None:
+                weight += len(chunk) + kept.container_bytes * (chunk.count(b"{") + chunk.count(b"["))
+                if weight > kept.max_weight:  # too large to replay: validated streaming, nothing kept
+                    kept.events.clear()
+                    kept.lines.clear()
+                    file_hash = kept = None
+            if file_hash is not None:
+                file_hash.update(chunk)
             expected_prev = prev_digest
             prev_lineno_before = prev_lineno
             prev_lineno = lineno
@@ -218,6 +263,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
                 data = chunk[:-1]
                 prev_digest = sha256(data).hexdigest()
             elif len(chunk) > MAX_LINE_BYTES:
+                file_hash = kept = None  # a problem: nothing is kept
                 raw = skip_oversize(fh, chunk, lineno)
                 prev_digest = raw.digest
                 problem(lineno, f"line is {raw.length} bytes, longer than the {MAX_LINE_BYTES}-byte limit")
@@ -311,8 +357,19 @@ def validate_run_file(path: Path, display: str, report: ValidationReport) -> Run
             if event.type == "run_end" and ended_at is None:
                 ended_at = lineno
                 info.ended = True
+                if kept is not None:
+                    kept.end = event
+            elif kept is not None:
+                if lineno == 1:
+                    kept.start = event
+                elif event.type != "run_end":
+                    kept.events.append(event)
+                    kept.lines.append(lineno)
     info.lines = prev_lineno
     report.lines += prev_lineno
+    if kept is not None and file_hash is not None and not refused:
+        kept.sha256 = file_hash.hexdigest()
+        kept.complete = True
     if crlf_first is not None:
         problem(crlf_first, f"CRLF line endings on {crlf_count} line(s): lines must end with LF only")
     if ended_at is None and prev_lineno > 0 and not refused:

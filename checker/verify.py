@@ -9,11 +9,11 @@ re-verification can be split across machines (`shard`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from checker import logio
 from checker.cache import cache_get, cache_put, default_cache_dir, repository, submission_cache_key
 from checker.copies import PayloadDigest, copies_across, inputs_digest, mark_copies
 from checker.errors import Finding, MissingInputError
@@ -28,7 +28,7 @@ from checker.schema.manifest import Prereg, Submission
 from checker.scorers import scorer_for
 from checker.shard import in_shard
 from checker.tracks import RunRecord, VerifyContext
-from checker.validate import INCOMPLETE_MESSAGE, ValidationReport, header_mismatches, validate_run_file
+from checker.validate import INCOMPLETE_MESSAGE, KeptLog, ValidationReport, header_mismatches, validate_run_file
 
 
 @dataclass
@@ -188,6 +188,9 @@ def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str
             owner = (result.manifest.id, result.manifest.track) if result.manifest is not None else None
             tasks.append((n, path, display, result.profile, result.prereg, owner))
     if jobs > 1 and len(tasks) > 1:
+        # imported here: the process pool (multiprocessing, logging) is ~15 ms of start-up that `--jobs 1` never uses
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets,)) as pool:
             outcomes = list(ticking(pool.map(_score_task, tasks, chunksize=1), len(tasks), progress))
     else:
@@ -207,6 +210,15 @@ def _init_worker(problem_sets: Mapping[str, Any]) -> None:
     _WORKER_PROBLEM_SETS = problem_sets
 
 
+def kept_record(kept: KeptLog, shown: str) -> RunRecord:
+    """The `RunRecord` of a log whose events validation kept (the same record `read_run` reads)."""
+    payload = PayloadDigest()
+    for event in kept.events:
+        payload.add(event)
+    return RunRecord(path=shown, sha256=kept.sha256, start=kept.start, end=kept.end, events=kept.events,
+                     lines=kept.lines, content_sha256=payload.hexdigest())
+
+
 ScoreTask = tuple[int, Path, str, str, Prereg | None, tuple[str, str] | None]
 """(submission index, log path, display path, profile, prereg, (manifest id, track) or None)."""
 
@@ -215,7 +227,9 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], RunResult]:
     """Validate, read and score one run log (runs in a worker process when jobs > 1)."""
     _n, path, shown, profile, prereg, owner = task
     vreport = ValidationReport()
-    info = validate_run_file(path, shown, vreport)
+    # one pass: validation keeps the events of a log small enough to replay (a larger one is not kept)
+    kept = KeptLog(max_weight=logio.MAX_REPLAY_BYTES, container_bytes=REPLAY_CONTAINER_BYTES)
+    info = validate_run_file(path, shown, vreport, kept)
     if owner is not None and not vreport.unreadable:
         # a header naming another submission or track is a copied run: not scored here
         vreport.findings.extend(header_mismatches(info, *owner))
@@ -225,7 +239,7 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], RunResult]:
         # what the header says (when it could be read) keeps the run in its declared slot: counted as worst, not missing
         return findings, RunResult(path=shown, verdict="MALFORMED", reasons=[f.render() for f in blocking + vreport.unreadable],
                                    cell=info.cell, seed=info.seed, track=info.track)
-    over = over_replay_limit(path)
+    over = None if kept.complete else over_replay_limit(path)
     if over is not None:
         # replaying holds every event in memory: an over-size log is validated (streamed) but not scored
         size, containers, weight, limit = over
@@ -236,7 +250,7 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], RunResult]:
         return findings, RunResult(path=shown, verdict="UNVERIFIED", reasons=[message], log_sha256=file_sha256(path),
                                    run_id=info.run_id, cell=info.cell, seed=info.seed, track=info.track,
                                    prereg_sha256=info.prereg_sha256)
-    record = read_run(path, shown)
+    record = kept_record(kept, shown) if kept.complete else read_run(path, shown)
     ctx = VerifyContext(profile=profile, prereg=prereg, problem_sets=_WORKER_PROBLEM_SETS)
     start = record.start
     try:

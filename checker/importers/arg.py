@@ -27,6 +27,7 @@ import re
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -352,6 +353,11 @@ def _cells(text: Any, path: Path, locator: Any) -> list[list[int]]:
     value = _json(text)
     if not isinstance(value, list):
         return []
+    # the common case checked with C-level loops (a region can hold thousands of cells); any doubt
+    # falls through to the cell-by-cell check below, which names the first bad cell
+    if set(map(type, value)) <= {list} and set(map(len, value)) <= {2} \
+            and set(map(type, chain.from_iterable(value))) <= {int}:
+        return value  # fresh lists from the JSON parser, already [x, y] integer pairs
     out = []
     for cell in value:
         if not (isinstance(cell, list) and len(cell) == 2 and all(type(c) is int for c in cell)):
@@ -565,7 +571,7 @@ def _write_run(
     if absent:
         start["source"]["absent_tables"] = absent
     try:
-        log = RunLogWriter(path, start)  # run ids, cells and seeds must be printable ASCII
+        log = RunLogWriter(path, start, flush=False)  # run ids, cells and seeds must be printable ASCII
     except ValueError as exc:
         raise _unfit(run, exc) from None
     try:

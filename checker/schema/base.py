@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+import checker
+
 INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
 """Every integer in a run log must fit in a signed 64-bit integer (checked by `checker.validate`)."""
 
@@ -96,7 +98,7 @@ class Model(BaseModel):
     """Base for manifest and prereg models: unknown fields are errors, types are strict."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False,
-                              use_attribute_docstrings=True)
+                              use_attribute_docstrings=checker.FIELD_DOCSTRINGS)
 
 
 class EventBase(Model):
