@@ -13,13 +13,14 @@ from checker.results_io import read_results
 from checker.verify import verify_paths
 
 CASES = Path(__file__).resolve().parent / "cases" / "valid"
+SUITE = Path(__file__).resolve().parent.parent / "problems" / "driftboard-suite-v1"
+"""The problem set the minimal constraint case names."""
 
 
 @pytest.fixture(scope="module")
 def viewer_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("viewer")
-    verify_paths([CASES / "minimal-agent", CASES / "minimal-constraint"], None, [CASES / "minimal-constraint" / "problems"]
-                 if (CASES / "minimal-constraint" / "problems").is_dir() else [], results_dir=root / "results")
+    verify_paths([CASES / "minimal-agent", CASES / "minimal-constraint"], None, [SUITE], results_dir=root / "results")
     patch = pytest.MonkeyPatch()
     patch.setattr(runs_module, "TURNS_PER_PAGE", 2)  # force pagination on the small fixtures
     try:
@@ -73,4 +74,33 @@ def test_timeline_refuses_a_log_whose_bytes_changed(tmp_path: Path) -> None:
     r = read_results(next(p for p in results_dir.glob("*.json") if p.name != "index.json"))
     run = r.runs[0].model_copy(update={"log_sha256": "0" * 64})
     rows, note = agent_timeline(run, Path("/"))
+    assert rows is None and "SHA-256" in note
+
+
+def test_constraint_run_page_shows_the_dialogue_from_the_log(viewer_site: Path) -> None:
+    """Each turn of a constraint run: what the model was asked and what it answered, read from the log itself."""
+    import json
+
+    results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json")) if p.name != "index.json"]
+    constraint = next(r for r in results if r.track == "constraint")
+    run = constraint.runs[0]
+    logged = {n: json.loads(line) for n, line in enumerate((Path("/") / run.path).read_text().splitlines(), start=1)}
+    first = run.turns[0]  # type: ignore[index]
+    doc = _page(viewer_site / "site", runs_module.run_path(constraint, run).removesuffix("index.md"))
+    header = [th.get_text() for th in doc.select("#table-turns thead th")]
+    assert "user message" in header and "model response" in header
+    cells = doc.select("#table-turns tbody tr")[0].find_all("td")
+    asked = cells[header.index("user message")].get_text()
+    answered = cells[header.index("model response")].get_text()
+    assert asked == logged[first.line]["user_message"] and answered == logged[first.line]["raw_response"]
+
+
+def test_dialogue_refuses_a_log_whose_bytes_changed(tmp_path: Path) -> None:
+    from checker.render.timeline import constraint_dialogue
+
+    results_dir = tmp_path / "results"
+    verify_paths([CASES / "minimal-constraint"], None, [SUITE], results_dir=results_dir)
+    r = read_results(next(p for p in results_dir.glob("*.json") if p.name != "index.json"))
+    run = r.runs[0].model_copy(update={"log_sha256": "0" * 64})
+    rows, note = constraint_dialogue(run, Path("/"))
     assert rows is None and "SHA-256" in note

@@ -18,7 +18,7 @@ from checker.render.citation import REPO
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.tables import Column, Table
 from checker.render.text import slug
-from checker.render.timeline import agent_timeline
+from checker.render.timeline import agent_timeline, constraint_dialogue
 from checker.results_model import ResultsFile, RunResult
 
 TURNS_PER_PAGE = 250
@@ -87,16 +87,22 @@ def _metrics(run: RunResult) -> Table:
                  downloads=False)
 
 
-def _turns(run: RunResult, lo: int, hi: int) -> Table:
+def _turns(run: RunResult, lo: int, hi: int, dialogue: dict[int, tuple[str, str]] | None) -> Table:
     rows = []
     for t in (run.turns or [])[lo:hi]:
+        asked, answered = (dialogue or {}).get(t.line, (None, None))
         rows.append({"line": t.line, "problem": t.problem_id, "domain": t.domain, "turn": t.turn_number,
+                     "asked": asked, "answered": answered,
                      "ledger": t.ledger_size, "sat": t.ledger_sat, "answer_ok": t.answer_satisfies_ledger,
                      "correct": t.correct, "channel": t.channel, "mus": ", ".join(t.mus) if t.mus else None,
                      "note": t.solver_error or (None if t.parse else "answer not parsed")})
-    return Table("turns", f"Turns {lo + 1}–{min(hi, len(run.turns or []))}: ledger, answer, SAT, channel, MUS",
+    dialogue_cols = ([Column("asked", "user message", wide=True), Column("answered", "model response", wide=True)]
+                     if dialogue else [])
+    return Table("turns", f"Turns {lo + 1}–{min(hi, len(run.turns or []))}: "
+                 + ("the dialogue (from the log), then " if dialogue else "") + "ledger, answer, SAT, channel, MUS",
                  [Column("line", "line", numeric=True), Column("problem", "problem"), Column("domain", "domain"),
-                  Column("turn", "turn", numeric=True), Column("ledger", "ledger size", numeric=True),
+                  Column("turn", "turn", numeric=True), *dialogue_cols,
+                  Column("ledger", "ledger size", numeric=True),
                   Column("sat", "ledger SAT"), Column("answer_ok", "answer satisfies ledger"),
                   Column("correct", "correct"), Column("channel", "channel"), Column("mus", "MUS"),
                   Column("note", "note")], rows, sortable=False, empty="No turns recorded for this run.",
@@ -121,8 +127,12 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None) -> 
     """
     timeline: list[dict[str, Any]] | None = None
     note = "Timeline not built (no submission tree given)."
+    dialogue: dict[int, tuple[str, str]] | None = None
+    dialogue_note = "Dialogue not shown (no submission tree given)."
     if r.track == "agent" and logs_root is not None:
         timeline, note = agent_timeline(run, logs_root)
+    elif r.track == "constraint" and logs_root is not None:
+        dialogue, dialogue_note = constraint_dialogue(run, logs_root)
     n_turns = len(timeline) if timeline is not None else len(run.turns or [])
     n_pages = max(1, -(-n_turns // TURNS_PER_PAGE))
     commit = r.provenance.commit
@@ -143,10 +153,12 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None) -> 
             "pager": pager if n_pages > 1 else [], "n_turns": n_turns, "gds": run.gds.model_dump() if run.gds else None,
             "gate": _gate(run), "milestones": _milestones(run), "mismatches": _mismatches(run),
             "metrics": _metrics(run),
-            "turns": _turns(run, (p - 1) * TURNS_PER_PAGE, p * TURNS_PER_PAGE) if r.track == "constraint" else None,
+            "turns": (_turns(run, (p - 1) * TURNS_PER_PAGE, p * TURNS_PER_PAGE, dialogue)
+                      if r.track == "constraint" else None),
             "timeline": (_timeline(timeline, (p - 1) * TURNS_PER_PAGE, p * TURNS_PER_PAGE, n_turns)
                          if timeline is not None else None),
-            "timeline_note": note if r.track == "agent" and timeline is None else "",
+            "timeline_note": (note if r.track == "agent" and timeline is None
+                              else dialogue_note if r.track == "constraint" and dialogue is None else ""),
         }
         pages_out.append((md, ctx))
     return pages_out

@@ -35,6 +35,8 @@ class Column:
     """Tooltip text (the metric's definition)."""
     badge: bool = False
     """Show a non-empty value as a badge (why a row is not ranked, a small-n mark); empty shows nothing."""
+    wide: bool = False
+    """Free text a reader reads in full (a user message, a model response): the cell gets room to breathe."""
 
 
 @dataclass

@@ -20,6 +20,7 @@ from checker.errors import LogFormatError
 from checker.logio import read_events
 from checker.results_model import RunResult
 from checker.schema.agent import Beat, Evidence, LevelEvent, MilestoneClaim, PlanStep
+from checker.schema.constraint import Turn
 
 MAX_LOG_BYTES = 512 * 1024 * 1024
 """A log larger than this is not read for the viewer (its page links the raw log instead)."""
@@ -99,3 +100,31 @@ def agent_timeline(run: RunResult, root: Path = Path(".")) -> tuple[list[dict[st
     except (LogFormatError, OSError) as exc:
         return None, f"The log could not be read for the timeline ({exc})."
     return rows, ""
+
+
+DIALOGUE_CHARS = 600
+"""Longest excerpt of a user message or a model response shown per turn (the raw log holds it all)."""
+
+
+def _excerpt(text: str) -> str:
+    return text if len(text) <= DIALOGUE_CHARS else text[:DIALOGUE_CHARS] + f"… ({len(text):,} characters)"
+
+
+def constraint_dialogue(run: RunResult, root: Path = Path(".")) -> tuple[dict[int, tuple[str, str]] | None, str]:
+    """(line -> (user message, model response), note): a constraint run's dialogue read from its log.
+
+    None, with the reason, when the log is not beside the results or its bytes differ from the
+    recorded SHA-256 (the page then shows the recomputed labels only and links the raw log).
+    """
+    path = root / run.path
+    if run.log_sha256 is None or _sha256(path) != run.log_sha256:
+        return None, ("The log is not available beside these results (or its bytes differ from the recorded SHA-256): "
+                      "the dialogue is not shown; follow the raw-log link.")
+    out: dict[int, tuple[str, str]] = {}
+    try:
+        for line, ev in read_events(path):
+            if isinstance(ev, Turn):
+                out[line] = (_excerpt(ev.user_message), _excerpt(ev.raw_response or ""))
+    except (LogFormatError, OSError) as exc:
+        return None, f"The log could not be read for the dialogue ({exc})."
+    return out, ""
