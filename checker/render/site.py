@@ -32,6 +32,7 @@ import jinja2
 from markupsafe import Markup
 
 from checker.errors import DriftboardError, UsageError
+from checker.logio import file_sha256
 from checker.render import pages
 from checker.render.citation import site_url
 from checker.render.context import ChartRef, MetricsContext, ReportedContext, page
@@ -141,16 +142,10 @@ def _manifest_id(folder: Path) -> str | None:
 
 
 def _sha256(path: Path) -> str | None:
-    import hashlib
-
-    h = hashlib.sha256()
     try:
-        with path.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
+        return file_sha256(path)
     except OSError:
         return None
-    return h.hexdigest()
 
 
 def docs_dir_for(out: Path) -> Path:

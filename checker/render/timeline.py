@@ -12,12 +12,11 @@ pass over the log (linear in events) and the rows are paginated by the run viewe
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 from checker.errors import LogFormatError
-from checker.logio import read_events
+from checker.logio import file_sha256, read_events
 from checker.results_model import RunResult
 from checker.schema.agent import Beat, Evidence, LevelEvent, MilestoneClaim, PlanStep
 from checker.schema.constraint import Turn
@@ -27,16 +26,10 @@ MAX_LOG_BYTES = 512 * 1024 * 1024
 
 
 def _sha256(path: Path) -> str | None:
-    h = hashlib.sha256()
     try:
-        if path.stat().st_size > MAX_LOG_BYTES:
-            return None
-        with path.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
+        return None if path.stat().st_size > MAX_LOG_BYTES else file_sha256(path)
     except OSError:
         return None
-    return h.hexdigest()
 
 
 def _aim(params: dict[str, Any] | None) -> str | None:
