@@ -67,6 +67,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.precheck",
     "checker.problem_sets",
     "checker.problems",
+    "checker.provenance",
     "checker.progress",
     "checker.replay",
     "checker.report",

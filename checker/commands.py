@@ -118,16 +118,22 @@ def _echo(text: str, nl: bool = True) -> None:
 def build_command(submissions: Path, results: Path, out: Path, verify: bool = True) -> int:
     """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site."""
     from checker.errors import UsageError
-    from checker.render.site import build_site
+    from checker.render.site import build_site, results_of_tree, stray_results
     from checker.results import INDEX
     from checker.verify import ensure_results
 
     if verify:
         with terminal_progress("verifying runs") as progress:
-            ensure_results(submissions, results, progress)
+            only = ensure_results(submissions, results, progress)
     elif not (results / INDEX).is_file():
         raise UsageError(f"{results}: no {INDEX}; run `driftboard verify` (or `driftboard merge`) first")
-    code = build_site(results, out)
+    else:
+        only = results_of_tree(submissions, results)
+    skipped = stray_results(results, only)
+    if skipped:
+        click.echo(f"build: left out {len(skipped)} results file(s) not verified for this tree: "
+                   + ", ".join(visible(s) for s in skipped), err=True)
+    code = build_site(results, out, only=only, logs_root=Path("."))
     click.echo(built_line(out))
     return code
 

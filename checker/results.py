@@ -7,7 +7,6 @@ give the same bytes, and `driftboard merge` of shard outputs equals a single run
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -32,6 +31,7 @@ from checker.preregistration import (
     evaluate_defeaters,
     evaluate_predictions,
 )
+from checker.provenance import submission_provenance
 from checker.report import plural
 from checker.results_io import INDEX, canonical_json, canonical_with_digest, content_digest, read_results
 from checker.results_model import (
@@ -40,6 +40,7 @@ from checker.results_model import (
     LogDigest,
     NullResults,
     ProblemSetRef,
+    Provenance,
     ResultsFile,
     RunResult,
 )
@@ -62,11 +63,6 @@ class SubmissionInput(Protocol):
     profile: str
     runs: list[RunResult]
     prereg_sha256: str | None
-
-
-def combined_log_digest(digests: list[str]) -> str:
-    """One digest over a set of logs: SHA-256 of their sorted SHA-256s, one per line."""
-    return hashlib.sha256("".join(f"{d}\n" for d in sorted(digests)).encode()).hexdigest()
 
 
 def pooled_rates(runs: list[RunResult]) -> dict[str, dict[str, list[float]]]:
@@ -217,6 +213,7 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         findings=findings,
         manifest=manifest.model_dump(mode="json"),
         reproduce=f"driftboard verify {sub.path}",
+        provenance=submission_provenance(Path(sub.path)) if root is not None else Provenance(),
     )
     # normalise through canonical JSON (what the file holds), then digest
     # (compact: the same values as the indented canonical form, parsed back, at C speed)

@@ -51,6 +51,11 @@ def canonical_with_digest(data: dict[str, Any]) -> str:
     return text[:at] + f'\n  "digest": "{digest}",\n' + text[at + len(line):]
 
 
+def combined_log_digest(digests: list[str]) -> str:
+    """One digest over a set of logs: SHA-256 of their sorted SHA-256s, one per line."""
+    return hashlib.sha256("".join(f"{d}\n" for d in sorted(digests)).encode()).hexdigest()
+
+
 def read_results(path: Path) -> ResultsFile:
     """Read one results file.
 

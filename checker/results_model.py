@@ -464,6 +464,19 @@ class NullResults(_Model):
     triggered_defeaters: list[str] = Field(default_factory=list)
 
 
+class Provenance(_Model):
+    """Dates and commit of a submission folder, from git (`checker.provenance`); None outside git."""
+
+    submitted: str | None = None
+    """Commit date (YYYY-MM-DD, committer time zone) of the first commit that added the folder."""
+    verified: str | None = None
+    """Commit date of the last commit that touched the folder: the date these results are "as of"."""
+    commit: str | None = None
+    """That last commit (full SHA-1): the tree a citation pins."""
+    uncommitted: bool = False
+    """The folder had uncommitted changes when verified (the commit does not hold exactly these logs)."""
+
+
 class ResultsFile(_Model):
     """Everything the checker derived for one submission."""
 
@@ -502,6 +515,8 @@ class ResultsFile(_Model):
     """The manifest as submitted (strings shown escaped on the site)."""
     reproduce: str
     """The command that reproduces these results."""
+    provenance: Provenance = Field(default_factory=Provenance)
+    """Submitted and verified dates and the pinned commit, from git (never the wall clock)."""
     digest: str = ""
     """Content digest of the whole file."""
 

@@ -187,10 +187,14 @@ def verify_to_results(
                         results_dir=results_dir, progress=progress)
 
 
-def ensure_results(submissions: Path, results: Path, progress: Progress | None = None) -> None:
-    """Make sure `results` holds verified results for every submission (verifying with the cache)."""
-    verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None, use_cache=True,
-                      progress=progress)
+def ensure_results(submissions: Path, results: Path, progress: Progress | None = None) -> set[str]:
+    """Make sure `results` holds verified results for every submission (verifying with the cache).
+
+    Returns the ids of the submissions verified now: the tree being built (`build` renders only those).
+    """
+    report = verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None,
+                               use_cache=True, progress=progress)
+    return {sub.results.submission_id for sub in report.submissions if sub.results is not None}
 
 
 PROBLEMS_ROOT = Path("problems")

@@ -40,6 +40,12 @@ def fixture_results() -> list[ResultsFile]:
                 agg: dict[str, Any] = cell["metrics"][key]
                 agg.update(values={s: None for s in agg["values"]}, mean=None, min=None, max=None, ci95=None,
                            n_defined=0)
+        for key, ad in cell["all_declared"].items():
+            ad.update(value=None, n_undefined=ad["n_declared"] - ad["n_worst"],
+                      values={s: (None if v != ad["worst"] or key == "completions" else v) for s, v in ad["values"].items()})
+    for run in undefined["runs"]:
+        if run["verdict"] == "VALID" and "drift_ref_beats" in run["metrics"]:
+            run["metrics"]["drift_ref_beats"] = 0
     return [*base, ResultsFile.model_validate(hostile), ResultsFile.model_validate(undefined)]
 
 

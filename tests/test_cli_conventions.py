@@ -20,6 +20,7 @@ from submission_factory import make_agent_submission
 
 from checker.cli import cli
 from checker.commands import terminal_progress
+from checker.render.citation import site_url
 
 REPORTING = {"validate", "verify", "cite", "ci", "ci-history"}
 """The commands whose output is a report of findings (they take `--format text|json`)."""
@@ -152,13 +153,15 @@ def test_verify_prints_no_progress_when_stderr_is_not_a_terminal(tmp_path, run_l
 
 @pytest.mark.slow
 def test_build_says_how_many_pages_it_wrote_where_and_the_site_url(verified, run_line, tmp_path):
-    _folder, results = verified
+    folder, results = verified
     out = tmp_path / "site"
-    res = run_line(["build", "--no-verify", "--results", str(results), "--out", str(out)])
+    # the tree being built is the submissions folder that holds s-cite (build renders only its results)
+    res = run_line(["build", "--no-verify", "--submissions", str(folder.parent), "--results", str(results),
+                    "--out", str(out)])
     assert res.exit_code == 0, res.output
     pages = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html"))
     assert {"index.html", "404.html", "submissions/s-cite/index.html", "results/s-cite/FULL/index.html"} <= set(pages)
-    assert res.stdout == (f"built {len(pages)} pages into {out} (site URL https://driftboard.github.io/); "
+    assert res.stdout == (f"built {len(pages)} pages into {out} (site URL {site_url()}); "
                           f"preview: driftboard serve --out {out}\n")
 
 

@@ -22,6 +22,7 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -34,6 +35,7 @@ from checker import load
 from checker.ci_summary import annotation_lines, code, escape_data, md, parse_document, render_summary
 from checker.errors import Finding, visible
 from checker.logio import RunLogWriter
+from checker.render.citation import site_url
 from checker.render.text import md_escape
 
 ESC = "\x1b[31m"
@@ -720,6 +722,8 @@ def test_no_payload_becomes_markup_anywhere_in_the_site(hostile_site):
             src = script.get("src")
             if src:  # the theme's and the vendored scripts only, all local files
                 base = site if src.startswith("/") else page.parent  # 404.html links from the site root
+                if src.startswith(urlsplit(site_url()).path):  # ... under the site URL's path (/driftboard/)
+                    src = "/" + src[len(urlsplit(site_url()).path):]
                 target = (base / src.split("?")[0].lstrip("/")).resolve()
                 assert target.is_relative_to(site.resolve()), (page, src)
                 assert target.relative_to(site.resolve()).as_posix() in local_assets, (page, src)

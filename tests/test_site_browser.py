@@ -121,7 +121,7 @@ def test_chart_draws_svg_marks(page, base_url: str) -> None:
 
 def test_table_sorts_on_header_click(page, base_url: str) -> None:
     page.goto(base_url + "leaderboards/agent/")
-    table = page.locator("#table-cells table")
+    table = page.locator("#table-leaderboard table")
     headers = table.locator("thead th")
     labels = [h.strip() for h in headers.all_inner_texts()]
     col = labels.index("reference beats (mean)")
@@ -150,3 +150,136 @@ def test_hostile_title_is_text_and_no_dialog(page, base_url: str) -> None:
     shot(page, "hostile")
     assert page.dialogs == []
     assert page.evaluate("() => document.querySelectorAll('article script, article img[onerror]').length") == 0
+
+
+# ---------------------------------------------------------------- issue 16: ranked, unclipped, accessible
+
+
+def _ranks(page, table: str) -> list[tuple[str, str]]:
+    return page.evaluate(f"""() => Array.from(document.querySelectorAll('{table} tbody tr')).map(
+        tr => [tr.cells[0].innerText.trim(), tr.cells[2].innerText.trim()])""")
+
+
+def test_leaderboard_ranked_in_the_registry_direction(page, base_url: str) -> None:
+    from site_fixtures import fixture_results
+
+    from checker.render.ranking import board
+
+    page.goto(base_url + "leaderboards/agent/")
+    rows = _ranks(page, "#table-leaderboard")
+    ranked = [(int(r), float(f)) for r, f in rows if r not in ("—", "")]
+    assert ranked and [r for r, _f in ranked] == sorted(r for r, _f in ranked) and ranked[0][0] == 1
+    figures = [f for _r, f in ranked]
+    assert figures == sorted(figures), "drift_total is lower-is-better: ascending"
+    tail = rows[len(ranked):]
+    assert tail and all(r in ("—", "") for r, _f in tail), "undefined rows come last, unranked"
+    assert page.locator("#table-leaderboard .db-why", has_text="undefined: 0 reference beats").count() >= 1
+    leader = board("agent", fixture_results()).leaders[0]
+    card = page.locator("#leader-agent .db-first").inner_text()
+    assert leader["cell"] in card and leader["submission_id"] in card
+    assert "lower is better" in page.locator("#leader-agent").inner_text()
+    page.goto(base_url + "leaderboards/constraint/")
+    figs = [float(f) for r, f in _ranks(page, "#table-leaderboard") if r not in ("—", "")]
+    assert figs == sorted(figs, reverse=True), "turn_accuracy is higher-is-better: descending"
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_no_clipped_column_without_a_cue(browser, base_url: str, width: int, tmp_path: Path) -> None:
+    """Every table either fits, or scrolls inside its own box with a visible cue; rank and cell stay in view."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    pg = context.new_page()
+    pg.artifacts = tmp_path / "artifacts"
+    errors: list[str] = []
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    for path in ("", "leaderboards/agent/", "leaderboards/constraint/", "results/synthetic-0000/FULL/",
+                 "runs/synthetic-0000/synthetic-0000-FULL-s1/"):
+        pg.goto(base_url + path)
+        pg.wait_for_load_state("networkidle")
+        assert pg.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1"), \
+            f"{path} at {width}px: the page itself scrolls sideways"
+        bad = pg.evaluate("""() => Array.from(document.querySelectorAll('div.db-table')).filter(t => {
+            const s = t.querySelector('.db-scroll'); if (!s) return false;
+            const wide = s.scrollWidth > s.clientWidth + 1;
+            const cue = getComputedStyle(t, '::before').content;
+            return wide && !(t.classList.contains('db-overflow') && cue && cue !== 'none');
+        }).map(t => t.id)""")
+        assert bad == [], f"{path} at {width}px: columns hidden without a cue in {bad}"
+        article = pg.locator("article").bounding_box()
+        for cell in pg.locator("div.db-table table").all():
+            box = cell.bounding_box()
+            assert box is None or box["x"] >= article["x"] - 1, f"{path}: a table starts left of the text column"
+        if path.startswith("leaderboards/agent"):
+            box = pg.locator("#table-leaderboard .db-scroll").first
+            box.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+            pg.wait_for_timeout(100)
+            first = pg.locator("#table-leaderboard tbody tr td:nth-child(2)").first.bounding_box()
+            frame = box.bounding_box()
+            assert first["x"] >= frame["x"] - 1 and first["x"] + first["width"] <= frame["x"] + frame["width"] + 1, \
+                "the cell column stays in view while the table scrolls"
+        shot(pg, f"{path.strip('/').replace('/', '_') or 'home'}-{width}")
+    assert errors == [], errors
+    context.close()
+
+
+def test_accessibility_axe(page, base_url: str) -> None:
+    axe_mod = pytest.importorskip("axe_playwright_python.sync_playwright")
+    axe = axe_mod.Axe()
+    for path in ("", "leaderboards/agent/", "results/synthetic-0000/FULL/", "runs/synthetic-0002/"
+                 "synthetic-0002-qwen3-8b-baseline-s1/"):
+        page.goto(base_url + path)
+        page.wait_for_load_state("networkidle")
+        result = axe.run(page)
+        serious = [v for v in result.response["violations"] if v.get("impact") in ("serious", "critical")]
+        assert serious == [], f"{path}: " + "; ".join(f"{v['id']} ({len(v['nodes'])} nodes): {v['help']}"
+                                                      for v in serious)
+
+
+def test_run_viewer_agent_and_constraint(page, base_url: str) -> None:
+    page.goto(base_url + "results/synthetic-0000/FULL/")
+    page.locator("a", has_text="synthetic-0000-FULL-s1").first.click()
+    page.wait_for_load_state("load")
+    assert "runs/synthetic-0000/synthetic-0000-FULL-s1/" in page.url
+    assert page.locator("#table-gate tbody tr").count() >= 1
+    raw = page.locator("#raw-log").inner_text()
+    assert "SHA-256" in raw and "not committed" in raw  # fixture results carry no commit: no pinned link
+    page.goto(base_url + "runs/synthetic-0002/synthetic-0002-qwen3-8b-baseline-s1/")
+    assert page.locator("h1").inner_text().startswith("Run ")
+    assert page.errors == []
+
+
+def test_page_without_charts_loads_no_vega_and_no_search_index_until_searched(browser, base_url: str) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    pg = context.new_page()
+    urls: list[str] = []
+    sizes: list[int] = []
+    pg.on("response", lambda r: (urls.append(r.url), sizes.append(len(r.body()) if r.ok else 0)))
+    pg.goto(base_url + "submissions/")
+    pg.wait_for_load_state("networkidle")
+    assert not any("vega" in u for u in urls), "Vega loads only on pages with charts"
+    assert not any("search_index.json" in u or "/workers/search" in u for u in urls)
+    weight = sum(sizes)
+    assert weight < 400_000, f"{weight} bytes"  # uncompressed; the theme's CSS and JS are ~265 KB of it
+    pg.locator(".md-search__input").click()
+    pg.locator(".md-search__input").fill("drift")
+    pg.wait_for_selector(".md-search-result__item", timeout=15000)
+    assert any("search_index.json" in u for u in urls)
+    context.close()
+
+
+def test_facet_filters_rows(page, base_url: str) -> None:
+    page.goto(base_url + "leaderboards/agent/")
+    select = page.locator("#table-leaderboard select[data-facet='data']")
+    real = select.locator("option", has_text="real").get_attribute("value")
+    select.select_option(real)
+    shown = page.evaluate("""() => Array.from(document.querySelectorAll('#table-leaderboard tbody tr'))
+        .filter(tr => !tr.hidden).map(tr => tr.cells[1].innerText.trim())""")
+    rows = page.locator("#table-leaderboard tbody tr")
+    assert shown and len(shown) < rows.count()
+    links = page.evaluate("""() => Array.from(document.querySelectorAll('#table-leaderboard tbody tr'))
+        .filter(tr => !tr.hidden).map(tr => tr.querySelector('a[href*="submissions/"]').getAttribute('href'))""")
+    assert all("zz-hostile" in h for h in links), links  # the fixture's one real (non-synthetic) submission
+    assert "rows shown" in page.locator("#table-leaderboard .db-facet-count").inner_text()
+    select.select_option("")
+    assert page.evaluate("() => Array.from(document.querySelectorAll('#table-leaderboard tbody tr')).every(tr => !tr.hidden)")

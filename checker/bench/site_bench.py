@@ -40,6 +40,18 @@ def _agg(values: dict[str, float | int | None]) -> dict[str, Any]:
             "ci95": [min(defined), max(defined)] if len(defined) >= 2 else None}
 
 
+def _all_declared(values: dict[str, float | int | None], worst: float) -> dict[str, Any]:
+    """An all-declared figure: a seed missing from `values` (not VALID) counts as `worst`; undefined seeds are left out."""
+    per: dict[str, float | None] = {}
+    for s in SEEDS:
+        v = values.get(s, worst) if s in values else worst
+        per[s] = float(v) if v is not None else None
+    defined = [v for v in per.values() if v is not None]
+    return {"value": round(sum(defined) / len(defined), 10) if defined else None, "worst": worst,
+            "n_declared": len(SEEDS), "n_worst": sum(1 for s in SEEDS if s not in values),
+            "n_undefined": sum(1 for v in per.values() if v is None), "values": per}
+
+
 def _gate(rng: random.Random) -> dict[str, dict[str, Any]]:
     """A synthetic gate table in the shape of `GateConditions` (random statuses, plausible numbers)."""
     common: dict[str, dict[str, Any]] = {
@@ -102,6 +114,8 @@ def _agent(sid: str, rng: random.Random) -> dict[str, Any]:
                       "seeds_reported": list(SEEDS), "runs": len(SEEDS), "valid_runs": len(per["llm_calls"]),
                       "verdicts": verdicts,
                       "metrics": {k: _agg(v) for k, v in per.items() if v},
+                      "n_declared": 0 if comparator else len(SEEDS),
+                      "all_declared": {} if comparator else {"drift_total": _all_declared(per["drift_total"], 1.0)},
                       "log_sha256": sorted(_sha(f"{sid}-{cell}-{s}") for s in SEEDS), "digest": _sha(sid + cell)})
     return {"runs": runs, "cells": cells}
 
@@ -143,6 +157,7 @@ def _constraint(sid: str, rng: random.Random) -> dict[str, Any]:
         cells.append({"result_id": f"{sid}/{cell}", "cell": cell, "seeds_declared": list(SEEDS),
                       "seeds_reported": list(SEEDS), "runs": len(SEEDS), "valid_runs": len(SEEDS),
                       "verdicts": {"VALID": len(SEEDS)}, "metrics": {"turn_accuracy": _agg(acc)},
+                      "n_declared": len(SEEDS), "all_declared": {"turn_accuracy": _all_declared(acc, 0.0)},
                       "tables": {"track": "constraint", "overall": overall, "by_depth": {"per_turn": per_turn}},
                       "log_sha256": sorted(_sha(f"{sid}-{cell.replace('/', '-')}-{s}") for s in SEEDS),
                       "digest": _sha(sid + cell)})
@@ -172,7 +187,7 @@ def synthetic_results(n: int, seed: int = 7, title_prefix: str = "Synthetic subm
             "null_results": {"valid_runs": len(valid), "runs": len(body["runs"]),
                              "completions": 0 if track == "agent" and valid else None, "headline": headline,
                              "triggered_defeaters": ["D1"] if i % 4 == 0 else []},
-            "runs": body["runs"], "cells": body["cells"],
+            "runs": body["runs"], "cells": body["cells"], "ranked": True,
             "prereg_check": {"missing": [{"cell": "FULL", "seed": "s6"}] if i % 5 == 0 else [],
                              "undeclared": [], "digest_mismatch": []},
             "defeaters": [{"id": "D1", "text": "bind above 0.5 in FULL", "metric": "gds_bind", "op": ">",

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 import altair as alt
 
-COMPONENT_COLORS = {"bind": "#d62728", "abandon": "#ff7f0e", "aligned": "#2ca02c"}
-CHANNEL_COLORS = {"consistent": "#2ca02c", "drift": "#ff7f0e", "contradiction": "#d62728", "other": "#7f7f7f"}
-STATUS_COLORS = {"PASS": "#2ca02c", "FAIL": "#d62728", "N/A": "#9e9e9e"}
+# Okabe & Ito's colour-blind-safe palette (vermillion, orange, bluish green, sky blue, grey): the
+# parts stay distinguishable under protanopia, deuteranopia and tritanopia, and in dark mode.
+COMPONENT_COLORS = {"bind": "#D55E00", "abandon": "#E69F00", "aligned": "#009E73"}
+CHANNEL_COLORS = {"consistent": "#009E73", "drift": "#E69F00", "contradiction": "#D55E00", "other": "#56B4E9"}
+STATUS_COLORS = {"PASS": "#009E73", "FAIL": "#D55E00", "N/A": "#999999"}
+PARTS = {"agent": COMPONENT_COLORS, "constraint": CHANNEL_COLORS}
+"""The decomposition of each track, in stacking order."""
 
 
 def _scale(colors: dict[str, str]) -> alt.Scale:
@@ -62,12 +67,50 @@ def _channels() -> str:
 @cache
 def _depth() -> str:
     """Accuracy by turn number, one line per model x method."""
-    chart = alt.Chart(alt.Data(name="depth")).mark_line(point=True).encode(
+    base = alt.Chart(alt.Data(name="depth")).encode(
         x=alt.X("turn:O", title="turn"),
         y=alt.Y("accuracy:Q", title="accuracy (correct / turns)", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("group:N", title="model × method"),
-        tooltip=["group:N", "turn:O", alt.Tooltip("accuracy:Q", format=".3f"), "turns:Q"],
-    ).properties(width="container", height=240)
+        tooltip=["group:N", "turn:O", alt.Tooltip("accuracy:Q", format=".3f"), "correct:Q", "turns:Q"],
+    )
+    # honest axes: each point's area shows how many turns stand behind it (the tooltip gives the number)
+    points = base.mark_point(filled=True).encode(size=alt.Size("turns:Q", title="turns behind the point",
+                                                                scale=alt.Scale(zero=True)))
+    chart = alt.layer(base.mark_line(), points).properties(width="container", height=240)
+    return json.dumps(chart.to_dict())
+
+
+@cache
+def _cells(track: str) -> str:
+    """Per cell (one row each, in rank order): the stacked decomposition of its means, with n in the label.
+
+    Layers: `means` (stacked shares), `ci` (bootstrap 95% intervals at the part boundaries, when a
+    cell has enough seeds for one) and `undefined` (an explicit "undefined: why" mark for cells whose
+    decomposition is undefined, so they never silently drop out of the chart).
+    """
+    colors = PARTS[track]
+    y = alt.Y("label:N", title=None, sort=None, axis=alt.Axis(labelLimit=360))
+    bars = alt.Chart(alt.Data(name="means")).mark_bar().encode(
+        y=y,
+        x=alt.X("share:Q", title="share (mean over valid seeds)" if track == "agent" else "share of turns with a ledger",
+                stack="zero", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("part:N", scale=_scale(colors), title="part", sort=list(colors),
+                        legend=alt.Legend(orient="bottom", direction="horizontal")),
+        order=alt.Order("order:Q"),
+        tooltip=["label:N", "part:N", alt.Tooltip("share:Q", format=".3f"), "n:N"],
+    )
+    ci = alt.Chart(alt.Data(name="ci")).mark_rule(strokeWidth=2, color="#000000").encode(
+        y=y, x=alt.X("lo:Q"), x2=alt.X2("hi:Q"),
+        tooltip=["label:N", "boundary:N", alt.Tooltip("lo:Q", format=".3f"), alt.Tooltip("hi:Q", format=".3f")],
+    )
+    undefined = alt.Chart(alt.Data(name="undefined")).mark_text(align="left", dx=4, fontStyle="italic").encode(
+        y=y, x=alt.value(0), text="why:N", tooltip=["label:N", "why:N"],
+    )
+    undefined_box = alt.Chart(alt.Data(name="undefined")).mark_bar(
+        fill="transparent", stroke="#999999", strokeDash=[4, 3]).encode(
+        y=y, x=alt.datum(0), x2=alt.datum(1))
+    # bars first: the y domain follows the first layer's data order (rank order), undefined rows after
+    chart = alt.layer(bars, ci, undefined_box, undefined).properties(width="container", height=alt.Step(26))
     return json.dumps(chart.to_dict())
 
 
@@ -84,7 +127,16 @@ def _gate() -> str:
     return json.dumps(chart.to_dict())
 
 
-_KINDS = {"decomposition": _decomposition, "channels": _channels, "depth": _depth, "gate": _gate}
+def _cells_agent() -> str:
+    return _cells("agent")
+
+
+def _cells_constraint() -> str:
+    return _cells("constraint")
+
+
+_KINDS: dict[str, Callable[[], str]] = {"decomposition": _decomposition, "channels": _channels, "depth": _depth, "gate": _gate,
+          "cells-agent": _cells_agent, "cells-constraint": _cells_constraint}
 
 
 def spec(kind: str, datasets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:

@@ -11,6 +11,33 @@ from typing import Any, NotRequired, TypedDict
 from checker.render.tables import Table
 
 
+class BoardRef(TypedDict):
+    """A track's ranked leaderboard as a page shows it (see `checker.render.ranking`)."""
+
+    track: str
+    label: str
+    href: str
+    metric: str
+    direction: str
+    """"higher is better ↑" or "lower is better ↓" (from the metric registry)."""
+    table: Table
+    unranked: Table
+    leaders: list[dict[str, Any]]
+    n_ranked: int
+    n_undefined: int
+    n_unranked: int
+    excluded_because: list[tuple[str, int]]
+    """(reason, cells) for the submissions the integrity rules leave unranked."""
+    chart: NotRequired[ChartRef]
+
+
+class Release(TypedDict):
+    """What the site's results are "as of" (derived from the results files, never the clock)."""
+
+    id: str
+    as_of: str | None
+
+
 class ChartRef(TypedDict):
     """A Vega-Lite chart: where its spec is, what it shows in words, and its data as a table."""
 
@@ -67,6 +94,8 @@ class HomeContext(PageContext):
     mechanism_tables: list[Table]
     charts: list[ChartRef]
     tracks: list[Link]
+    boards: list[BoardRef]
+    release: Release
 
 
 class TrackContext(PageContext):
@@ -80,6 +109,10 @@ class TrackContext(PageContext):
     charts: list[ChartRef]
     definition: str
     """Site-relative path of the hand-written track definition page, or empty."""
+    board: BoardRef
+    release: Release
+    headline: str
+    """The null-result line shown before any mechanism number."""
 
 
 class SubmissionsContext(PageContext):
@@ -172,6 +205,12 @@ class CellContext(PageContext):
     bibtex: str
     digest: str
     reproduce: str
+    cite: str
+    """Byte for byte what `driftboard cite ID/CELL` prints."""
+    verified: str | None
+    commit: str | None
+    charts: list[ChartRef]
+    run_links: list[Link]
 
 
 class ReportedContext(PageContext):

@@ -8,7 +8,7 @@ silently fall behind the scorers (`tests/test_metric_docs.py`).
 
 from __future__ import annotations
 
-from checker.metrics import MAX_DEPTH, declarations, documented, get, header
+from checker.metrics import MAX_DEPTH, RANK_BY, declarations, documented, get, header
 from checker.render.context import MetricDoc
 
 
@@ -33,4 +33,23 @@ def worst_means(name: str) -> str:
 METRICS: list[MetricDoc] = entries()
 """Every entry of the metrics page."""
 
-__all__ = ["MAX_DEPTH", "METRICS", "documented", "header", "worst_means"]
+
+
+def rank_metric(track: str) -> str:
+    """The metric whose all-declared figure orders a track's leaderboard (`checker.metrics.RANK_BY`)."""
+    return RANK_BY[track]
+
+
+def higher_is_better(name: str) -> bool | None:
+    """The metric's direction from the registry (None: descriptive, no direction)."""
+    metric = get(name)
+    return metric.higher_is_better if metric is not None else None
+
+
+def definition(name: str) -> str:
+    """The metric's definition (a tooltip), or empty when it is not declared."""
+    metric = get(name)
+    return metric.definition if metric is not None else ""
+
+
+__all__ = ["MAX_DEPTH", "METRICS", "definition", "documented", "header", "higher_is_better", "rank_metric", "worst_means"]

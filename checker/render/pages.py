@@ -13,12 +13,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from checker.errors import visible
-from checker.render import charts
+from checker.render import charts, ranking
+from checker.render.citation import cite_text
 from checker.render.context import (
+    BoardRef,
     CellContext,
     ChartRef,
     HomeContext,
     Link,
+    Release,
     SubmissionContext,
     SubmissionsContext,
     SummaryRow,
@@ -26,7 +29,9 @@ from checker.render.context import (
     page,
 )
 from checker.render.evidence import cell_coverage, prereg_label, submission_coverage
-from checker.render.metrics import header, worst_means
+from checker.render.metrics import header, higher_is_better, worst_means
+from checker.render.paths import cell_path, root_of, submission_path, url_of
+from checker.render.runs import run_path
 from checker.render.tables import Column, Table
 from checker.render.text import slug
 from checker.render.turns import turn_table
@@ -38,34 +43,6 @@ TRACK_LABELS = {"agent": "Agent track: commitment vs binding drift",
 AGENT_COMPONENTS = ("bind", "abandon", "aligned")
 CONSTRAINT_CHANNELS = ("consistent", "drift", "contradiction", "other")
 STATUS_LABELS = {"PASS": "PASS", "FAIL": "FAIL", "NOT_APPLICABLE": "N/A"}
-
-
-# ---------------------------------------------------------------- paths
-
-
-def submission_path(r: ResultsFile) -> str:
-    """Docs-relative Markdown path of a submission page."""
-    return f"submissions/{slug(r.submission_id)}.md"
-
-
-def cell_path(r: ResultsFile, cell: str) -> str:
-    """Docs-relative Markdown path of a cell permalink page (`results/<id>/<cell>.md`)."""
-    return f"results/{slug(r.submission_id)}/{slug(cell)}.md"
-
-
-def url_of(md_path: str) -> str:
-    """Site-relative URL of a Markdown page with directory URLs (`a/b.md` -> `a/b/`, `a/index.md` -> `a/`)."""
-    stem = md_path.removesuffix(".md")
-    if stem == "index":
-        return ""
-    if stem.endswith("/index"):
-        return stem.removesuffix("index")
-    return stem + "/"
-
-
-def root_of(md_path: str) -> str:
-    """Relative prefix from a page's URL back to the site root."""
-    return "../" * url_of(md_path).count("/")
 
 
 # ---------------------------------------------------------------- helpers
@@ -352,7 +329,105 @@ def track_charts(track: str, results: list[ResultsFile], files: dict[str, str], 
     return out
 
 
+# ---------------------------------------------------------------- ranked boards and their charts
+
+
+def release_of(results: list[ResultsFile]) -> Release:
+    """The release the results make up: the newest verification date and its commit (never the clock).
+
+    The id is `<YYYY-MM-DD>+<commit[:7]>` of the most recently verified submission (ties: the larger
+    commit id), so the same results give the same id; without committed results it says so.
+    """
+    dated = sorted((r.provenance.verified, r.provenance.commit or "") for r in results if r.provenance.verified)
+    if not dated:
+        return {"id": "unreleased (results not committed)", "as_of": None}
+    day, commit = dated[-1]
+    return {"id": f"{day}+{commit[:7]}" if commit else str(day), "as_of": day}
+
+
+def parts_data(track: str, items: list[tuple[str, ResultsFile, CellResult, str]]) -> dict[str, list[dict[str, Any]]]:
+    """Datasets of the per-cell decomposition chart (`charts._cells`): means, intervals, undefined marks.
+
+    `items` are (label, results, cell, why-undefined) in the order the chart lists them.
+    """
+    means: list[dict[str, Any]] = []
+    ci: list[dict[str, Any]] = []
+    undefined: list[dict[str, Any]] = []
+    for label, _r, c, why in items:
+        if track == "agent":
+            parts = [(p, c.metrics.get(f"gds_{p}")) for p in AGENT_COMPONENTS]
+            k = c.metrics["gds_bind"].n_defined if "gds_bind" in c.metrics else 0
+            n = c.metrics["gds_bind"].n if "gds_bind" in c.metrics else c.valid_runs
+            values = [(p, agg.mean if agg is not None else None) for p, agg in parts]
+            note = f"{k} of {n} valid seeds defined"
+            for boundary, name in (("bind", "gds_bind"), ("bind + abandon", "drift_total")):
+                agg = c.metrics.get(name)
+                if agg is not None and agg.ci95 is not None:
+                    ci.append({"label": label, "boundary": boundary, "lo": agg.ci95[0], "hi": agg.ci95[1]})
+        else:
+            overall = _get(c.tables, "overall") or {}
+            values = [(ch, _num(overall.get(f"{ch}_share"))) for ch in CONSTRAINT_CHANNELS]
+            note = f"{_num(overall.get('ledger_turns')) or 0} turns with a ledger"
+        if all(v is None for _p, v in values):
+            undefined.append({"label": label, "why": why or "undefined"})
+            continue
+        for order, (part, v) in enumerate(values):
+            if v is not None:
+                means.append({"label": label, "part": part, "share": v, "order": order, "n": note})
+    return {"means": means, "ci": ci, "undefined": undefined}
+
+
+def _board_chart(b: Any, results: list[ResultsFile], files: dict[str, str], prefix: str) -> ChartRef:
+    by_id = {r.submission_id: r for r in results}
+    items = []
+    for row in b.table.rows:
+        r = by_id[row["submission_id"]]
+        cell = next(c for c in r.cells if c.cell == row["cell"])
+        rank = f"#{row['rank']} " if row["rank"] is not None else "— "
+        items.append((f"{rank}{row['cell']} · {row['submission_id']}", r, cell, row["why"]))
+    data = parts_data(b.track, items)
+    what = "bind / abandon / aligned" if b.track == "agent" else "consistent / drift / contradiction / other"
+    table = Table(f"parts-{b.track}", "Decomposition per cell, in rank order (the chart's data)",
+                  [Column("label", "cell"), Column("part", "part"), Column("share", "share", numeric=True),
+                   Column("n", "n")], data["means"] + [{"label": u["label"], "part": u["why"]} for u in data["undefined"]],
+                  empty="No cells.")
+    return _chart(f"parts-{b.track}", f"cells-{b.track}", data,
+                  f"Stacked bars, one per cell in rank order: {what} shares (means over valid seeds), with 95% "
+                  "bootstrap intervals where a cell has enough seeds and the number of seeds or turns behind each "
+                  f"bar in its tooltip; {len(data['undefined'])} cell(s) drawn as an explicit 'undefined' mark. "
+                  "The same numbers are in the table below.", table, files, prefix)
+
+
+def board_ref(track: str, results: list[ResultsFile], files: dict[str, str] | None, prefix: str,
+              name: str = "leaderboard") -> BoardRef:
+    """A track's ranked leaderboard (and, when `files` is given, its decomposition chart)."""
+    b = ranking.board(track, results, name=name)
+    higher = higher_is_better(b.metric)
+    ref: BoardRef = {"track": track, "label": TRACK_LABELS[track], "href": f"leaderboards/{track}/", "metric": b.metric,
+                     "direction": "higher is better ↑" if higher else "lower is better ↓", "table": b.table,
+                     "unranked": b.unranked, "leaders": b.leaders, "n_ranked": b.n_ranked,
+                     "n_undefined": b.n_undefined, "n_unranked": len(b.unranked.rows),
+                     "excluded_because": b.excluded_because}
+    if files is not None:
+        ref["chart"] = _board_chart(b, results, files, prefix)
+    return ref
+
+
 # ---------------------------------------------------------------- pages
+
+
+HOME_ROWS = 10
+"""Rows of each track's leaderboard shown on the home page (the track page lists them all)."""
+
+
+def _home_board(b: BoardRef) -> BoardRef:
+    """The home page's cut of a board: the first `HOME_ROWS` rows, saying how many more the track page lists."""
+    t = b["table"]
+    n = len(t.rows)
+    if n > HOME_ROWS:
+        t.rows = t.rows[:HOME_ROWS]
+        t.caption += f" (first {HOME_ROWS} of {n} rows; the track's leaderboard lists every row)"
+    return b
 
 
 def home_context(results: list[ResultsFile], tracks: list[str], files: dict[str, str]) -> HomeContext:
@@ -360,7 +435,7 @@ def home_context(results: list[ResultsFile], tracks: list[str], files: dict[str,
     valid = sum(r.null_results.valid_runs for r in results)
     agent = [r for r in results if r.track == "agent"]
     completions = [r.null_results.completions for r in agent if r.null_results.completions is not None]
-    mech = [cell_table(t, [r for r in results if r.track == t], name=f"{t}-cells") for t in tracks]
+    mech: list[Table] = []  # the ranked boards replaced the per-submission mechanism tables on the home page
     return {
         **page("", "Home"),  # type: ignore[typeddict-item]
         "n_submissions": len(results), "n_runs": sum(r.null_results.runs for r in results), "n_valid": valid,
@@ -369,7 +444,22 @@ def home_context(results: list[ResultsFile], tracks: list[str], files: dict[str,
         "constraint_valid_runs": sum(r.null_results.valid_runs for r in results if r.track == "constraint"),
         "null_table": null_table(results), "mechanism_tables": mech, "charts": [],
         "tracks": [{"text": TRACK_LABELS[t], "href": f"leaderboards/{t}.md"} for t in tracks],
+        "boards": [_home_board(board_ref(t, results, None, "", name=f"{t}-leaderboard")) for t in tracks],
+        "release": release_of(results),
     }
+
+
+def _track_headline(track: str, subset: list[ResultsFile]) -> str:
+    """The track's null-result line: completions (agent) and valid runs, before any mechanism number."""
+    valid = sum(r.null_results.valid_runs for r in subset)
+    runs = sum(r.null_results.runs for r in subset)
+    defeaters = sum(len(r.null_results.triggered_defeaters) for r in subset)
+    if track == "agent":
+        done = [r.null_results.completions for r in subset if r.null_results.completions is not None]
+        head = f"{sum(done) if done else '—'} completions across {valid} valid runs"
+    else:
+        head = f"{valid} valid runs"
+    return f"{head} ({runs} reported, {len(subset)} submissions); {defeaters} pre-registered defeaters triggered."
 
 
 def track_context(track: str, results: list[ResultsFile], files: dict[str, str], has_definition: bool) -> TrackContext:
@@ -382,6 +472,8 @@ def track_context(track: str, results: list[ResultsFile], files: dict[str, str],
         "null_table": null_table(subset), "cell_table": cell_table(track, subset),
         "charts": track_charts(track, subset, files, f"assets/charts/leaderboards/{track}"),
         "definition": f"../tracks/{track}.md" if has_definition else "",
+        "board": board_ref(track, subset, files, f"assets/charts/leaderboards/{track}"),
+        "release": release_of(results), "headline": _track_headline(track, subset),
     }
 
 
@@ -420,14 +512,15 @@ def gate_table(r: ResultsFile, runs: list[RunResult], name: str = "gate") -> Tab
     rows = []
     for run in runs:
         row: dict[str, Any] = {"run_id": run.run_id, "cell": run.cell, "seed": run.seed, "verdict": run.verdict,
-                               "reasons": "; ".join(run.reasons)}
+                               "reasons": "; ".join(run.reasons), "run_href": url_of(run_path(r, run))}
         if r.track == "constraint":
             row["turns"] = _num(run.metric("turns"))
             row["turn_accuracy"] = _num(run.metric("turn_accuracy"))
         for cond, c in run.gate.items() if run.gate is not None else ():
             row[cond] = f"{STATUS_LABELS[c.status]} ({c.note})" if c.note else STATUS_LABELS[c.status]
         rows.append(row)
-    cols = [Column("run_id", "run"), Column("cell", "cell"), Column("seed", "seed"), Column("verdict", "verdict")]
+    cols = [Column("run_id", "run", link="run_href"), Column("cell", "cell"), Column("seed", "seed"),
+            Column("verdict", "verdict")]
     if r.track == "constraint":
         cols += [Column("turns", "turns", numeric=True), Column("turn_accuracy", "accuracy", numeric=True)]
     cols += [Column(c, c) for c in conds] + [Column("reasons", "reasons")]
@@ -602,7 +695,28 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
     }
 
 
-def cell_context(r: ResultsFile, c: CellResult, site_url: str) -> CellContext:
+def _cell_charts(r: ResultsFile, c: CellResult, files: dict[str, str], md: str) -> list[ChartRef]:
+    """The cell's own decomposition chart (an explicit "undefined" mark when it has none)."""
+    if c.comparator:
+        return []
+    b = ranking.cell_row(r, c, ranking.rank_metric(r.track))
+    why = b["why"] or ranking.why_undefined(r, c, ranking.rank_metric(r.track))
+    data = parts_data(r.track, [(c.cell, r, c, why)])
+    table = Table("parts", "Decomposition of this cell (the chart's data)",
+                  [Column("part", "part"), Column("share", "share", numeric=True), Column("n", "n")],
+                  data["means"], empty=why or "Undefined.")
+    return [_chart("parts", f"cells-{r.track}", data,
+                   ("Stacked bar of this cell's decomposition: bind / abandon / aligned shares of reference beats "
+                    "(means over valid seeds) with 95% bootstrap intervals when there are enough seeds"
+                    if r.track == "agent" else
+                    "Stacked bar of this cell's decomposition: consistent / drift / contradiction / other shares of "
+                    "the turns with a ledger")
+                   + "; an undefined decomposition is drawn as an explicit 'undefined' mark. The same numbers are in "
+                   "the table below.", table, files,
+                   "assets/charts/" + md.removesuffix(".md"))]
+
+
+def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, str] | None = None) -> CellContext:
     """`results/<id>/<cell>.md`: the permalink of one per-cell result."""
     md = cell_path(r, c.cell)
     rows = []
@@ -651,6 +765,9 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str) -> CellContext:
         "logs": _logs_table(r, set(c.log_sha256)),
         "track_tables": safe_json(c.tables).rstrip("\n"),
         "bibtex": bibtex(r, c, site_url), "digest": c.digest, "reproduce": visible(r.reproduce),
+        "cite": cite_text(r, c.cell, site_url), "verified": r.provenance.verified, "commit": r.provenance.commit,
+        "charts": _cell_charts(r, c, files, md) if files is not None else [],
+        "run_links": [],
     }
 
 

@@ -18,6 +18,7 @@ them (it gets a fixed `SOURCE_DATE_EPOCH`, see `BUILD_EPOCH`; `tests/test_determ
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import logging
 import os
@@ -31,10 +32,13 @@ import jinja2
 from markupsafe import Markup
 
 from checker.errors import DriftboardError, UsageError
+from checker.logio import file_sha256
 from checker.render import pages
+from checker.render.citation import site_url
 from checker.render.context import ChartRef, MetricsContext, ReportedContext, page
 from checker.render.hooks import fragments_path
 from checker.render.metrics import METRICS, documented
+from checker.render.runs import run_pages
 from checker.render.tables import Column, Table, write_downloads
 from checker.render.text import fmt, md_escape, slug, sort_key
 from checker.results_model import ResultsFile
@@ -42,7 +46,8 @@ from checker.results_model import ResultsFile
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TRACKS = ("agent", "constraint")
-SITE_URL = "https://driftboard.github.io/"
+SITE_URL = site_url()
+"""The one base URL (`site_url` in mkdocs.yml; `checker.render.citation`)."""
 REPORTED_DIRS = ("checker/baselines/reported", "data/reported")
 """Where the "reported, not verified" datasets live (CSV or JSON files), first existing wins."""
 MARKER = ".driftboard-generated"
@@ -70,22 +75,77 @@ def environment() -> jinja2.Environment:
     env.filters["md"] = md_escape
     env.filters["fmt"] = fmt
     env.filters["sortkey"] = lambda v: "-Infinity" if v is None else sort_key(v)
+    # facet filters match rows by a digest of the value: no submitted string in an attribute
+    env.filters["facetkey"] = lambda v: hashlib.sha256(str(v).encode("utf-8")).hexdigest()[:16]
     return env
 
 
-def load_results(results_dir: Path) -> list[ResultsFile]:
-    """Every results file in the folder (not `index.json`, not shards), sorted by submission id."""
+def load_results(results_dir: Path, only: set[str] | None = None) -> list[ResultsFile]:
+    """Every results file in the folder (not `index.json`, not shards), or those of `only`, sorted by id."""
     from checker.results_io import INDEX, read_results
 
     if not results_dir.is_dir():
         raise UsageError(f"{results_dir}: no results folder; run `driftboard verify` or `driftboard build` first")
-    out = [read_results(p) for p in sorted(results_dir.glob("*.json"))
-           if p.name != INDEX and not p.name.startswith("shard-")]
+    paths = ([results_dir / f"{i}.json" for i in sorted(only)] if only is not None else
+             [p for p in sorted(results_dir.glob("*.json")) if p.name != INDEX and not p.name.startswith("shard-")])
+    out = [read_results(p) for p in paths]
     ids = [r.submission_id for r in out]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise UsageError(f"{results_dir}: submission id(s) appear in more than one results file: {', '.join(dupes)}")
     return sorted(out, key=lambda r: r.submission_id)
+
+
+def results_of_tree(submissions: Path, results_dir: Path) -> set[str]:
+    """Ids of the results files in `results_dir` that were verified from this tree's `submissions`.
+
+    A results file belongs to the tree when its submission folder is under `submissions` and every
+    log it names exists with the recorded SHA-256 (`build --no-verify` after `verify` or `merge`):
+    results left by tests, another branch or an older tree are not published.
+    """
+    from checker.results_io import INDEX, read_results
+
+    tree = submissions.resolve()
+    out: set[str] = set()
+    for path in sorted(results_dir.glob("*.json")):
+        if path.name == INDEX or path.name.startswith("shard-"):
+            continue
+        r = read_results(path)
+        folder = Path(r.reproduce.removeprefix("driftboard verify ").strip())
+        if not folder.resolve().is_relative_to(tree) or not folder.is_dir() or _manifest_id(folder) != r.submission_id:
+            continue
+        if all(_sha256(Path(log.path)) == log.sha256 for log in r.logs):
+            out.add(r.submission_id)
+    return out
+
+
+def stray_results(results_dir: Path, only: set[str] | None) -> list[str]:
+    """Results files in `results_dir` whose submission is not in `only` (left out of the build), sorted."""
+    from checker.results_io import INDEX
+
+    if only is None:
+        return []
+    return sorted(p.stem for p in results_dir.glob("*.json")
+                  if p.name != INDEX and not p.name.startswith("shard-") and p.stem not in only)
+
+
+def _manifest_id(folder: Path) -> str | None:
+    """The `id:` of a submission folder's manifest (a top-level scalar line; None when absent)."""
+    import re
+
+    try:
+        text = (folder / "submission.yaml").read_text(encoding="utf-8")[:1_000_000]
+    except (OSError, UnicodeDecodeError):
+        return None
+    match = re.search(r"^id:[ \t]*['\"]?([^'\"\s#]+)", text, flags=re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        return file_sha256(path)
+    except OSError:
+        return None
 
 
 def docs_dir_for(out: Path) -> Path:
@@ -99,17 +159,20 @@ class _Writer:
     def __init__(self, docs: Path) -> None:
         self.docs = docs
         self.env = environment()
+        self.made: set[Path] = set()
 
     def text(self, rel: str, content: str) -> None:
         path = self.docs / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in self.made:  # one mkdir per folder, not per file (thousands of pages)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.made.add(path.parent)
         path.write_text(content, encoding="utf-8")
 
     def page(self, rel: str, template: str, ctx: Any) -> None:
         """Render a page: tables and charts become fragments (see `hooks.py`), the rest Markdown."""
         prefix = "downloads/" + rel.removesuffix(".md")
         for table in _tables_in(ctx):
-            write_downloads(table, self.docs, prefix)
+            write_downloads(table, self.docs, prefix, self.made)
         fragments: list[str] = []
         table_t = self.env.get_template("_table.html.j2")
         chart_t = self.env.get_template("_chart.html.j2")
@@ -124,7 +187,11 @@ class _Writer:
         def chart(c: ChartRef) -> Markup:
             return slot(chart_t.render(c=c, root=ctx["root"]))
 
-        self.text(rel, self.env.get_template(template).render(**ctx, tbl=tbl, chart=chart))
+        def block(name: str, **kw: Any) -> Markup:
+            """A partial rendered to HTML and put in after Markdown (byte-exact text such as a citation)."""
+            return slot(self.env.get_template(name).render(**kw, root=ctx["root"]))
+
+        self.text(rel, self.env.get_template(template).render(**ctx, tbl=tbl, chart=chart, block=block))
         if fragments:
             self.text(fragments_path(Path("."), rel).as_posix(),
                       json.dumps(fragments, ensure_ascii=False, indent=0) + "\n")
@@ -189,8 +256,12 @@ def metrics_context(results: list[ResultsFile]) -> MetricsContext:
             "metrics": METRICS, "undocumented": sorted(seen - documented())}
 
 
-def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO) -> list[Any]:
-    """Write every MkDocs source into `docs` (emptied first); returns the nav."""
+def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None) -> list[Any]:
+    """Write every MkDocs source into `docs` (emptied first); returns the nav.
+
+    `logs_root`: where the results' run paths resolve (the tree being built), for the agent run
+    timelines; None builds run pages without timelines.
+    """
     marker = docs / MARKER
     if docs.exists():
         if any(docs.iterdir()) and not marker.is_file():
@@ -213,7 +284,10 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO) -> list[
     for r in results:
         w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, SITE_URL))
         for c in r.cells:
-            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, SITE_URL))
+            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, SITE_URL, charts))
+        for run in r.runs:
+            for rel, ctx in run_pages(r, run, logs_root):
+                w.page(rel, "run.md.j2", ctx)
     w.page("reported.md", "reported.md.j2", reported_context(repo))
     w.page("metrics.md", "metrics.md.j2", metrics_context(results))
     for rel, text in sorted(charts.items()):
@@ -228,12 +302,47 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO) -> list[
                  f"(`driftboard schema --out DIR` writes the same files):\n\n{listing}\n")
         w.text("format.md", (docs / "format.md").read_text(encoding="utf-8").rstrip("\n") + extra)
     if (repo / "CHANGELOG.md").is_file():
-        w.text("changelog.md", (repo / "CHANGELOG.md").read_text(encoding="utf-8"))
+        software = (repo / "CHANGELOG.md").read_text(encoding="utf-8").removeprefix("# Changelog\n")
+        w.text("changelog.md", results_changelog(results) + software)
     if not (docs / "submit.md").is_file():
         w.text("submit.md", "# How to submit\n\nOpen a pull request adding `submissions/<id>/` with "
                "`submission.yaml`, `prereg.yaml` and `runs/*.jsonl` (see [the log format](format.md)); "
                "CI runs `driftboard verify` on it.\n")
     return nav(docs)
+
+
+def results_changelog(results: list[ResultsFile]) -> str:
+    """The results changelog: each release (verification date + commit) and the results it added.
+
+    Derived from the results files alone (each records the commit and date it was verified at), so
+    the same results give the same page. A release is one (date, commit); what a later commit changed
+    in an earlier submission shows as that submission moving to the later release.
+    """
+    releases: dict[tuple[str, str], list[ResultsFile]] = {}
+    undated: list[ResultsFile] = []
+    for r in results:
+        p = r.provenance
+        if p.verified:
+            releases.setdefault((p.verified, p.commit or ""), []).append(r)
+        else:
+            undated.append(r)
+    lines = ["# Changelog", "", "## Results { #results }", "",
+             "Each release is the date and commit a submission's folder was last committed at (from git, never "
+             "the wall clock); every citation names its commit, and `git checkout COMMIT && driftboard verify "
+             "submissions/ID` reproduces the figures of that release.", ""]
+    for (day, commit), rs in sorted(releases.items(), reverse=True):
+        lines.append(f"### Release {day}+{commit[:7]}" if commit else f"### Release {day}")
+        lines.append("")
+        for r in sorted(rs, key=lambda x: x.submission_id):
+            cells = len([c for c in r.cells if not c.comparator])
+            lines.append(f"- [{md_escape(r.submission_id)}]({pages.submission_path(r)}): {cells} cell(s), "
+                         f"{r.null_results.valid_runs} of {r.null_results.runs} runs valid")
+        lines.append("")
+    if undated:
+        lines += ["### Not committed yet", ""]
+        lines += [f"- [{md_escape(r.submission_id)}]({pages.submission_path(r)})" for r in undated]
+        lines.append("")
+    return "\n".join(lines) + "\n## Software\n"
 
 
 def nav(docs: Path) -> list[Any]:
@@ -323,15 +432,19 @@ def run_mkdocs(docs: Path, out: Path, nav_items: list[Any], config: Path | None 
         logger.propagate = propagate
 
 
-def build_site(results_dir: Path, out: Path) -> int:
+def build_site(results_dir: Path, out: Path, only: set[str] | None = None, logs_root: Path | None = None) -> int:
     """Render the verified results in `results_dir` into a static site at `out`; returns 0.
+
+    `only`: the submission ids to render (the tree being built; see `results_of_tree`); None renders
+    every results file in the folder (tests and benchmarks that wrote the folder themselves).
+    `logs_root`: where run paths resolve, to draw agent run timelines from the logs (None: none).
 
     Raises:
         UsageError: the results folder is missing or holds a file that is not a results file.
         SiteBuildError: MkDocs reported a problem (strict mode).
     """
-    results = load_results(results_dir)
+    results = load_results(results_dir, only)
     docs = docs_dir_for(out)
-    nav_items = assemble(results, docs)
+    nav_items = assemble(results, docs, logs_root=logs_root)
     run_mkdocs(docs, out, nav_items)
     return 0

@@ -33,6 +33,10 @@ class Column:
     """Row key holding a site-relative URL (from the site root) that this column's cell links to."""
     help: str | None = None
     """Tooltip text (the metric's definition)."""
+    badge: bool = False
+    """Show a non-empty value as a badge (why a row is not ranked, a small-n mark); empty shows nothing."""
+    wide: bool = False
+    """Free text a reader reads in full (a user message, a model response): the cell gets room to breathe."""
 
 
 @dataclass
@@ -47,6 +51,12 @@ class Table:
     empty: str = "No rows."
     download: str = ""
     """Site-relative path prefix of the downloads (set when the page is written)."""
+    facets: list[tuple[str, str]] = field(default_factory=list)
+    """(row key, label) of each filter offered above the table; rows carry `data-f-<key>` attributes."""
+    downloads: bool = True
+    """Write CSV/JSON downloads (False for per-run tables: the results file already holds the run)."""
+    sticky: bool = False
+    """A wide leaderboard: the first two columns stay in view while the table scrolls sideways."""
 
     def records(self) -> list[dict[str, Value]]:
         """Rows restricted to the visible columns, in column order (what the downloads hold)."""
@@ -87,10 +97,18 @@ def _plain(value: Any) -> Value:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def write_downloads(table: Table, docs: Path, prefix: str) -> None:
-    """Write `<prefix>/<name>.csv` and `.json` under the docs folder and remember the prefix."""
+def write_downloads(table: Table, docs: Path, prefix: str, made: set[Path] | None = None) -> None:
+    """Write `<prefix>/<name>.csv` and `.json` under the docs folder and remember the prefix.
+
+    `made`: folders already created (shared by one build, so each folder is created once).
+    """
+    if not table.downloads:
+        return
     table.download = f"{prefix}/{table.name}"
     target = docs / prefix
-    target.mkdir(parents=True, exist_ok=True)
+    if made is None or target not in made:
+        target.mkdir(parents=True, exist_ok=True)
+        if made is not None:
+            made.add(target)
     (target / f"{table.name}.csv").write_text(table.to_csv(), encoding="utf-8", newline="")
     (target / f"{table.name}.json").write_text(table.to_json(), encoding="utf-8")

@@ -1,0 +1,164 @@
+"""The run viewer: one page per run (`runs/<submission>/<run>/`), built from the run's record in the results file.
+
+A page shows the verdict and why, the validity gate's condition table, milestones claimed vs
+verified, recorded-vs-recomputed mismatches, the run's metrics and, for a constraint run, every
+turn (ledger size, SAT, answer vs ledger, channel, MUS) in pages of `TURNS_PER_PAGE`, with a link to
+the raw log at the pinned commit and its SHA-256. Everything comes from the results file, so the
+build stays linear in events and byte-identical for the same results. Run tables have no CSV/JSON
+downloads of their own (the submission's results file, linked from the submission page, holds them).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from checker.render.citation import REPO
+from checker.render.paths import cell_path, root_of, submission_path, url_of
+from checker.render.tables import Column, Table
+from checker.render.text import slug
+from checker.render.timeline import agent_timeline, constraint_dialogue
+from checker.results_model import ResultsFile, RunResult
+
+TURNS_PER_PAGE = 250
+"""Turns (constraint) or timeline events (agent) per page of a run (longer runs continue on `…/turns-2/`, …)."""
+
+
+def repository_url() -> str:
+    """`repository-code` of CITATION.cff (where raw logs are linked at their commit), or empty."""
+    try:
+        text = (REPO / "CITATION.cff").read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    match = re.search(r"^repository-code:\s*['\"]?([^'\"\s]+)", text, flags=re.MULTILINE)
+    return match.group(1).rstrip("/") if match else ""
+
+
+REPOSITORY = repository_url()
+
+
+def run_slug(run: RunResult) -> str:
+    """The page slug of a run: its run id, or its log file's name when it has none."""
+    return slug(run.run_id or run.path.rsplit("/", 1)[-1].removesuffix(".jsonl"))
+
+
+def run_path(r: ResultsFile, run: RunResult, page: int = 1) -> str:
+    """Docs-relative Markdown path of a run's page (page 2+ of a long constraint run: `turns-N.md`)."""
+    base = f"runs/{slug(r.submission_id)}/{run_slug(run)}"
+    return f"{base}/index.md" if page == 1 else f"{base}/turns-{page}.md"
+
+
+def _gate(run: RunResult) -> Table:
+    rows = []
+    if run.gate is not None:
+        for name, cond in run.gate.items():
+            rows.append({"condition": name, "status": {"NOT_APPLICABLE": "N/A"}.get(cond.status, cond.status),
+                         "numbers": cond.note, "reason": cond.reason})
+    return Table("gate", "Validity gate: each condition with its numbers",
+                 [Column("condition", "condition"), Column("status", "status"), Column("numbers", "numbers"),
+                  Column("reason", "reason")], rows,
+                 empty="No validity gate for this run (a comparator, a constraint run, or not scored).", downloads=False)
+
+
+def _milestones(run: RunResult) -> Table:
+    rows = [{"claim": m.claim_id, "step": m.step_id, "status": m.status, "line": m.line,
+             "evidence": m.evidence_kind, "evidence_line": m.evidence_line} for m in run.milestones or []]
+    return Table("milestones", "Milestones: claimed in the log vs verified from deterministic evidence",
+                 [Column("claim", "claim"), Column("step", "plan step"), Column("status", "status"),
+                  Column("line", "claimed at line", numeric=True), Column("evidence", "evidence"),
+                  Column("evidence_line", "evidence line", numeric=True)], rows, empty="No milestone claimed.",
+                 downloads=False)
+
+
+def _mismatches(run: RunResult) -> Table:
+    rows = [{"line": m.line, "field": m.field, "recorded": m.recorded, "recomputed": m.recomputed, "reason": m.reason}
+            for m in run.mismatches]
+    return Table("mismatches", "Recorded vs recomputed values in this log",
+                 [Column("line", "line", numeric=True), Column("field", "field"), Column("recorded", "recorded"),
+                  Column("recomputed", "recomputed"), Column("reason", "reason")], rows,
+                 empty="None: every recorded value matches its recomputation.", downloads=False)
+
+
+def _metrics(run: RunResult) -> Table:
+    rows = [{"metric": k, "value": v} for k, v in sorted(run.metrics.items())]
+    return Table("run-metrics", "Every metric of this run (undefined shown as —)",
+                 [Column("metric", "metric"), Column("value", "value", numeric=True)], rows, empty="No metric.",
+                 downloads=False)
+
+
+def _turns(run: RunResult, lo: int, hi: int, dialogue: dict[int, tuple[str, str]] | None) -> Table:
+    rows = []
+    for t in (run.turns or [])[lo:hi]:
+        asked, answered = (dialogue or {}).get(t.line, (None, None))
+        rows.append({"line": t.line, "problem": t.problem_id, "domain": t.domain, "turn": t.turn_number,
+                     "asked": asked, "answered": answered,
+                     "ledger": t.ledger_size, "sat": t.ledger_sat, "answer_ok": t.answer_satisfies_ledger,
+                     "correct": t.correct, "channel": t.channel, "mus": ", ".join(t.mus) if t.mus else None,
+                     "note": t.solver_error or (None if t.parse else "answer not parsed")})
+    dialogue_cols = ([Column("asked", "user message", wide=True), Column("answered", "model response", wide=True)]
+                     if dialogue else [])
+    return Table("turns", f"Turns {lo + 1}–{min(hi, len(run.turns or []))}: "
+                 + ("the dialogue (from the log), then " if dialogue else "") + "ledger, answer, SAT, channel, MUS",
+                 [Column("line", "line", numeric=True), Column("problem", "problem"), Column("domain", "domain"),
+                  Column("turn", "turn", numeric=True), *dialogue_cols,
+                  Column("ledger", "ledger size", numeric=True),
+                  Column("sat", "ledger SAT"), Column("answer_ok", "answer satisfies ledger"),
+                  Column("correct", "correct"), Column("channel", "channel"), Column("mus", "MUS"),
+                  Column("note", "note")], rows, sortable=False, empty="No turns recorded for this run.",
+                 downloads=False)
+
+
+def _timeline(rows: list[dict[str, Any]], lo: int, hi: int, total: int) -> Table:
+    return Table("timeline", f"Log events {lo + 1}–{min(hi, total)} of {total}: beats (label, plan step, aimed "
+                 "target, where the click landed), plan steps, milestone claims, evidence, levels",
+                 [Column("line", "line", numeric=True), Column("turn", "beat", numeric=True), Column("event", "event"),
+                  Column("what", "what"), Column("click", "click"), Column("plan", "plan step"),
+                  Column("aimed", "aimed at"), Column("recorded", "landing recorded"),
+                  Column("landed", "landing (checker)"), Column("on_aim", "on aim"),
+                  Column("breach", "gate breach / claim")], rows[lo:hi], sortable=False,
+                 empty="No events on this page.", downloads=False)
+
+
+def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """(docs path, context) of every page of one run: page 1 holds everything, later pages more turns or events.
+
+    `logs_root`: where run paths resolve to read an agent log for its timeline (None: no timeline).
+    """
+    timeline: list[dict[str, Any]] | None = None
+    note = "Timeline not built (no submission tree given)."
+    dialogue: dict[int, tuple[str, str]] | None = None
+    dialogue_note = "Dialogue not shown (no submission tree given)."
+    if r.track == "agent" and logs_root is not None:
+        timeline, note = agent_timeline(run, logs_root)
+    elif r.track == "constraint" and logs_root is not None:
+        dialogue, dialogue_note = constraint_dialogue(run, logs_root)
+    n_turns = len(timeline) if timeline is not None else len(run.turns or [])
+    n_pages = max(1, -(-n_turns // TURNS_PER_PAGE))
+    commit = r.provenance.commit
+    raw = f"{REPOSITORY}/blob/{commit}/{run.path}" if REPOSITORY and commit else ""
+    pages_out = []
+    for p in range(1, n_pages + 1):
+        md = run_path(r, run, p)
+        unit = "events" if timeline is not None else "turns"
+        pager = [{"text": f"{unit} {(i - 1) * TURNS_PER_PAGE + 1}–{min(i * TURNS_PER_PAGE, n_turns)}",
+                  "href": url_of(run_path(r, run, i)), "current": i == p} for i in range(1, n_pages + 1)]
+        ctx: dict[str, Any] = {
+            "root": root_of(md), "page_title": f"Run {run_slug(run)}" + (f" (turns page {p})" if p > 1 else ""),
+            "generated_note": "Generated by `driftboard build` from the verified results files; do not edit.",
+            "run_id": run.run_id or run.path, "sid": r.submission_id, "submission_href": url_of(submission_path(r)),
+            "cell": run.cell, "cell_href": url_of(cell_path(r, run.cell)) if run.cell is not None else "",
+            "seed": run.seed, "verdict": run.verdict, "reasons": list(run.reasons), "track": r.track,
+            "path": run.path, "sha256": run.log_sha256, "commit": commit, "raw": raw, "page": p,
+            "pager": pager if n_pages > 1 else [], "n_turns": n_turns, "gds": run.gds.model_dump() if run.gds else None,
+            "gate": _gate(run), "milestones": _milestones(run), "mismatches": _mismatches(run),
+            "metrics": _metrics(run),
+            "turns": (_turns(run, (p - 1) * TURNS_PER_PAGE, p * TURNS_PER_PAGE, dialogue)
+                      if r.track == "constraint" else None),
+            "timeline": (_timeline(timeline, (p - 1) * TURNS_PER_PAGE, p * TURNS_PER_PAGE, n_turns)
+                         if timeline is not None else None),
+            "timeline_note": (note if r.track == "agent" and timeline is None
+                              else dialogue_note if r.track == "constraint" and dialogue is None else ""),
+        }
+        pages_out.append((md, ctx))
+    return pages_out

@@ -1,0 +1,123 @@
+"""An agent run's log as a timeline: one row per beat, plan step, milestone claim, evidence and level event.
+
+The rows are what the log recorded, joined with what the checker recomputed for the same line (from
+the run's record in the results file, never recomputed here): where the click landed when the
+recomputed landing differs from the recorded one (`mismatches`, field `target_ref`), the gate's
+breach lines (render ceiling, silent degrade, evidence contradictions; the gate keeps the first
+20 of each) and each
+milestone claim's verdict. The log is read only when the file at the run's path still has the
+SHA-256 the results file recorded; otherwise the page says so and shows no timeline. Reading is one
+pass over the log (linear in events) and the rows are paginated by the run viewer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from checker.errors import LogFormatError
+from checker.logio import file_sha256, read_events
+from checker.results_model import RunResult
+from checker.schema.agent import Beat, Evidence, LevelEvent, MilestoneClaim, PlanStep
+from checker.schema.constraint import Turn
+
+MAX_LOG_BYTES = 512 * 1024 * 1024
+"""A log larger than this is not read for the viewer (its page links the raw log instead)."""
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        return None if path.stat().st_size > MAX_LOG_BYTES else file_sha256(path)
+    except OSError:
+        return None
+
+
+def _aim(params: dict[str, Any] | None) -> str | None:
+    if not params:
+        return None
+    return ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
+def agent_timeline(run: RunResult, root: Path = Path(".")) -> tuple[list[dict[str, Any]] | None, str]:
+    """(rows, note): the timeline rows of an agent run, or None with the reason it cannot be shown."""
+    path = root / run.path
+    if run.log_sha256 is None or _sha256(path) != run.log_sha256:
+        return None, ("The log is not available beside these results (or its bytes differ from the recorded SHA-256): "
+                      "no timeline; follow the raw-log link.")
+    landed = {m.line: m.recomputed for m in run.mismatches if m.field == "target_ref" and m.line is not None}
+    breaches: dict[int, list[str]] = {}
+    if run.gate is not None:
+        for line in run.gate.render_ceiling.lines:
+            breaches.setdefault(line, []).append("render ceiling")
+        for line in run.gate.silent_degrade.lines:
+            breaches.setdefault(line, []).append("silent degrade (no reference stamp)")
+        for line in run.gate.evidence.lines:
+            breaches.setdefault(line, []).append("label contradicts the log's own rows")
+    claims = {m.line: m for m in run.milestones or []}
+    steps: dict[str, PlanStep] = {}
+    rows: list[dict[str, Any]] = []
+    try:
+        for line, ev in read_events(path):
+            if isinstance(ev, PlanStep):
+                steps[ev.step_id] = ev
+                rows.append({"line": line, "turn": ev.turn, "event": "plan step",
+                             "what": f"{ev.step_id} {ev.kind}" + (f" {ev.action}" if ev.action else ""),
+                             "aimed": ev.target_ref})
+            elif isinstance(ev, Beat):
+                if ev.step_id:
+                    step = steps.get(ev.step_id)
+                    plan, aimed = ev.step_id, step.target_ref if step is not None else None
+                elif ev.shadow_step_id:
+                    fields = ev.shadow_step_id.split("|")
+                    plan = ev.shadow_step_id
+                    aimed = fields[2] if len(fields) >= 3 and fields[2] != "-" else None
+                else:
+                    plan, aimed = None, None
+                recomputed = landed.get(line, ev.target_ref)
+                rows.append({"line": line, "turn": ev.turn, "event": "beat",
+                             "what": f"{ev.action} ({ev.source_stamp or 'no label'})", "click": _aim(ev.params),
+                             "plan": plan, "aimed": aimed, "recorded": ev.target_ref, "landed": recomputed,
+                             "on_aim": (recomputed == aimed) if aimed is not None and ev.params is not None else None,
+                             "breach": "; ".join(breaches.get(line, [])) or None})
+            elif isinstance(ev, MilestoneClaim):
+                verdict = claims.get(line)
+                rows.append({"line": line, "turn": ev.turn, "event": "milestone claimed",
+                             "what": f"{ev.claim_id}" + (f" ({ev.step_id})" if ev.step_id else ""),
+                             "breach": f"claim {verdict.status}" if verdict is not None else None})
+            elif isinstance(ev, Evidence):
+                rows.append({"line": line, "turn": ev.turn, "event": "evidence",
+                             "what": f"{ev.kind}" + (f" {ev.subject}" if ev.subject else "")})
+            elif isinstance(ev, LevelEvent):
+                rows.append({"line": line, "turn": ev.turn, "event": "level",
+                             "what": f"levels completed {ev.level_counter}, score {ev.score}"})
+    except (LogFormatError, OSError) as exc:
+        return None, f"The log could not be read for the timeline ({exc})."
+    return rows, ""
+
+
+DIALOGUE_CHARS = 600
+"""Longest excerpt of a user message or a model response shown per turn (the raw log holds it all)."""
+
+
+def _excerpt(text: str) -> str:
+    return text if len(text) <= DIALOGUE_CHARS else text[:DIALOGUE_CHARS] + f"… ({len(text):,} characters)"
+
+
+def constraint_dialogue(run: RunResult, root: Path = Path(".")) -> tuple[dict[int, tuple[str, str]] | None, str]:
+    """(line -> (user message, model response), note): a constraint run's dialogue read from its log.
+
+    None, with the reason, when the log is not beside the results or its bytes differ from the
+    recorded SHA-256 (the page then shows the recomputed labels only and links the raw log).
+    """
+    path = root / run.path
+    if run.log_sha256 is None or _sha256(path) != run.log_sha256:
+        return None, ("The log is not available beside these results (or its bytes differ from the recorded SHA-256): "
+                      "the dialogue is not shown; follow the raw-log link.")
+    out: dict[int, tuple[str, str]] = {}
+    try:
+        for line, ev in read_events(path):
+            if isinstance(ev, Turn):
+                out[line] = (_excerpt(ev.user_message), _excerpt(ev.raw_response or ""))
+    except (LogFormatError, OSError) as exc:
+        return None, f"The log could not be read for the dialogue ({exc})."
+    return out, ""

@@ -1,0 +1,106 @@
+"""The run viewer (issue 16 item 3): an agent run's timeline from its log, a constraint run's turns, paginated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from checker.render import runs as runs_module
+from checker.render.site import build_site
+from checker.results_io import read_results
+from checker.verify import verify_paths
+
+CASES = Path(__file__).resolve().parent / "cases" / "valid"
+SUITE = Path(__file__).resolve().parent.parent / "problems" / "driftboard-suite-v1"
+"""The problem set the minimal constraint case names."""
+
+
+@pytest.fixture(scope="module")
+def viewer_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("viewer")
+    verify_paths([CASES / "minimal-agent", CASES / "minimal-constraint"], None, [SUITE], results_dir=root / "results")
+    patch = pytest.MonkeyPatch()
+    patch.setattr(runs_module, "TURNS_PER_PAGE", 2)  # force pagination on the small fixtures
+    try:
+        build_site(root / "results", root / "site", logs_root=Path("/"))
+    finally:
+        patch.undo()
+    return root
+
+
+def _page(site: Path, rel: str) -> BeautifulSoup:
+    return BeautifulSoup((site / rel / "index.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def test_agent_run_timeline_from_the_log(viewer_site: Path) -> None:
+    results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json")) if p.name != "index.json"]
+    agent = next(r for r in results if r.track == "agent")
+    run = agent.runs[0]
+    rel = runs_module.run_path(agent, run).removesuffix("index.md")
+    doc = _page(viewer_site / "site", rel)
+    assert run.log_sha256 in doc.select_one("#raw-log").get_text()
+    rows = doc.select("#table-timeline tbody tr")
+    assert rows, "an agent run page shows its timeline"
+    events = [tr.find_all("td")[2].get_text() for tr in rows]
+    assert "beat" in events
+    header = [th.get_text() for th in doc.select("#table-timeline thead th")]
+    assert "landing (checker)" in header and "aimed at" in header
+    # every log line of an event shown is a real line of the log, in order
+    lines = [int(tr.find_all("td")[0].get_text()) for tr in rows]
+    assert lines == sorted(lines)
+
+
+def test_long_runs_paginate(viewer_site: Path) -> None:
+    site = viewer_site / "site"
+    pages = sorted(site.glob("runs/*/*/turns-2/index.html"))
+    assert pages, "a run longer than a page continues on turns-2/"
+    first = pages[0].parent.parent / "index.html"
+    doc = BeautifulSoup(first.read_text(encoding="utf-8"), "html.parser")
+    pager = doc.select_one("nav.db-pager")
+    assert pager is not None and pager.find("a", href=lambda h: h and "turns-2/" in h)
+    body = [len(BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser").select("#table-turns tbody tr, "
+                                                                                   "#table-timeline tbody tr"))
+            for p in [first, *sorted(first.parent.glob("turns-*/index.html"))]]
+    assert all(n <= 2 for n in body) and sum(body) > 2
+
+
+def test_timeline_refuses_a_log_whose_bytes_changed(tmp_path: Path) -> None:
+    from checker.render.timeline import agent_timeline
+
+    results_dir = tmp_path / "results"
+    verify_paths([CASES / "minimal-agent"], None, [], results_dir=results_dir)
+    r = read_results(next(p for p in results_dir.glob("*.json") if p.name != "index.json"))
+    run = r.runs[0].model_copy(update={"log_sha256": "0" * 64})
+    rows, note = agent_timeline(run, Path("/"))
+    assert rows is None and "SHA-256" in note
+
+
+def test_constraint_run_page_shows_the_dialogue_from_the_log(viewer_site: Path) -> None:
+    """Each turn of a constraint run: what the model was asked and what it answered, read from the log itself."""
+    import json
+
+    results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json")) if p.name != "index.json"]
+    constraint = next(r for r in results if r.track == "constraint")
+    run = constraint.runs[0]
+    logged = {n: json.loads(line) for n, line in enumerate((Path("/") / run.path).read_text().splitlines(), start=1)}
+    first = run.turns[0]  # type: ignore[index]
+    doc = _page(viewer_site / "site", runs_module.run_path(constraint, run).removesuffix("index.md"))
+    header = [th.get_text() for th in doc.select("#table-turns thead th")]
+    assert "user message" in header and "model response" in header
+    cells = doc.select("#table-turns tbody tr")[0].find_all("td")
+    asked = cells[header.index("user message")].get_text()
+    answered = cells[header.index("model response")].get_text()
+    assert asked == logged[first.line]["user_message"] and answered == logged[first.line]["raw_response"]
+
+
+def test_dialogue_refuses_a_log_whose_bytes_changed(tmp_path: Path) -> None:
+    from checker.render.timeline import constraint_dialogue
+
+    results_dir = tmp_path / "results"
+    verify_paths([CASES / "minimal-constraint"], None, [SUITE], results_dir=results_dir)
+    r = read_results(next(p for p in results_dir.glob("*.json") if p.name != "index.json"))
+    run = r.runs[0].model_copy(update={"log_sha256": "0" * 64})
+    rows, note = constraint_dialogue(run, Path("/"))
+    assert rows is None and "SHA-256" in note
