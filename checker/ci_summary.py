@@ -27,6 +27,7 @@ from checker.errors import UsageError, visible
 from checker.metrics import HEADLINE, RANK_BY, header, show
 from checker.numbers import DASH, fmt
 from checker.results_model import (
+    STATUS_LABELS,
     CellResult,
     ClaimCheck,
     FindingRecord,
@@ -48,7 +49,7 @@ MAX_SUMMARY_BYTES = 900_000
 """GitHub refuses job summaries over 1 MiB; the Markdown is cut (with a note) before that."""
 CELLS_PER_TABLE = 8
 """Per-cell figures: columns (cells) per table before the table is split."""
-STATUS = {"PASS": "✅ PASS", "FAIL": "❌ FAIL", "NOT_APPLICABLE": "N/A"}
+STATUS = {"PASS": "✅ PASS", "FAIL": "❌ FAIL", "NOT_APPLICABLE": STATUS_LABELS["NOT_APPLICABLE"]}
 VERDICTS = ("VALID", "INVALID", "INCOMPLETE", "COMPARATOR", "UNVERIFIED", "MALFORMED")
 
 

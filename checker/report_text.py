@@ -12,12 +12,11 @@ from typing import Any
 
 from checker.metrics import RANK_BY, header, show
 from checker.numbers import fmt, fmt_pair
-from checker.results_model import CellResult, RunResult
+from checker.results_model import STATUS_LABELS, CellResult, RunResult
 from checker.score.agent import cell_tables as agent_cell_tables
 from checker.score.constraint_metrics import CHANNELS, MAX_DEPTH
 from checker.scorers import scorer_for
 
-NOT_APPLICABLE = "NOT_APPLICABLE"
 TEXT_TURN_LIMIT = 400
 """`constraint_text` lists per-turn records only up to this many turns (JSON always has them all)."""
 
@@ -57,7 +56,7 @@ def agent_text(run_results: list[RunResult], mismatch_counts: dict[str, int] | N
         if res.gate is not None:
             lines.append("  gate:")
             for name, c in res.gate.items():
-                status = "N/A" if c.status == NOT_APPLICABLE else c.status
+                status = STATUS_LABELS[c.status]
                 lines.append(f"    {name:<17} {status:<5} {c.note}")
         n = g.reference_beats
         if n:

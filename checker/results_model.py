@@ -35,6 +35,8 @@ could not be scored (over the replay size bound, or its problem set was not give
 ungated run of a pre-registered comparator cell (BARE, RAW)."""
 Status = Literal["PASS", "FAIL", "NOT_APPLICABLE"]
 """A gate condition's outcome; NOT_APPLICABLE is vacuous (nothing to judge), never a silent pass."""
+STATUS_LABELS: dict[str, str] = {"PASS": "PASS", "FAIL": "FAIL", "NOT_APPLICABLE": "N/A"}
+"""How a status is shown to a reader (CLI text, pages, job summary)."""
 
 
 class Mismatch(_Model):

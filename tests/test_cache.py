@@ -95,6 +95,19 @@ LATE_PREREG = ("prereg.yaml was first committed after 1 run log and was changed 
                "the runs were started with; a pre-registration is fixed before the runs and never edited after them")
 
 
+
+def _commit_runs_then_prereg(repo, folder) -> None:
+    """A repository whose history commits the run logs first and the same prereg.yaml bytes later."""
+    prereg = folder / "prereg.yaml"
+    text = prereg.read_bytes()
+    prereg.unlink()
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "runs first")
+    prereg.write_bytes(text)  # the same bytes: only the history differs
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "prereg later")
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 @pytest.mark.parametrize("cwd", ["repository", "elsewhere"])
 def test_a_run_outside_git_is_not_reused_once_the_submission_is_in_a_repository(tmp_path, run_line, monkeypatch, cwd):
@@ -109,15 +122,7 @@ def test_a_run_outside_git_is_not_reused_once_the_submission_is_in_a_repository(
     assert doc["cache"] == {"hits": 0, "misses": 1}
     assert doc["submissions"][0]["prereg_check"]["commit_order"] == {}  # no repository: not checked
 
-    prereg = folder / "prereg.yaml"
-    text = prereg.read_bytes()
-    prereg.unlink()
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "runs first")
-    prereg.write_bytes(text)  # the same bytes: only the history differs
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "prereg later")
+    _commit_runs_then_prereg(repo, folder)
 
     code, doc = _verify_json(run_line, folder, cache)
     assert doc["cache"] == {"hits": 0, "misses": 1}
@@ -133,15 +138,7 @@ def test_the_commit_order_check_reads_the_submissions_repository_wherever_verify
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     repo, cache = tmp_path / "repo", tmp_path / "cache"
     folder = make_agent_submission(repo / "submissions", "s-late", {"FULL": ["s1"]})
-    prereg = folder / "prereg.yaml"
-    text = prereg.read_bytes()
-    prereg.unlink()
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "runs first")
-    prereg.write_bytes(text)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "prereg later")
+    _commit_runs_then_prereg(repo, folder)
     (tmp_path / "elsewhere").mkdir()
     for n, where in enumerate([tmp_path / "elsewhere", repo]):
         monkeypatch.chdir(where)

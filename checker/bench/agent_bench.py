@@ -177,12 +177,13 @@ def scan_landings(record: Any) -> list[str | None]:
     return out
 
 
-def _best(fn: Any) -> float:
+def _best(fn: Callable[..., Any], repeats: int = REPEATS, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Best time (seconds, by `clock`) of `repeats` calls of `fn`."""
     best = float("inf")
-    for _ in range(REPEATS):
-        t0 = time.perf_counter()
+    for _ in range(repeats):
+        t0 = clock()
         fn()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, clock() - t0)
     return best
 
 
@@ -221,12 +222,7 @@ def synthetic(workdir: Path | None) -> None:
 
 def _cpu(fn: Callable[[], Any], repeats: int) -> float:
     """Best CPU time (seconds) of `repeats` calls of `fn`."""
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t0)
-    return best
+    return _best(fn, repeats, time.process_time)
 
 
 STAGES = ("import", "verify", "validate", "score", "replay", "json_loads", "chain_sha256", "parse", "models", "dump",

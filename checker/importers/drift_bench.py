@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from checker import FORMAT_VERSION
 from checker.errors import UsageError
+from checker.importers.naming import slug, unique
 from checker.logio import EventError, RunLogWriter, file_sha256, format_validation_error, sha256_hex
 from checker.problems import Problem, load_problems, sets_of
 from checker.schema.manifest import SUBMISSION_ID_PATTERN
@@ -72,10 +73,6 @@ def _yaml(data: dict[str, Any]) -> bytes:
                      default_flow_style=False).encode("utf-8")
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
-
-
 def _stems(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """(model, method) -> a unique `<model>--<method>` slug for the run's file name and run id.
 
@@ -85,13 +82,7 @@ def _stems(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     out: dict[tuple[str, str], str] = {}
     used: set[str] = set()
     for model, method in keys:
-        base = f"{_slug(model)[:50]}--{_slug(method)[:30]}"
-        stem, k = base, 1
-        while stem in used:
-            k += 1
-            stem = f"{base}-{k}"
-        used.add(stem)
-        out[(model, method)] = stem
+        out[(model, method)] = unique(f"{slug(model)[:50]}--{slug(method)[:30]}", used)
     return out
 
 

@@ -34,6 +34,7 @@ from pydantic import ValidationError
 
 from checker import FORMAT_VERSION
 from checker.errors import Finding, UsageError
+from checker.importers.naming import slug, unique
 from checker.inspect_task.protocol import (
     EXTRACTION_SYSTEM,
     LEDGER_METHODS,
@@ -170,10 +171,6 @@ def sample_turns(sample: Any, problem: Problem, method: str) -> SampleTurns:
         if i < len(calls):
             out.ended_early = f"{len(calls) - i} model call(s) after the last turn, outside the protocol"
     return out
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
 
 
 def _iso(ts: str) -> str:
@@ -350,12 +347,7 @@ def import_submission(logs: Sequence[Path], problems: Path, out: Path) -> int:
     run_files: list[str] = []
     used: set[str] = set()
     for run in sorted(runs, key=lambda r: (r.model, r.method, r.epoch)):
-        stem = f"{_slug(run.model)[:50]}--{_slug(run.method)[:30]}--epoch{run.epoch}"
-        base, k = stem, 1
-        while stem in used:
-            k += 1
-            stem = f"{base}-{k}"
-        used.add(stem)
+        stem = unique(f"{slug(run.model)[:50]}--{slug(run.method)[:30]}--epoch{run.epoch}", used)
         rel = f"runs/{stem}.jsonl"
         run_files.append(rel)
         run.header["details"]["usage"] = dict(sorted(run.usage.items()))

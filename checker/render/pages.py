@@ -36,13 +36,12 @@ from checker.render.tables import Column, Table
 from checker.render.text import slug
 from checker.render.turns import turn_table
 from checker.report import safe_json
-from checker.results_model import CellResult, GateConditions, MetricAggregate, ResultsFile, RunResult
+from checker.results_model import STATUS_LABELS, CellResult, GateConditions, MetricAggregate, ResultsFile, RunResult
 
 TRACK_LABELS = {"agent": "Agent track: commitment vs binding drift",
                 "constraint": "Constraint track: satisfiable drift vs contradiction"}
 AGENT_COMPONENTS = ("bind", "abandon", "aligned")
 CONSTRAINT_CHANNELS = ("consistent", "drift", "contradiction", "other")
-STATUS_LABELS = {"PASS": "PASS", "FAIL": "FAIL", "NOT_APPLICABLE": "N/A"}
 
 
 # ---------------------------------------------------------------- helpers
@@ -90,25 +89,6 @@ def _n_defined(cell: CellResult, name: str) -> str | None:
 
 def _mech_cells(r: ResultsFile) -> list[CellResult]:
     return [c for c in r.cells if not c.comparator]
-
-
-def _gate_status(cond: Any) -> str | None:
-    status = _get(cond, "status")
-    return STATUS_LABELS.get(str(status), str(status)) if status is not None else None
-
-
-def _gate_numbers(cond: Any) -> str:
-    if not isinstance(cond, dict):
-        return ""
-    parts = []
-    for k, v in sorted(cond.items()):
-        if k in ("status", "lines"):
-            continue
-        if isinstance(v, bool) or v is None or isinstance(v, int | float | str):
-            parts.append(f"{k} {'—' if v is None else v}")
-        elif isinstance(v, dict) and all(isinstance(x, int | float | type(None)) for x in v.values()):
-            parts.append(f"{k} " + ", ".join(f"{a}={'—' if b is None else b}" for a, b in sorted(v.items())))
-    return "; ".join(parts)
 
 
 # ---------------------------------------------------------------- summary (null results first)
