@@ -1,0 +1,116 @@
+"""Page weight (issue 16): one load of a page without charts fetches under `PAGE_WEIGHT_BUDGET` bytes.
+
+Measured as a reader's browser loads the page: Debian's Chromium driven by Playwright, every
+response of one page load (HTML, CSS, JS, fonts, images, JSON) summed as uncompressed body bytes,
+after the network goes idle. The search index and worker load only when a reader searches, and
+Vega only on pages with a chart (`tests/test_site_browser.py`), so neither counts here.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+from test_site_browser import base_url, browser  # noqa: F401  (pytest fixtures)
+
+from checker.render.weight import PAGE_WEIGHT_BUDGET, palette_subset
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PAGES_WITHOUT_CHARTS = {
+    "home": "",
+    "submissions list": "submissions/",
+    "agent run page": "runs/synthetic-0000/synthetic-0000-FULL-s1/",
+    "constraint run page": "runs/synthetic-0002/synthetic-0002-qwen3-8b-baseline-s1/",
+    "format docs": "format/",
+    "submit docs": "submit/",
+    "track definition docs": "tracks/agent/",
+    "reference baselines docs": "baselines/",
+}
+"""One page of each type without a chart, in the fixture site (`site_fixtures.built_site`)."""
+
+
+def load(browser, url: str) -> list[tuple[str, int, int]]:  # noqa: F811
+    """`(url, bytes, gzip bytes)` of every response of one load of `url` at 1400 px, until the network is idle."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    seen: list[tuple[str, int, int]] = []
+
+    def record(response) -> None:
+        body = response.body() if response.ok else b""
+        seen.append((response.url, len(body), len(gzip.compress(body, 9, mtime=0))))
+
+    page.on("response", record)
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    context.close()
+    return seen
+
+
+@pytest.mark.parametrize("kind", list(PAGES_WITHOUT_CHARTS))
+def test_page_without_charts_is_under_the_budget(browser, base_url: str, kind: str) -> None:  # noqa: F811
+    seen = load(browser, base_url + PAGES_WITHOUT_CHARTS[kind])
+    urls = [u for u, _n, _g in seen]
+    assert urls and urls[0] == base_url + PAGES_WITHOUT_CHARTS[kind], "the page itself is the first response"
+    assert not any("vega" in u or "search_index.json" in u or "/workers/search" in u for u in urls)
+    total = sum(n for _u, n, _g in seen)
+    heaviest = sorted(seen, key=lambda s: -s[1])[:6]
+    listing = "; ".join(f"{u.removeprefix(base_url) or '/'} {n / 1000:.1f} KB" for u, n, _g in heaviest)
+    assert total < PAGE_WEIGHT_BUDGET, (f"{kind} ({PAGES_WITHOUT_CHARTS[kind] or '/'}) loads {total / 1000:.1f} KB "
+                                        f"> {PAGE_WEIGHT_BUDGET / 1000:.0f} KB; heaviest: {listing}")
+
+
+def test_the_measure_counts_every_resource(browser, base_url: str) -> None:  # noqa: F811
+    """The sum covers the page, the theme's stylesheets and scripts, ours, and the favicon (a test that can fail)."""
+    seen = load(browser, base_url)
+    names = [u.removeprefix(base_url) for u, _n, _g in seen]
+    for pattern in (r"^$", r"assets/stylesheets/main\.[0-9a-f]+\.min\.css$",
+                    r"assets/stylesheets/palette\.[0-9a-f]+\.subset\.min\.css$",
+                    r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js$", r"^assets/driftboard\.css$",
+                    r"^javascripts/lazy-search\.js$", r"^assets/favicon\.svg$"):
+        assert any(re.search(pattern, n) for n in names), f"{pattern} not fetched: {names}"
+    assert not any(n.endswith("charts.js") for n in names), "the chart loader only on pages with a chart"
+    assert all(n > 0 for _u, n, _g in seen)
+
+
+def test_dark_mode_still_themed_with_the_palette_subset(browser, base_url: str) -> None:  # noqa: F811
+    """The reader's light/dark toggle still switches the theme's colours with only the configured palette."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.goto(base_url)
+    light = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    header = page.evaluate("() => getComputedStyle(document.querySelector('.md-header')).backgroundColor")
+    page.locator("label[for='__palette_1']").click()
+    page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    dark = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    context.close()
+    assert header == "rgb(64, 81, 181)", "Material's default indigo header (#4051b5)"
+    assert light == "rgb(255, 255, 255)" and dark != light
+    r, g, b = (int(x) for x in re.findall(r"\d+", dark)[:3])
+    assert max(r, g, b) < 64, f"slate is dark: {dark}"
+
+
+def test_palette_subset_keeps_only_configured_colours() -> None:
+    css = ("[data-md-color-scheme=slate]{--bg:#111}"
+           "@media screen{[data-md-color-scheme=slate][data-md-color-primary=red]{--p:red}"
+           "[data-md-color-primary=indigo],[data-md-color-primary=teal]{--p:indigo}}"
+           "[data-md-color-accent=pink]{--a:pink}[data-md-color-switching] *{transition:none!important}"
+           "/*# sourceMappingURL=palette.css.map*/")
+    out = palette_subset(css, {"indigo"}, {"indigo"}, {"default", "slate"})
+    assert out == ("[data-md-color-scheme=slate]{--bg:#111}"
+                   "@media screen{[data-md-color-primary=indigo]{--p:indigo}}"
+                   "[data-md-color-switching] *{transition:none!important}")
+
+
+def test_theme_palette_subset_is_much_smaller(tmp_path: Path) -> None:
+    import material
+
+    from checker.render.weight import configured_palette
+    src = next((Path(material.__file__).parent / "templates/assets/stylesheets").glob("palette.*.min.css"))
+    full = src.read_text(encoding="utf-8")
+    out = palette_subset(full, *configured_palette([{"scheme": "default"}, {"scheme": "slate"}]))
+    assert "[data-md-color-scheme=slate]{" in out and "[data-md-color-primary=indigo]" in out
+    assert "data-md-color-primary=red" not in out and "data-md-color-accent=pink" not in out
+    assert len(out) < len(full) / 2
