@@ -5,7 +5,8 @@ response bodies of one page load). Most of the weight is the theme's own CSS and
 (~252 KB, loaded on every page and never edited here), so the rest is kept small:
 
 * `slim_page` (from the MkDocs hook, after the fragments are in) drops the scripts a page does not
-  use (the chart loader on a page without a chart, the table sorter on a page without a table) and
+  use (the chart loader on a page without a chart, the table sorter's loader on a page without a
+  table; the sorter itself loads when a reader reaches for a table header, `tablesort.js`) and
   minifies the HTML (whitespace and markup only: text, `<pre>` blocks and scripts keep their bytes);
 * `minify_assets` minifies our own stylesheet and scripts in the built site (the sources in `site/`
   keep their comments);
@@ -32,9 +33,7 @@ PAGE_WEIGHT_BUDGET = 300_000
 
 _SCRIPT = r'<script src="[^"]*{name}"></script>\s*'
 _CHART_SCRIPTS = re.compile(_SCRIPT.format(name=r"javascripts/charts\.js"))
-_TABLE_SCRIPTS = re.compile("|".join(_SCRIPT.format(name=n) for n in (
-    r"assets/vendor/tablesort/tablesort\.min\.js", r"assets/vendor/tablesort/tablesort\.number\.min\.js",
-    r"javascripts/tablesort\.js")))
+_TABLE_SCRIPTS = re.compile(_SCRIPT.format(name=r"javascripts/tablesort\.js"))
 _PALETTE = re.compile(r'(assets/stylesheets/palette\.[0-9a-f]+)\.min\.css"')
 SUBSET_SUFFIX = ".subset.min.css"
 """The palette subset sits beside the theme's `palette.<hash>.min.css` as `palette.<hash>` + this."""
