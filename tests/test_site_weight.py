@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_site_browser import base_url, browser  # noqa: F401  (pytest fixtures)
 
-from checker.render.weight import PAGE_WEIGHT_BUDGET, palette_subset
+from checker.render.weight import PAGE_WEIGHT_BUDGET, theme_allowed, theme_css_subset
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -66,7 +66,7 @@ def test_the_measure_counts_every_resource(browser, base_url: str) -> None:  # n
     """The sum covers the page, the theme's stylesheets and scripts, ours, and the favicon (a test that can fail)."""
     seen = load(browser, base_url)
     names = [u.removeprefix(base_url) for u, _n, _g in seen]
-    for pattern in (r"^$", r"assets/stylesheets/main\.[0-9a-f]+\.min\.css$",
+    for pattern in (r"^$", r"assets/stylesheets/main\.[0-9a-f]+\.subset\.min\.css$",
                     r"assets/stylesheets/palette\.[0-9a-f]+\.subset\.min\.css$",
                     r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js$", r"^assets/driftboard\.css$",
                     r"^javascripts/lazy-search\.js$", r"^assets/favicon\.svg$"):
@@ -92,25 +92,47 @@ def test_dark_mode_still_themed_with_the_palette_subset(browser, base_url: str) 
     assert max(r, g, b) < 64, f"slate is dark: {dark}"
 
 
-def test_palette_subset_keeps_only_configured_colours() -> None:
+def test_theme_css_subset_drops_only_selectors_that_cannot_match() -> None:
     css = ("[data-md-color-scheme=slate]{--bg:#111}"
            "@media screen{[data-md-color-scheme=slate][data-md-color-primary=red]{--p:red}"
            "[data-md-color-primary=indigo],[data-md-color-primary=teal]{--p:indigo}}"
            "[data-md-color-accent=pink]{--a:pink}[data-md-color-switching] *{transition:none!important}"
+           "[dir=ltr] .md-nav{margin-left:1em}[dir=rtl] .md-nav{margin-right:1em}"
+           ".a,[dir=rtl] .b{color:red}@page{margin:25mm}@keyframes x{0%,50%{opacity:0}to{opacity:1}}"
            "/*# sourceMappingURL=palette.css.map*/")
-    out = palette_subset(css, {"indigo"}, {"indigo"}, {"default", "slate"})
+    out = theme_css_subset(css, theme_allowed([{"scheme": "default"}, {"scheme": "slate"}]))
     assert out == ("[data-md-color-scheme=slate]{--bg:#111}"
                    "@media screen{[data-md-color-primary=indigo]{--p:indigo}}"
-                   "[data-md-color-switching] *{transition:none!important}")
+                   "[data-md-color-switching] *{transition:none!important}"
+                   "[dir=ltr] .md-nav{margin-left:1em}"
+                   ".a{color:red}@page{margin:25mm}@keyframes x{0%,50%{opacity:0}to{opacity:1}}")
 
 
-def test_theme_palette_subset_is_much_smaller(tmp_path: Path) -> None:
+def _shipped(name: str) -> str:
     import material
 
-    from checker.render.weight import configured_palette
-    src = next((Path(material.__file__).parent / "templates/assets/stylesheets").glob("palette.*.min.css"))
-    full = src.read_text(encoding="utf-8")
-    out = palette_subset(full, *configured_palette([{"scheme": "default"}, {"scheme": "slate"}]))
-    assert "[data-md-color-scheme=slate]{" in out and "[data-md-color-primary=indigo]" in out
-    assert "data-md-color-primary=red" not in out and "data-md-color-accent=pink" not in out
-    assert len(out) < len(full) / 2
+    folder = Path(material.__file__).parent / "templates" / "assets" / "stylesheets"
+    text = next(folder.glob(f"{name}.*.min.css")).read_text(encoding="utf-8")
+    return text[: text.rfind("/*# sourceMappingURL")] if "sourceMappingURL" in text else text
+
+
+@pytest.mark.parametrize("name", ["main", "palette"])
+def test_theme_css_subset_with_nothing_to_drop_is_the_shipped_file(name: str) -> None:
+    """The parser keeps every byte of the theme's own stylesheets when everything is allowed."""
+    shipped = _shipped(name)
+    colours = set(re.findall(r"data-md-color-(?:primary|accent)=([\w-]+)", shipped)) | {"indigo"}
+    schemes = set(re.findall(r"data-md-color-scheme=([\w-]+)", shipped)) | {"default"}
+    everything = {"primary": colours, "accent": colours, "scheme": schemes, "dir": {"ltr", "rtl"}}
+    assert theme_css_subset(shipped, everything) == shipped
+
+
+def test_theme_css_subsets_drop_other_colours_and_right_to_left() -> None:
+    allowed = theme_allowed([{"scheme": "default"}, {"scheme": "slate"}])
+    palette, main = _shipped("palette"), _shipped("main")
+    small = theme_css_subset(palette, allowed)
+    assert "[data-md-color-scheme=slate]{" in small and "[data-md-color-primary=indigo]" in small
+    assert "data-md-color-primary=red" not in small and "data-md-color-accent=pink" not in small
+    assert len(small) < len(palette) / 2
+    lean = theme_css_subset(main, allowed)
+    assert "dir=rtl" in main and "dir=rtl" not in lean and "[dir=ltr]" in lean
+    assert len(main) - len(lean) > 5_000

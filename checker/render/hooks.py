@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from checker.render.weight import minify_assets, slim_page, write_palette_subset
+from checker.render.weight import minify_assets, slim_page, write_theme_subsets
 
 SLOT = re.compile(r'<div class="db-slot" data-slot="(\d+)"></div>')
 FRAGMENTS = ".fragments"
@@ -35,8 +35,8 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
 
 
 def on_post_build(config: Any) -> None:
-    """Write the palette subset the pages link to and minify our own CSS and JS (`checker.render.weight`)."""
+    """Write the theme stylesheet subsets the pages link to and minify our own CSS and JS (`checker.render.weight`)."""
     site_dir = Path(config["site_dir"])
-    write_palette_subset(site_dir, config["theme"]["palette"])
+    write_theme_subsets(site_dir, config["theme"]["palette"])
     ours = [str(p) for p in (*config["extra_css"], *config["extra_javascript"])]
     minify_assets(site_dir, [*ours, "javascripts/lazy-search.js"])

@@ -2,18 +2,21 @@
 
 Measured the way a reader's browser does (`tests/test_site_weight.py`: Chromium, the sum of the
 response bodies of one page load). Most of the weight is the theme's own CSS and JavaScript
-(~252 KB, loaded on every page and never edited here), so the rest is kept small:
+(~252 KB as shipped, loaded on every page; the shipped files are never edited), so the rest is kept small:
 
 * `slim_page` (from the MkDocs hook, after the fragments are in) drops the scripts a page does not
   use (the chart loader on a page without a chart, the table sorter's loader on a page without a
-  table; the sorter itself loads when a reader reaches for a table header, `tablesort.js`) and
-  minifies the HTML (whitespace and markup only: text, `<pre>` blocks and scripts keep their bytes);
+  table; the sorter itself loads when a reader reaches for a table header, `tablesort.js`), empties
+  the hidden copy of the table of contents on pages that hide it, links the theme's stylesheets'
+  subsets, and minifies the HTML (markup only: text, `<pre>` blocks and scripts keep their bytes);
 * `minify_assets` minifies our own stylesheet and scripts in the built site (the sources in `site/`
   keep their comments);
-* `palette_subset` keeps, of the theme's palette stylesheet (every primary and accent colour of
-  Material), only the schemes and colours `mkdocs.yml` configures: the light and dark schemes
-  (the reader's toggle) in the default indigo. `write_palette_subset` writes it beside the
-  original at build time and `slim_page` points the pages at it.
+* `theme_css_subset` keeps, of the theme's stylesheets, every rule that can match on this site:
+  a selector that needs `[data-md-color-primary=X]` (or accent, scheme) for a colour or scheme
+  `mkdocs.yml` does not configure, or `[dir=rtl]` on a left-to-right site, can never match, so it
+  goes; every other byte is kept (with nothing to drop the output equals the input; a test checks
+  this on the shipped files). `write_theme_subsets` writes `<name>.subset.min.css` beside each
+  shipped file, which stays; a page that sets `dir="rtl"` anywhere keeps the shipped files.
 
 Everything here is a pure function of its input, so two builds stay byte-identical.
 """
@@ -21,7 +24,7 @@ Everything here is a pure function of its input, so two builds stay byte-identic
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import minify_html
@@ -34,14 +37,17 @@ PAGE_WEIGHT_BUDGET = 300_000
 _SCRIPT = r'<script src="[^"]*{name}"></script>\s*'
 _CHART_SCRIPTS = re.compile(_SCRIPT.format(name=r"javascripts/charts\.js"))
 _TABLE_SCRIPTS = re.compile(_SCRIPT.format(name=r"javascripts/tablesort\.js"))
-_PALETTE = re.compile(r'(assets/stylesheets/palette\.[0-9a-f]+)\.min\.css"')
+_HIDDEN_TOC = re.compile(r'(<div class="md-sidebar md-sidebar--secondary" data-md-component="sidebar" data-md-type="toc"'
+                         r'\s+hidden>\s*<div class="md-sidebar__scrollwrap">\s*<div class="md-sidebar__inner">)'
+                         r'\s*<nav [^>]*>.*?</nav>\s*(</div>)', re.S)
+_THEME_CSS = re.compile(r'(assets/stylesheets/(?:main|palette)\.[0-9a-f]+)\.min\.css"')
 SUBSET_SUFFIX = ".subset.min.css"
-"""The palette subset sits beside the theme's `palette.<hash>.min.css` as `palette.<hash>` + this."""
+"""A subset sits beside the theme's `main.<hash>.min.css` (or palette) as `main.<hash>` + this."""
 
 
 def trim_scripts(html: str) -> str:
     """Drop the chart loader from a page with no chart and the table sorter from a page with no table."""
-    if 'class="vega-chart' not in html:
+    if "vega-chart" not in html:
         html = _CHART_SCRIPTS.sub("", html)
     if "<table" not in html:
         html = _TABLE_SCRIPTS.sub("", html)
@@ -54,12 +60,23 @@ def minify(html: str) -> str:
                                   minify_css=False, minify_js=False))
 
 
+def drop_hidden_toc(html: str) -> str:
+    """Empty the right-hand table of contents of a page that hides it (`hide: [toc]`: never shown).
+
+    The theme still writes it there, hidden, besides the copy in the navigation drawer, which stays.
+    """
+    return _HIDDEN_TOC.sub(r"\1\2", html, count=1)
+
+
 def slim_page(html: str) -> str:
-    """A built page, lighter: unused scripts dropped, the palette subset linked, markup minified."""
-    return minify(_PALETTE.sub(r'\1' + SUBSET_SUFFIX + '"', trim_scripts(html)))
+    """A built page, lighter: unused scripts and hidden table of contents dropped, theme CSS subsets linked, minified."""
+    html = drop_hidden_toc(trim_scripts(html))
+    if 'dir="rtl"' not in html:
+        html = _THEME_CSS.sub(r'\1' + SUBSET_SUFFIX + '"', html)
+    return minify(html)
 
 
-# ------------------------------------------------------------------------------------------- palette
+# ------------------------------------------------------------------------------------------- theme CSS
 
 
 def _blocks(css: str) -> list[tuple[str, str]]:
@@ -97,7 +114,7 @@ def _blocks(css: str) -> list[tuple[str, str]]:
     return out
 
 
-_ATTR = re.compile(r"\[data-md-color-(primary|accent|scheme)=([\w-]+)\]")
+_ATTR = re.compile(r"\[(?:data-md-color-)?(primary|accent|scheme|dir)=([\w-]+)\]")
 
 
 def _split_selectors(prelude: str) -> list[str]:
@@ -114,27 +131,28 @@ def _split_selectors(prelude: str) -> list[str]:
     return parts
 
 
-def palette_subset(css: str, primaries: Iterable[str], accents: Iterable[str], schemes: Iterable[str]) -> str:
-    """Keep the rules of Material's palette stylesheet that can apply with the configured colours and schemes.
+def theme_css_subset(css: str, allowed: Mapping[str, Iterable[str]]) -> str:
+    """The rules of a theme stylesheet that can match: `allowed` maps primary/accent/scheme/dir to the values in use.
 
-    A selector naming `[data-md-color-primary=X]` (or accent, scheme) for an X not configured can never
-    match, so it goes; a rule left with no selector goes; everything else is kept byte for byte.
+    A selector naming `[data-md-color-primary=X]` (or accent, scheme; or `[dir=X]`) for an X not
+    allowed can never match, so it goes; a rule left with no selector goes; the rest is kept byte
+    for byte (the trailing source-map comment goes too).
     """
-    allowed = {"primary": set(primaries), "accent": set(accents), "scheme": set(schemes)}
+    sets = {kind: set(values) for kind, values in allowed.items()}
 
     def live(selector: str) -> bool:
-        return all(value in allowed[kind] for kind, value in _ATTR.findall(selector))
+        return all(value in sets[kind] for kind, value in _ATTR.findall(selector) if kind in sets)
 
     def walk(text: str) -> str:
         kept: list[str] = []
         for prelude, body in _blocks(text):
             if prelude.lstrip().startswith("@"):
-                if body:
+                if "{" in body:  # a group of rules (@media, @supports, @keyframes): filter inside
                     inner = walk(body)
                     if inner:
                         kept.append(f"{prelude}{{{inner}}}")
-                else:
-                    kept.append(prelude)
+                else:  # a statement (@charset ...;) or declarations (@page, @font-face): as is
+                    kept.append(f"{prelude}{{{body}}}" if body else prelude)
                 continue
             if not body and "{" not in prelude:  # a trailing comment (the source map line)
                 continue
@@ -146,26 +164,26 @@ def palette_subset(css: str, primaries: Iterable[str], accents: Iterable[str], s
     return walk(css)
 
 
-def configured_palette(palette: object) -> tuple[set[str], set[str], set[str]]:
-    """The primaries, accents and schemes a `theme.palette` setting uses (Material's defaults: indigo, default)."""
+def theme_allowed(palette: object) -> dict[str, set[str]]:
+    """What a page of this site can carry: the colours and schemes of `theme.palette` (Material's defaults), left to right."""
     entries = palette if isinstance(palette, list) else [palette] if isinstance(palette, dict) else []
-    primaries, accents, schemes = set(), set(), set()
-    for entry in entries:
-        primaries.add(str(entry.get("primary") or "indigo"))
-        accents.add(str(entry.get("accent") or "indigo"))
-        schemes.add(str(entry.get("scheme") or "default"))
-    return primaries, accents, schemes
+    allowed: dict[str, set[str]] = {"primary": set(), "accent": set(), "scheme": set(), "dir": {"ltr"}}
+    for entry in entries or [{}]:
+        allowed["primary"].add(str(entry.get("primary") or "indigo"))
+        allowed["accent"].add(str(entry.get("accent") or "indigo"))
+        allowed["scheme"].add(str(entry.get("scheme") or "default"))
+    return allowed
 
 
-def write_palette_subset(site_dir: Path, palette: object) -> list[Path]:
-    """Write `palette.<hash>.subset.min.css` beside each palette stylesheet of the built site; returns them."""
-    primaries, accents, schemes = configured_palette(palette)
+def write_theme_subsets(site_dir: Path, palette: object) -> list[Path]:
+    """Write `<name>.subset.min.css` beside the theme's main and palette stylesheets of the built site; returns them."""
+    allowed = theme_allowed(palette)
     written = []
-    for src in sorted((site_dir / "assets" / "stylesheets").glob("palette.*.min.css")):
-        if src.name.endswith(SUBSET_SUFFIX):
+    for src in sorted((site_dir / "assets" / "stylesheets").glob("*.min.css")):
+        if src.name.endswith(SUBSET_SUFFIX) or not src.name.startswith(("main.", "palette.")):
             continue
         dest = src.with_name(src.name[: -len(".min.css")] + SUBSET_SUFFIX)
-        dest.write_text(palette_subset(src.read_text(encoding="utf-8"), primaries, accents, schemes), encoding="utf-8")
+        dest.write_text(theme_css_subset(src.read_text(encoding="utf-8"), allowed), encoding="utf-8")
         written.append(dest)
     return written
 
