@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from test_site_browser import base_url, browser  # noqa: F401  (pytest fixtures)
 
-from checker.render.weight import PAGE_WEIGHT_BUDGET, theme_allowed, theme_css_subset
+from checker.render.weight import (EXTENSION_CLASSES, PAGE_WEIGHT_BUDGET, slim_page, subset_fits, theme_allowed,
+                                   theme_css_subset)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -108,6 +109,30 @@ def test_theme_css_subset_drops_only_selectors_that_cannot_match() -> None:
                    ".a{color:red}@page{margin:25mm}@keyframes x{0%,50%{opacity:0}to{opacity:1}}")
 
 
+def test_theme_css_subset_drops_selectors_that_require_an_unused_extension_class() -> None:
+    css = (".md-typeset .tabbed-set>input{display:none}.md-typeset .highlight,.md-typeset pre{margin:0}"
+           ".annotate:not(.highlight) code{color:red}.md-typeset .keys kbd:before{content:'x'}"
+           ".md-typeset :is(.highlight,.x) pre{padding:0}.md-typeset .task-list-item{list-style:none}")
+    out = theme_css_subset(css, theme_allowed([{}]), EXTENSION_CLASSES)
+    assert out == (".md-typeset pre{margin:0}.annotate:not(.highlight) code{color:red}"
+                   ".md-typeset :is(.highlight,.x) pre{padding:0}")
+
+
+def test_a_page_with_an_extension_class_or_right_to_left_keeps_the_shipped_stylesheets() -> None:
+    head = ('<link rel="stylesheet" href="../assets/stylesheets/main.0123abcd.min.css">'
+            '<link rel="stylesheet" href="../assets/stylesheets/palette.4567ef01.min.css">')
+    plain = f'<html><head>{head}</head><body dir="ltr"><p class="db-asof annotate">x</p></body></html>'
+    assert subset_fits(plain)
+    out = slim_page(plain)
+    assert "main.0123abcd.subset.min.css" in out and "palette.4567ef01.subset.min.css" in out
+    for body in ('<body dir="ltr"><div class="tabbed-set tabbed-alternate">x</div>',
+                 '<body dir="ltr"><span class="md-typeset keys">x</span>', '<body dir="rtl"><p>x</p>',
+                 '<body dir="ltr"><div class="highlight"><pre>x</pre></div>'):
+        page = f"<html><head>{head}</head>{body}</body></html>"
+        assert not subset_fits(page), body
+        assert ".subset.min.css" not in slim_page(page) and "main.0123abcd.min.css" in slim_page(page)
+
+
 def _shipped(name: str) -> str:
     import material
 
@@ -136,3 +161,50 @@ def test_theme_css_subsets_drop_other_colours_and_right_to_left() -> None:
     lean = theme_css_subset(main, allowed)
     assert "dir=rtl" in main and "dir=rtl" not in lean and "[dir=ltr]" in lean
     assert len(main) - len(lean) > 5_000
+
+
+_STYLES = """() => { const out = {};
+  document.querySelectorAll('*').forEach((el, i) => { for (const pseudo of [null, '::before', '::after']) {
+    const cs = getComputedStyle(el, pseudo); const o = {};
+    for (let k = 0; k < cs.length; k++) { const n = cs[k]; if (!n.startsWith('--')) o[n] = cs.getPropertyValue(n); }
+    out[i + ' ' + el.tagName + (pseudo || '')] = JSON.stringify(o); } });
+  return out; }"""
+
+
+def _computed_styles(browser, url: str, width: int, scheme: str, shipped: bool,  # noqa: F811
+                     search: str = "") -> tuple[dict[str, str], int]:
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    if shipped:  # serve the theme's shipped stylesheets where the page links the subsets
+        context.route(re.compile(r".*\.subset\.min\.css$"),
+                      lambda route: route.continue_(url=route.request.url.replace(".subset.min.css", ".min.css")))
+    page = context.new_page()
+    sheets: list[int] = []
+    page.on("response", lambda r: sheets.append(len(r.body())) if "/assets/stylesheets/main." in r.url else None)
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    page.add_style_tag(content="*,*::before,*::after{transition:none!important;animation:none!important}")
+    if scheme == "slate":
+        page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'slate')")
+    if search:
+        page.locator(".md-search__input").click()
+        page.locator(".md-search__input").fill(search)
+        page.wait_for_selector(".md-search-result__item", timeout=15000)
+    styles = page.evaluate(_STYLES)
+    context.close()
+    assert len(sheets) == 1
+    return styles, sheets[0]
+
+
+@pytest.mark.parametrize(("path", "width", "scheme", "search"), [
+    ("", 390, "slate", ""), ("", 1400, "slate", "drift"), ("format/", 1400, "default", ""),
+    ("runs/synthetic-0000/synthetic-0000-FULL-s1/", 390, "default", ""), ("leaderboards/agent/", 1400, "default", ""),
+])
+def test_theme_css_subsets_style_every_element_as_the_shipped_files(browser, base_url: str, path: str,  # noqa: F811
+                                                                    width: int, scheme: str, search: str) -> None:
+    """Every element and pseudo-element computes the same style with the subsets as with the shipped stylesheets."""
+    lean, lean_bytes = _computed_styles(browser, base_url + path, width, scheme, shipped=False, search=search)
+    full, full_bytes = _computed_styles(browser, base_url + path, width, scheme, shipped=True, search=search)
+    assert full_bytes - lean_bytes > 30_000, "the comparison is between the subset and the shipped stylesheet"
+    assert lean.keys() == full.keys() and len(lean) > 300
+    differ = [k for k in lean if lean[k] != full[k]]
+    assert differ == [], f"{path or '/'} at {width}px ({scheme}): {len(differ)} elements styled differently: {differ[:5]}"

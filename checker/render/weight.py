@@ -14,9 +14,13 @@ response bodies of one page load). Most of the weight is the theme's own CSS and
 * `theme_css_subset` keeps, of the theme's stylesheets, every rule that can match on this site:
   a selector that needs `[data-md-color-primary=X]` (or accent, scheme) for a colour or scheme
   `mkdocs.yml` does not configure, or `[dir=rtl]` on a left-to-right site, can never match, so it
-  goes; every other byte is kept (with nothing to drop the output equals the input; a test checks
-  this on the shipped files). `write_theme_subsets` writes `<name>.subset.min.css` beside each
-  shipped file, which stays; a page that sets `dir="rtl"` anywhere keeps the shipped files.
+  goes; so does a selector that needs a class only a Markdown extension this site does not use
+  writes (`EXTENSION_CLASSES`: content tabs, keys, critic, maths, task lists, code highlighting,
+  footnotes, emoji, diagrams; the theme's script only acts on such elements when a page has them).
+  Every other byte is kept (with nothing to drop the output equals the input; a test checks this
+  on the shipped files). `write_theme_subsets` writes `<name>.subset.min.css` beside each shipped
+  file, which stays: a page that sets `dir="rtl"` or carries one of those classes links the shipped
+  files, so the subset is exact page by page.
 
 Everything here is a pure function of its input, so two builds stay byte-identical.
 """
@@ -41,6 +45,15 @@ _HIDDEN_TOC = re.compile(r'(<div class="md-sidebar md-sidebar--secondary" data-m
                          r'\s+hidden>\s*<div class="md-sidebar__scrollwrap">\s*<div class="md-sidebar__inner">)'
                          r'\s*<nav [^>]*>.*?</nav>\s*(</div>)', re.S)
 _THEME_CSS = re.compile(r'(assets/stylesheets/(?:main|palette)\.[0-9a-f]+)\.min\.css"')
+EXTENSION_CLASSES = re.compile(
+    r"tabbed-|keys$|key-|critic$|arithmatex$|task-list|highlight$|highlighttable$|hll$|linenos$|linenodiv$|"
+    r"filename$|footnote|emojione$|twemoji$|gemoji$|mermaid$")
+"""Class names (matched from the start) that only Markdown extensions this site does not enable write:
+pymdownx.tabbed, keys, critic, arithmatex, tasklist, highlight (or codehilite), footnotes, emoji, and
+superfences' mermaid fences. A page carrying one links the theme's full stylesheet."""
+_CLASS_ATTR = re.compile(r'\sclass="([^"]*)"')
+_CLASS_TOKEN = re.compile(r"\.((?:[\w-]|\\.)+)")
+_FUNCTIONAL = re.compile(r":(?:not|is|where|has|matches)\((?:[^()]|\([^()]*\))*\)")
 SUBSET_SUFFIX = ".subset.min.css"
 """A subset sits beside the theme's `main.<hash>.min.css` (or palette) as `main.<hash>` + this."""
 
@@ -68,10 +81,17 @@ def drop_hidden_toc(html: str) -> str:
     return _HIDDEN_TOC.sub(r"\1\2", html, count=1)
 
 
+def subset_fits(html: str) -> bool:
+    """Whether the theme's stylesheet subsets style `html` exactly: left to right, no class of `EXTENSION_CLASSES`."""
+    if 'dir="rtl"' in html:
+        return False
+    return not any(EXTENSION_CLASSES.match(name) for value in _CLASS_ATTR.findall(html) for name in value.split())
+
+
 def slim_page(html: str) -> str:
     """A built page, lighter: unused scripts and hidden table of contents dropped, theme CSS subsets linked, minified."""
     html = drop_hidden_toc(trim_scripts(html))
-    if 'dir="rtl"' not in html:
+    if subset_fits(html):
         html = _THEME_CSS.sub(r'\1' + SUBSET_SUFFIX + '"', html)
     return minify(html)
 
@@ -131,17 +151,22 @@ def _split_selectors(prelude: str) -> list[str]:
     return parts
 
 
-def theme_css_subset(css: str, allowed: Mapping[str, Iterable[str]]) -> str:
+def theme_css_subset(css: str, allowed: Mapping[str, Iterable[str]], drop_classes: re.Pattern[str] | None = None) -> str:
     """The rules of a theme stylesheet that can match: `allowed` maps primary/accent/scheme/dir to the values in use.
 
     A selector naming `[data-md-color-primary=X]` (or accent, scheme; or `[dir=X]`) for an X not
-    allowed can never match, so it goes; a rule left with no selector goes; the rest is kept byte
-    for byte (the trailing source-map comment goes too).
+    allowed can never match, so it goes, and so does one that requires a class `drop_classes`
+    matches; a rule left with no selector goes; the rest is kept byte for byte (the trailing
+    source-map comment goes too).
     """
     sets = {kind: set(values) for kind, values in allowed.items()}
 
     def live(selector: str) -> bool:
-        return all(value in sets[kind] for kind, value in _ATTR.findall(selector) if kind in sets)
+        if not all(value in sets[kind] for kind, value in _ATTR.findall(selector) if kind in sets):
+            return False
+        # classes the selector requires (not those under :not(), :is(), ...): one only an unused extension writes?
+        required = _CLASS_TOKEN.findall(_FUNCTIONAL.sub("", selector))
+        return drop_classes is None or not any(drop_classes.match(name) for name in required)
 
     def walk(text: str) -> str:
         kept: list[str] = []
@@ -183,7 +208,7 @@ def write_theme_subsets(site_dir: Path, palette: object) -> list[Path]:
         if src.name.endswith(SUBSET_SUFFIX) or not src.name.startswith(("main.", "palette.")):
             continue
         dest = src.with_name(src.name[: -len(".min.css")] + SUBSET_SUFFIX)
-        dest.write_text(theme_css_subset(src.read_text(encoding="utf-8"), allowed), encoding="utf-8")
+        dest.write_text(theme_css_subset(src.read_text(encoding="utf-8"), allowed, EXTENSION_CLASSES), encoding="utf-8")
         written.append(dest)
     return written
 
