@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 from test_site_browser import base_url, browser  # noqa: F401  (pytest fixtures)
 
-from checker.render.weight import (EXTENSION_CLASSES, PAGE_WEIGHT_BUDGET, slim_page, subset_fits, theme_allowed,
-                                   theme_css_subset)
+from checker.render.weight import EXTENSION_CLASSES, PAGE_WEIGHT_BUDGET, slim_page, subset_fits, theme_allowed, theme_css_subset
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
