@@ -43,6 +43,11 @@ def iter_results(paths: list[Path]) -> Iterator[ResultsFile]:
         yield read_results(path)
 
 
+def _stub(problem_id: str) -> TurnResult:
+    """A turn record with only its problem id set (reading any other field raises `AttributeError`)."""
+    return TurnResult.model_construct(problem_id=problem_id)  # type: ignore[call-arg]  # deliberately partial
+
+
 def light(r: ResultsFile) -> ResultsFile:
     """The record the cross-submission pages are built from (see the module docstring)."""
     stubs: dict[str, TurnResult] = {}
@@ -51,8 +56,8 @@ def light(r: ResultsFile) -> ResultsFile:
     for run in r.runs:
         update: dict[str, object] = {}
         if run.turns:
-            update["turns"] = [stubs.get(t.problem_id) or stubs.setdefault(
-                t.problem_id, TurnResult.model_construct(problem_id=t.problem_id)) for t in run.turns]
+            update["turns"] = [stubs.get(t.problem_id) or stubs.setdefault(t.problem_id, _stub(t.problem_id))
+                               for t in run.turns]
         if cut and len(run.mismatches) > 1:
             update["mismatches"] = run.mismatches[:1]
         runs.append(run.model_copy(update=update) if update else run)
