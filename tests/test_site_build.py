@@ -185,3 +185,17 @@ def test_build_uses_the_project_s_pages_and_changelog(tmp_path: Path) -> None:
     results = write_results_dir(synthetic_results(1), tmp_path / "r")
     site.build_site(results, tmp_path / "out" / "site", project=project)
     assert "only in this project" in (tmp_path / "out" / "site" / "changelog" / "index.html").read_text(encoding="utf-8")
+
+
+def test_md_escape_fast_path_matches_the_character_by_character_escape() -> None:
+    """Plain ASCII takes one `str.translate`; it must give exactly what the per-character escape gives."""
+    import random
+
+    from checker.render.text import _md_escape_each, md_escape
+
+    cases = ["".join(chr(i) for i in range(128)), "a*b_c [x](y) <b>&\"'", "tab\there\r\nx", "é ünï", "\u202e evil",
+             "x\x1b[31m", "\x7f", ""]
+    rng = random.Random(1)
+    cases += ["".join(chr(rng.randrange(0, 130)) for _ in range(rng.randrange(0, 20))) for _ in range(3000)]
+    assert [str(md_escape(c)) for c in cases] == [str(_md_escape_each(c)) for c in cases]
+    assert str(md_escape("<a href=x>")) == "&#60;a href=x&#62;"  # hand-written: every special as &#N;

@@ -17,6 +17,7 @@ import random
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -171,38 +172,70 @@ def _constraint(sid: str, rng: random.Random) -> dict[str, Any]:
 def synthetic_results(n: int, seed: int = 7, title_prefix: str = "Synthetic submission") -> list[ResultsFile]:
     """`n` synthetic results files (two in three agent track), deterministic for a given seed."""
     rng = random.Random(seed)
-    out = []
+    return [ResultsFile.model_validate(_doc(i, "constraint" if i % 3 == 2 else "agent", rng, title_prefix))
+            for i in range(n)]
+
+
+def _doc(i: int, track: str, rng: random.Random, title_prefix: str = "Synthetic submission") -> dict[str, Any]:
+    """The results document of synthetic submission `i` of a track."""
+    sid = f"synthetic-{i:04d}"
+    body = _agent(sid, rng) if track == "agent" else _constraint(sid, rng)
+    valid = [r for r in body["runs"] if r["verdict"] == "VALID"]
+    headline = (f"0 completions across {len(valid)} valid runs" if track == "agent" else
+                f"{sum(r['metrics']['correct'] for r in valid)} of {sum(r['metrics']['turns'] for r in valid)} "
+                f"turns correct across {len(valid)} valid runs")
+    doc = {
+        "checker_version": "0.0.0-synthetic", "submission_id": sid, "title": f"{title_prefix} {i}",
+        "authors": ["A. Author", "B. Author"], "track": track, "synthetic": True,
+        "profile": "driftboard" if track == "agent" else "drift-bench-v1",
+        "thresholds": {"wer_floor": 0.25, "canary_floor": 0.9}, "thresholds_source": "prereg",
+        "prereg_sha256": _sha(f"prereg-{sid}"),
+        "logs": [{"path": f"submissions/{sid}/runs/{r['run_id']}.jsonl", "sha256": r["log_sha256"],
+                  "run_id": r["run_id"]} for r in body["runs"]],
+        "null_results": {"valid_runs": len(valid), "runs": len(body["runs"]),
+                         "completions": 0 if track == "agent" and valid else None, "headline": headline,
+                         "triggered_defeaters": ["D1"] if i % 4 == 0 else []},
+        "runs": body["runs"], "cells": body["cells"], "ranked": True,
+        "prereg_check": {"missing": [{"cell": "FULL", "seed": "s6"}] if i % 5 == 0 else [],
+                         "undeclared": [], "digest_mismatch": []},
+        "defeaters": [{"id": "D1", "text": "bind above 0.5 in FULL", "metric": "gds_bind", "op": ">",
+                       "threshold": 0.5, "value": None if i % 4 else 0.6, "triggered": None if i % 4 else True}],
+        "claims": [{"cell": body["cells"][0]["cell"], "metric": "gds_bind", "claimed": 0.1, "recomputed": 0.12,
+                    "agrees": False, "source": "paper table 2"}],
+        "reproduce": f"driftboard verify submissions/{sid}",
+        "digest": _sha(f"results-{sid}"),
+    }
+    return doc
+
+
+def drift_size_results(n: int, turns: int = 5672, seed: int = 7) -> Iterator[ResultsFile]:
+    """`n` constraint submissions of DRIFT-Bench size (issue 17's scale site): four runs of `turns` turn records each.
+
+    Each is a synthetic constraint submission cut to one run per cell (four cells), every run given
+    `turns` per-turn records (problems of 8 turns, all four channels, an UNSAT ledger with a MUS now
+    and then) and the problem-set sizes its coverage is shown against. Yielded one at a time.
+    """
+    rng = random.Random(seed)
+    channels = ("consistent", "consistent", "drift", "contradiction", "other")
     for i in range(n):
-        sid = f"synthetic-{i:04d}"
-        track = "constraint" if i % 3 == 2 else "agent"
-        body = _agent(sid, rng) if track == "agent" else _constraint(sid, rng)
-        valid = [r for r in body["runs"] if r["verdict"] == "VALID"]
-        headline = (f"0 completions across {len(valid)} valid runs" if track == "agent" else
-                    f"{sum(r['metrics']['correct'] for r in valid)} of {sum(r['metrics']['turns'] for r in valid)} "
-                    f"turns correct across {len(valid)} valid runs")
-        doc = {
-            "checker_version": "0.0.0-synthetic", "submission_id": sid, "title": f"{title_prefix} {i}",
-            "authors": ["A. Author", "B. Author"], "track": track, "synthetic": True,
-            "profile": "driftboard" if track == "agent" else "drift-bench-v1",
-            "thresholds": {"wer_floor": 0.25, "canary_floor": 0.9}, "thresholds_source": "prereg",
-            "prereg_sha256": _sha(f"prereg-{sid}"),
-            "logs": [{"path": f"submissions/{sid}/runs/{r['run_id']}.jsonl", "sha256": r["log_sha256"],
-                      "run_id": r["run_id"]} for r in body["runs"]],
-            "null_results": {"valid_runs": len(valid), "runs": len(body["runs"]),
-                             "completions": 0 if track == "agent" and valid else None, "headline": headline,
-                             "triggered_defeaters": ["D1"] if i % 4 == 0 else []},
-            "runs": body["runs"], "cells": body["cells"], "ranked": True,
-            "prereg_check": {"missing": [{"cell": "FULL", "seed": "s6"}] if i % 5 == 0 else [],
-                             "undeclared": [], "digest_mismatch": []},
-            "defeaters": [{"id": "D1", "text": "bind above 0.5 in FULL", "metric": "gds_bind", "op": ">",
-                           "threshold": 0.5, "value": None if i % 4 else 0.6, "triggered": None if i % 4 else True}],
-            "claims": [{"cell": body["cells"][0]["cell"], "metric": "gds_bind", "claimed": 0.1, "recomputed": 0.12,
-                        "agrees": False, "source": "paper table 2"}],
-            "reproduce": f"driftboard verify submissions/{sid}",
-            "digest": _sha(f"results-{sid}"),
-        }
-        out.append(ResultsFile.model_validate(doc))
-    return out
+        doc = _doc(i, "constraint", rng)
+        runs = [r for r in doc["runs"] if r["seed"] == "s1"]
+        for run in runs:
+            recs = []
+            for k in range(turns):
+                ch = channels[rng.randrange(len(channels))]
+                recs.append({"line": k + 2, "problem_id": f"p{k // 8:05d}", "domain": ("seating", "scheduling")[k % 2],
+                             "turn_number": k % 8 + 1, "parse": True, "complete": True, "ledger_size": k % 8 + 1,
+                             "ledger_sat": ch != "contradiction", "answer_satisfies_ledger": ch == "consistent",
+                             "correct": ch == "consistent", "channel": ch,
+                             "mus": ["c1", "c3"] if ch == "contradiction" else None, "solver_error": None,
+                             "recorded_z3_sat": None, "recorded_answer_correct": None})
+            run["turns"] = recs
+            run["metrics"].update(turns=turns, problems_in_set=-(-turns // 8), turns_in_set=turns)
+        doc["runs"] = runs
+        doc["logs"] = [log for log in doc["logs"] if any(log["run_id"] == r["run_id"] for r in runs)]
+        doc["submission_id"] = f"drift-size-{i:04d}"
+        yield ResultsFile.model_validate(doc)
 
 
 def write_results_dir(results: list[ResultsFile], out: Path) -> Path:

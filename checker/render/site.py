@@ -57,6 +57,8 @@ SITE_URL = site_url()
 """The one base URL (`site_url` in mkdocs.yml; `checker.render.citation`)."""
 REPORTED_DIRS = ("checker/baselines/reported", "data/reported")
 """Where the "reported, not verified" datasets live (CSV or JSON files), first existing wins."""
+STAGE = ".driftboard-stage"
+"""Folder in the site folder where downloads wait while MkDocs builds (it never empties dot folders)."""
 MARKER = ".driftboard-generated"
 """Marks an assembled docs folder, so a build never deletes a folder it did not write."""
 BUILD_EPOCH = "0"
@@ -157,8 +159,10 @@ def docs_dir_for(out: Path) -> Path:
 class _Writer:
     """Writes generated files, rendering Tables' downloads on the way."""
 
-    def __init__(self, docs: Path) -> None:
+    def __init__(self, docs: Path, downloads: Path | None = None) -> None:
         self.docs = docs
+        self.downloads = downloads or docs
+        """Where `downloads/` is written: the docs folder, or a staging folder moved into the site after MkDocs."""
         self.env = environment()
         self.made: set[Path] = set()
 
@@ -173,7 +177,7 @@ class _Writer:
         """Render a page: tables and charts become fragments (see `hooks.py`), the rest Markdown."""
         prefix = "downloads/" + rel.removesuffix(".md")
         for table in _tables_in(ctx):
-            write_downloads(table, self.docs, prefix, self.made)
+            write_downloads(table, self.downloads, prefix, self.made)
         fragments: list[str] = []
         table_t = self.env.get_template("_table.html.j2")
         chart_t = self.env.get_template("_chart.html.j2")
@@ -268,7 +272,8 @@ def metrics_context(results: list[ResultsFile]) -> MetricsContext:
             "metrics": METRICS, "undocumented": sorted(seen - documented())}
 
 
-def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None) -> list[Any]:
+def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None,
+             downloads: Path | None = None) -> list[Any]:
     """Write every MkDocs source into `docs` (emptied first); returns the nav.
 
     `results` are consumed one at a time (a generator reading each results file when asked keeps
@@ -277,7 +282,9 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
     light record (`checker.render.stream.light`) is kept for the pages across submissions.
     `repo`: the project root (hand-written pages in `site/`, `CHANGELOG.md`, `CITATION.cff`,
     `mkdocs.yml`'s site URL). `logs_root`: where the results' run paths resolve (the tree being
-    built), for the agent run timelines; None builds run pages without timelines.
+    built), for the agent run timelines; None builds run pages without timelines. `downloads`: where
+    the tables' CSV/JSON downloads (`downloads/...`) are written instead of the docs folder (`build_site`
+    moves them into the site after MkDocs, which then neither lists nor copies thousands of files).
 
     Raises:
         UsageError: two results files hold the same submission id; `docs` was not written by a build.
@@ -295,7 +302,7 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
         shutil.copytree(site_src, docs, dirs_exist_ok=True)
     base_url = site_url(repo / "mkdocs.yml")
     repository = repository_url(repo)
-    w = _Writer(docs)
+    w = _Writer(docs, downloads)
     charts: dict[str, str] = {}
     stager = Stager(docs)
     lights: dict[str, ResultsFile] = {}
@@ -504,7 +511,14 @@ def build_site(results_dir: Path, out: Path, only: set[str] | None = None, logs_
     root = project_root(project)
     paths = results_paths(results_dir, only)
     docs = docs_dir_for(out)
-    nav_items = assemble(iter_results(paths), docs, repo=root, logs_root=logs_root)
+    stage = out / STAGE  # a dot folder: MkDocs leaves it when it empties `out`
+    if stage.exists():
+        shutil.rmtree(stage)
+    stage.mkdir(parents=True)
+    nav_items = assemble(iter_results(paths), docs, repo=root, logs_root=logs_root, downloads=stage)
     run_mkdocs(docs, out, nav_items, config=root / "mkdocs.yml")
     publish_runs(docs, out)
+    if (stage / "downloads").is_dir():
+        (stage / "downloads").rename(out / "downloads")
+    shutil.rmtree(stage)
     return 0
