@@ -63,7 +63,7 @@ def test_a_second_page_of_a_run_sits_one_level_deeper_with_links_one_level_longe
 
     monkeypatch.setattr(runs, "TURNS_PER_PAGE", 2)
     verify_paths([CASES / "minimal-agent"], None, [], results_dir=tmp_path / "r")
-    site.build_site(tmp_path / "r", tmp_path / "site", logs_root=Path("/"))
+    site.build_site(tmp_path / "r", tmp_path / "site", logs_root=Path.cwd())
     second = sorted((tmp_path / "site" / "runs").glob("*/*/turns-2/index.html"))
     assert second, "a run of more than two timeline events continues on turns-2/"
     doc = _doc(second[0])

@@ -28,6 +28,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import BinaryIO
 
 from checker.errors import DriftboardError
 
@@ -60,36 +61,52 @@ def write_shell_sources(docs: Path) -> None:
 
 
 class Stager:
-    """Collects run page bodies, one staging file per submission (a few files, not one per page)."""
+    """Collects run page bodies, one staging file per submission (a few files, not one per page).
+
+    Bodies are written as they come (`begin`, `add`, `end`): a submission with a thousand long runs
+    never holds more than one page body in memory here.
+    """
 
     def __init__(self, docs: Path) -> None:
         self.dir = docs / STAGE
         self.dir.mkdir(parents=True, exist_ok=True)
         self.count = 0
         self.urls: list[str] = []
+        self._fh: BinaryIO | None = None
+        self._index: list[list[object]] = []
+        self._offset = 0
 
-    def add(self, pages: list[tuple[str, str, str]]) -> None:
-        """Stage the (site-relative URL, title, HTML body) of one submission's run pages."""
-        if not pages:
+    def begin(self) -> None:
+        """Start the staging file of the next submission."""
+        self.end()
+        self._fh = (self.dir / f"{self.count:06d}.html").open("wb")
+        self._index, self._offset = [], 0
+
+    def add(self, url: str, title: str, body: str) -> None:
+        """Stage the body of the run page at site-relative `url` with `title`."""
+        if self._fh is None:
+            raise DriftboardError("internal: Stager.add before Stager.begin")
+        if url.count("/") not in SHELL_PAGES:
+            raise DriftboardError(f"internal: no page shell for a run page at depth {url.count('/')}: {url}")
+        data = body.encode("utf-8")
+        self._fh.write(data)
+        self._index.append([url, title, self._offset, self._offset + len(data)])
+        self._offset += len(data)
+        self.urls.append(url)
+
+    def end(self) -> None:
+        """Close the current submission's staging file and write its index."""
+        if self._fh is None:
             return
-        index: list[list[object]] = []
-        chunks: list[bytes] = []
-        offset = 0
-        for url, title, body in pages:
-            if url.count("/") not in SHELL_PAGES:
-                raise DriftboardError(f"internal: no page shell for a run page at depth {url.count('/')}: {url}")
-            data = body.encode("utf-8")
-            index.append([url, title, offset, offset + len(data)])
-            chunks.append(data)
-            offset += len(data)
-            self.urls.append(url)
-        name = f"{self.count:06d}"
+        self._fh.close()
+        self._fh = None
+        (self.dir / f"{self.count:06d}.json").write_text(json.dumps(self._index, ensure_ascii=False) + "\n",
+                                                         encoding="utf-8")
         self.count += 1
-        (self.dir / f"{name}.html").write_bytes(b"".join(chunks))
-        (self.dir / f"{name}.json").write_text(json.dumps(index, ensure_ascii=False) + "\n", encoding="utf-8")
 
     def finish(self) -> None:
-        """Write the sorted list of run page URLs (read by the sitemap hook)."""
+        """Close the last staging file and write the sorted list of run page URLs (read by the sitemap hook)."""
+        self.end()
         (self.dir / "sitemap.json").write_text(json.dumps(sorted(self.urls)) + "\n", encoding="utf-8")
 
 

@@ -312,8 +312,10 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
         w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, base_url))
         for c in r.cells:
             w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, base_url, charts))
-        stager.add([(url_of(rel), ctx["page_title"], w.html("run.html.j2", ctx))
-                    for run in r.runs for rel, ctx in run_pages(r, run, logs_root, repository)])
+        stager.begin()
+        for run in r.runs:  # page by page: a long run's bodies are never all in memory
+            for rel, ctx in run_pages(r, run, logs_root, repository):
+                stager.add(url_of(rel), ctx["page_title"], w.html("run.html.j2", ctx))
         lights[r.submission_id] = light(r)
         del r  # the whole results file is released here; only the light record stays
         for rel, text in charts.items():
