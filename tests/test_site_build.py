@@ -199,3 +199,29 @@ def test_md_escape_fast_path_matches_the_character_by_character_escape() -> None
     cases += ["".join(chr(rng.randrange(0, 130)) for _ in range(rng.randrange(0, 20))) for _ in range(3000)]
     assert [str(md_escape(c)) for c in cases] == [str(_md_escape_each(c)) for c in cases]
     assert str(md_escape("<a href=x>")) == "&#60;a href=x&#62;"  # hand-written: every special as &#N;
+
+
+def test_table_json_download_is_byte_for_byte_what_json_dumps_writes() -> None:
+    """The downloads' JSON is written without json's pure-Python indenting encoder: same bytes as the stdlib's."""
+    import random
+
+    from checker.render.tables import Column, Table
+
+    def reference(t: Table) -> str:
+        doc = {"caption": t.caption, "columns": [{"key": c.key, "label": c.label} for c in t.columns],
+               "rows": t.records()}
+        return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+    rng = random.Random(3)
+
+    def value() -> object:
+        return [None, True, False, rng.randint(-10**12, 10**12), rng.random() * 10 ** rng.randint(-8, 20),
+                "".join(chr(rng.randrange(0, 0x3000)) for _ in range(rng.randrange(6))), 0.0][rng.randrange(7)]
+
+    for _ in range(2000):
+        cols = [Column("".join(chr(rng.randrange(32, 0x300)) for _ in range(rng.randrange(1, 5))), f'L"{i}')
+                for i in range(rng.randrange(0, 5))]
+        t = Table("t", f"cap\u2028\"\\{rng.random()}", cols, [{c.key: value() for c in cols} for _ in range(rng.randrange(4))])
+        assert t.to_json() == reference(t)
+    with pytest.raises(ValueError):
+        Table("t", "c", [Column("a", "a")], [{"a": float("nan")}]).to_json()
