@@ -65,17 +65,17 @@ def release_page(rel: ReleaseFile, results: list[ResultsFile], newer: str | None
                 gone += 1
                 mark = '<span class="db-badge">no longer published</span>'
             elif _same(e, now[1]):
-                mark = f'<a href="{root}{url_of(cell_path(now[0], cell))}">current</a> (unchanged)'
-            else:
+                mark = f'<a href="{root}{url_of(cell_path(now[0], cell))}">unchanged (current page)</a>'
+            else:  # the link is the cell's whole text: a link beside other text in a cell is told only by colour
                 differs += 1
-                mark = (f'<span class="db-badge db-why">changed since</span> now {_h(fmt(now[1].figure))}: '
-                        f'<a href="{root}{url_of(cell_path(now[0], cell))}">current figure</a>')
+                mark = (f'<strong><a href="{root}{url_of(cell_path(now[0], cell))}">changed since: now '
+                        f"{_h(fmt(now[1].figure))}</a></strong>")
             rows.append(_row(sid, sub, cell, e, mark))
     lines = ["---", f"title: Release {rel.release}", "---", "",
              f"# Release {rel.release}", "",
              f'<p class="db-asof">The figures release <code>{rel.release}</code> published: the verified results at '
              f"commit <code>{rel.commit}</code> of <strong>{rel.date}</strong>, read from "
-             f"<code>releases/{rel.release}.json</code> (SHA-256 <code>{rel.digest}</code>), never from the current "
+             f"<code>releases/{rel.release}.json</code> (digest <code>{rel.digest}</code>), never from the current "
              f"results. Checker {_h(rel.checker_version)}. Reproduce: "
              f"<code>{_h(REPRODUCE.format(commit=rel.commit))}ID</code>.</p>", ""]
     if differs or gone:
@@ -103,7 +103,7 @@ def release_page(rel: ReleaseFile, results: list[ResultsFile], newer: str | None
             "<th scope=\"col\">result digest</th><th scope=\"col\">now</th></tr>")
     caption = f"Every cell of release {rel.release}, as published"
     body = "".join(rows) if rows else '<tr><td colspan="10"><em>No cells.</em></td></tr>'
-    lines += [f'<div class="db-table db-sticky" id="table-release"><div class="db-scroll" tabindex="0" role="region" '
+    lines += [f'<div class="db-table" id="table-release"><div class="db-scroll" tabindex="0" role="region" '
               f'aria-label="{caption} (scrolls sideways)"><table data-db-nosort="1"><caption>{caption}</caption>'
               f"<thead>{head}</thead><tbody>{body}</tbody></table></div></div>", ""]
     return "\n".join(lines)
