@@ -96,6 +96,7 @@ def schema(out: Path) -> None:
         submission.schema.json  submission.yaml (the manifest)
         prereg.schema.json      prereg.yaml (the pre-registration)
         results.schema.json     build/results/<id>.json (what `driftboard verify` writes)
+        release.schema.json     releases/<id>.json (what `driftboard release` writes)
 
     \b
     Example:

@@ -51,6 +51,8 @@ class ReleaseCell(_Model):
     """Run logs behind the cell."""
     logs_sha256: Sha256
     """Combined SHA-256 of those logs (`checker.results_io.combined_log_digest`, as in a citation)."""
+    log_sha256: list[Sha256] = Field(default_factory=list, max_length=1_000_000)
+    """SHA-256 of each of those logs, sorted (which logs a later release replaced)."""
     digest: Sha256 | Literal[""]
     """The cell result's content digest in the results file."""
     comparator: bool = False

@@ -114,7 +114,8 @@ def _cell_entry(r: ResultsFile, c: CellResult, rank_metric: RankMetric) -> Relea
     return ReleaseCell(result_id=c.result_id, metric=metric, figure=ad.value if ad is not None else None,
                        valid_only=agg.mean if agg is not None else None, n_valid=c.valid_runs,
                        n_declared=c.n_declared, runs=c.runs, logs=len(c.log_sha256),
-                       logs_sha256=combined_log_digest(c.log_sha256), digest=c.digest, comparator=c.comparator,
+                       logs_sha256=combined_log_digest(c.log_sha256), log_sha256=sorted(c.log_sha256), digest=c.digest,
+                       comparator=c.comparator,
                        withdrawn_seeds=withdrawn)
 
 
@@ -279,6 +280,10 @@ def read_releases(folder: Path, check_history: bool = True) -> list[ReleaseFile]
         UsageError: a release file is malformed, edited after it was published, or two name one commit.
     """
     if not folder.is_dir():
+        gone = removed_releases(folder) if check_history else []
+        if gone:
+            raise UsageError(f"{folder}: {len(gone)} published release(s) removed ({', '.join(gone[:5])}); a release is "
+                             "never removed (restore them from git history)")
         return []
     paths = sorted(folder.glob("*.json"))
     if len(paths) > MAX_RELEASES:
@@ -292,9 +297,25 @@ def read_releases(folder: Path, check_history: bool = True) -> list[ReleaseFile]
                 check_unchanged(path)
         except UsageError as exc:
             problems.append(str(exc))
+    if check_history:
+        problems += [f"{(folder / name).as_posix()}: release was published and then removed; a release is never "
+                     "removed (restore it from git history)" for name in removed_releases(folder)]
     if problems:
         raise UsageError("\n".join(problems))
     return sorted(out, key=lambda x: (x.committed_at, x.release))
+
+
+def removed_releases(folder: Path) -> list[str]:
+    """Names of release files git history added to `folder` that are no longer there (none outside git)."""
+    parent = folder.resolve().parent
+    if not parent.is_dir():
+        return []
+    added = _git(parent, "log", "--diff-filter=A", "--name-only", "--format=", "--relative", "--", f"{folder.name}/")
+    if not added:
+        return []
+    prefix = f"{folder.name}/"
+    names = {line.strip()[len(prefix):] for line in added.splitlines() if line.strip().startswith(prefix)}
+    return sorted(n for n in names if n.endswith(".json") and "/" not in n and not (folder / n).is_file())
 
 
 def previous_release(releases: list[ReleaseFile], commit: Commit) -> ReleaseFile | None:
@@ -355,7 +376,9 @@ def _cell_changes(old_sub: ReleaseSubmission, new_sub: ReleaseSubmission, old: R
     if old_sub.checker_version != new_sub.checker_version:
         reasons.append(f"re-verified with checker {new_sub.checker_version} (was {old_sub.checker_version})")
     if old.logs_sha256 != new.logs_sha256:
-        reasons.append(f"run logs changed ({old.logs} → {new.logs} logs)" if old.logs != new.logs else "run logs changed")
+        gone, came = set(old.log_sha256) - set(new.log_sha256), set(new.log_sha256) - set(old.log_sha256)
+        detail = f": {len(gone)} log(s) replaced or removed, {len(came)} added" if old.log_sha256 and new.log_sha256 else ""
+        reasons.append(f"run logs changed{detail}")
     newly = sorted(set(new.withdrawn_seeds) - set(old.withdrawn_seeds))
     if newly:
         reasons.append("seed(s) withdrawn: " + ", ".join(f"{s} ({new.withdrawn_seeds[s]})" for s in newly))

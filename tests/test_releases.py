@@ -61,8 +61,9 @@ def combined(digests: list[str]) -> str:
 
 def cell(result_id: str, figure: float | None, *, valid_only: float | None = None, n_valid: int = 3,
          n_declared: int = 3, logs: str = "1" * 64, digest: str = "2" * 64, withdrawn: dict[str, str] | None = None,
-         comparator: bool = False) -> dict:
-    return {"result_id": result_id, "metric": None if comparator else "drift_total", "figure": figure,
+         comparator: bool = False, log_list: list[str] | None = None) -> dict:
+    extra = {"log_sha256": log_list} if log_list is not None else {}
+    return {**extra, "result_id": result_id, "metric": None if comparator else "drift_total", "figure": figure,
             "valid_only": valid_only, "n_valid": n_valid, "n_declared": n_declared, "runs": n_valid, "logs": n_valid,
             "logs_sha256": logs, "digest": digest, "comparator": comparator, "withdrawn_seeds": withdrawn or {}}
 
@@ -95,12 +96,13 @@ def two_releases() -> tuple[str, str]:
     """Release A (2026-01-01): s0/FULL 0.5, s0/J0, gone/FULL. Release B (2026-02-01): FULL 0.25 with a new checker
     and new logs, J0 with a seed withdrawn, A0 added, gone withdrawn."""
     a = release_text("2026-01-01", SHA_A, "2026-01-01T10:00:00Z", {
-        "s0": submission({"FULL": cell("s0/FULL", 0.5, valid_only=0.4),
+        "s0": submission({"FULL": cell("s0/FULL", 0.5, valid_only=0.4, log_list=["6" * 64, "7" * 64]),
                           "J0": cell("s0/J0", 0.7, n_declared=3)}),
         "gone": submission({"FULL": cell("gone/FULL", 0.9)}),
     })
     b = release_text("2026-02-01", SHA_B, "2026-02-01T10:00:00Z", {
-        "s0": submission({"FULL": cell("s0/FULL", 0.25, valid_only=0.4, logs="4" * 64, digest="5" * 64),
+        "s0": submission({"FULL": cell("s0/FULL", 0.25, valid_only=0.4, logs="4" * 64, digest="5" * 64,
+                                       log_list=["6" * 64, "8" * 64]),
                           "J0": cell("s0/J0", 0.7, n_declared=2, withdrawn={"s3": "quota ran out"}),
                           "A0": cell("s0/A0", 0.1)}, checker="0.2.0"),
     }, withdrawn=[{"submission": "gone", "cell": None, "reason": "removed at the submitter's request",
@@ -114,7 +116,7 @@ def test_changelog_lists_what_each_release_added_changed_and_withdrew(tmp_path: 
     assert [(c.submission, c.cell, c.what) for c in d.added] == [("s0", "A0", "figure 0.1, valid 3 of 3 declared")]
     assert [(c.submission, c.cell, c.what, c.reasons) for c in d.changed] == [
         ("s0", "FULL", "figure 0.5 → 0.25; logs SHA-256 111111111111… → 444444444444…",
-         ["re-verified with checker 0.2.0 (was 0.1.0)", "run logs changed"]),
+         ["re-verified with checker 0.2.0 (was 0.1.0)", "run logs changed: 1 log(s) replaced or removed, 1 added"]),
         ("s0", "J0", "declared 3 → 2", ["re-verified with checker 0.2.0 (was 0.1.0)", "seed(s) withdrawn: s3 (quota ran out)"]),
     ]
     assert [(c.submission, c.cell, c.what) for c in d.withdrawn] == [
@@ -184,7 +186,8 @@ def test_release_is_dated_from_the_commit_and_byte_identical(verified_repo, tmp_
     assert one.decode() == canonical_json(data)  # sorted keys, 2-space indent
     full = data["submissions"]["driftboard-microworld-agent"]["cells"]["FULL"]
     runs = repo / "submissions" / "driftboard-microworld-agent" / "runs"
-    assert full["logs_sha256"] == combined([sha256_file(runs / f"full-s{i}.jsonl") for i in (1, 2, 3)])
+    full_logs = sorted(sha256_file(runs / f"full-s{i}.jsonl") for i in (1, 2, 3))
+    assert full["logs_sha256"] == combined(full_logs) and full["log_sha256"] == full_logs
     assert full["metric"] == "drift_total" and full["logs"] == 3
     r = json.loads((results / "driftboard-microworld-agent.json").read_text())
     rc = next(c for c in r["cells"] if c["cell"] == "FULL")
@@ -277,6 +280,25 @@ def test_an_edited_figure_is_refused(tmp_path: Path) -> None:
     git(tmp_path / "repo", "commit", "-qam", "edit")
     with pytest.raises(UsageError, match="differs from the one published in commit"):
         read_releases(folder)
+
+
+def test_a_removed_release_is_refused(tmp_path: Path) -> None:
+    a, b = two_releases()
+    repo = tmp_path / "repo"
+    write_release(repo / "releases", a)
+    write_release(repo / "releases", b)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "releases")
+    assert len(read_releases(repo / "releases")) == 2
+    git(repo, "rm", "-q", "releases/2026-01-01-aaaaaaa.json")
+    git(repo, "commit", "-qm", "drop the old release")
+    with pytest.raises(UsageError, match=r"2026-01-01-aaaaaaa\.json: release was published and then removed"):
+        read_releases(repo / "releases")
+    git(repo, "rm", "-qr", "releases")
+    git(repo, "commit", "-qm", "drop them all")
+    with pytest.raises(UsageError, match="2 published release"):
+        read_releases(repo / "releases")
 
 
 def test_a_release_named_for_another_commit_is_refused(tmp_path: Path) -> None:

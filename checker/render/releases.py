@@ -51,10 +51,13 @@ def _current_cells(results: list[ResultsFile]) -> dict[tuple[str, str], tuple[Re
     return {(sid, cell): (by_id[sid], e) for sid, sub in now.items() for cell, e in sub.cells.items()}
 
 
-def release_page(rel: ReleaseFile, results: list[ResultsFile], newer: str | None) -> str:
-    """The archived page of one release (Markdown with raw-HTML tables); `newer`: the next release's id, if any."""
+def release_page(rel: ReleaseFile, current: dict[tuple[str, str], tuple[ResultsFile, ReleaseCell]],
+                 newer: str | None) -> str:
+    """The archived page of one release (Markdown with raw-HTML tables).
+
+    `current`: (submission, cell) -> (its results, its entry) in the current results; `newer`: the next release's id.
+    """
     root = "../../"
-    current = _current_cells(results)
     rows: list[str] = []
     differs = 0
     gone = 0
@@ -197,7 +200,8 @@ def results_changelog(releases: list[ReleaseFile], results: list[ResultsFile]) -
 def release_files(releases: list[ReleaseFile], results: list[ResultsFile]) -> dict[str, str]:
     """Docs-relative path -> Markdown of every release page and the releases index."""
     out = {"releases/index.md": releases_index(releases)}
+    current = _current_cells(results) if releases else {}
     for i, rel in enumerate(releases):
-        out[release_path(rel.release)] = release_page(rel, results, releases[i + 1].release if i + 1 < len(releases)
+        out[release_path(rel.release)] = release_page(rel, current, releases[i + 1].release if i + 1 < len(releases)
                                                       else None)
     return out
