@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 import click
 
-from checker.errors import UsageError, visible
+from checker.errors import visible
 from checker.progress import Progress
 from checker.report import findings_json, findings_text, plural
 
@@ -117,6 +117,7 @@ def _echo(text: str, nl: bool = True) -> None:
 
 def build_command(submissions: Path, results: Path, out: Path, verify: bool = True) -> int:
     """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site."""
+    from checker.errors import UsageError
     from checker.render.site import build_site, results_of_tree, stray_results
     from checker.results import INDEX
     from checker.verify import ensure_results
@@ -195,6 +196,7 @@ def release_command(submissions: Path, results: Path, releases: Path, fmt: str =
     it verified at its last commit (`driftboard verify submissions/` first). Writes nothing when the
     release exists with the same bytes; refuses to overwrite one that differs.
     """
+    from checker.errors import UsageError
     from checker.metrics import RANK_BY
     from checker.releases import ReleaseError, commit_of, diff, make_release, previous_release, read_releases
     from checker.render.site import _manifest_id, load_results, results_of_tree

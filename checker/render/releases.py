@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
 from checker.numbers import fmt
 from checker.release_model import ReleaseCell, ReleaseFile, ReleaseSubmission
@@ -19,6 +20,7 @@ from checker.releases import Change, Diff, anchor, diff, entries, release_path
 from checker.render.context import Release
 from checker.render.metrics import rank_metric
 from checker.render.paths import cell_path, submission_path, url_of
+from checker.render.tables import Column, Table, write_downloads
 from checker.render.text import md_escape
 from checker.results_model import ResultsFile
 
@@ -51,14 +53,23 @@ def _current_cells(results: list[ResultsFile]) -> dict[tuple[str, str], tuple[Re
     return {(sid, cell): (by_id[sid], e) for sid, sub in now.items() for cell, e in sub.cells.items()}
 
 
-def release_page(rel: ReleaseFile, current: dict[tuple[str, str], tuple[ResultsFile, ReleaseCell]],
-                 newer: str | None) -> str:
-    """The archived page of one release (Markdown with raw-HTML tables).
+DOWNLOAD_COLUMNS = (("submission", "submission"), ("cell", "cell"), ("metric", "metric"),
+                    ("figure", "figure (all declared)"), ("valid_only", "valid only"),
+                    ("valid_of_declared", "valid of declared"), ("checker", "checker"),
+                    ("logs_sha256", "logs SHA-256"), ("result_digest", "result digest"), ("now", "now"))
+"""The release table's columns, in page order (its CSV and JSON downloads)."""
 
-    `current`: (submission, cell) -> (its results, its entry) in the current results; `newer`: the next release's id.
+
+def release_page(rel: ReleaseFile, current: dict[tuple[str, str], tuple[ResultsFile, ReleaseCell]],
+                 newer: str | None, docs: Path | None = None) -> str:
+    """The archived page of one release (Markdown with a raw-HTML table).
+
+    `current`: (submission, cell) -> (its results, its entry) in the current results; `newer`: the next
+    release's id; `docs`: where to write the table's CSV and JSON downloads (None: no downloads).
     """
     root = "../../"
     rows: list[str] = []
+    records: list[dict[str, object]] = []
     differs = 0
     gone = 0
     for sid, sub in sorted(rel.submissions.items()):
@@ -66,14 +77,19 @@ def release_page(rel: ReleaseFile, current: dict[tuple[str, str], tuple[ResultsF
             now = current.get((sid, cell))
             if now is None:
                 gone += 1
-                mark = '<span class="db-badge">no longer published</span>'
+                mark, now_text = '<span class="db-badge">no longer published</span>', "no longer published"
             elif _same(e, now[1]):
+                now_text = "unchanged"
                 mark = f'<a href="{root}{url_of(cell_path(now[0], cell))}">unchanged (current page)</a>'
             else:  # the link is the cell's whole text: a link beside other text in a cell is told only by colour
                 differs += 1
-                mark = (f'<strong><a href="{root}{url_of(cell_path(now[0], cell))}">changed since: now '
-                        f"{_h(fmt(now[1].figure))}</a></strong>")
+                now_text = f"changed since: now {fmt(now[1].figure)}"
+                mark = f'<strong><a href="{root}{url_of(cell_path(now[0], cell))}">{_h(now_text)}</a></strong>'
             rows.append(_row(sid, sub, cell, e, mark))
+            records.append({"submission": sid, "cell": cell, "metric": e.metric, "figure": e.figure,
+                            "valid_only": e.valid_only, "valid_of_declared": _valid_of(e),
+                            "checker": sub.checker_version, "logs_sha256": e.logs_sha256,
+                            "result_digest": e.digest or None, "now": now_text})
     lines = ["---", f"title: Release {rel.release}", "---", "",
              f"# Release {rel.release}", "",
              f'<p class="db-asof">The figures release <code>{rel.release}</code> published: the verified results at '
@@ -105,11 +121,21 @@ def release_page(rel: ReleaseFile, current: dict[tuple[str, str], tuple[ResultsF
             "<th scope=\"col\">valid of declared</th><th scope=\"col\">checker</th><th scope=\"col\">logs SHA-256</th>"
             "<th scope=\"col\">result digest</th><th scope=\"col\">now</th></tr>")
     caption = f"Every cell of release {rel.release}, as published"
-    body = "".join(rows) if rows else '<tr><td colspan="10"><em>No cells.</em></td></tr>'
+    downloads = ""
+    if docs is not None:
+        table = Table("release", caption, [Column(k, label) for k, label in DOWNLOAD_COLUMNS], records)
+        write_downloads(table, docs, f"downloads/releases/{rel.release}")
+        downloads = (f'<p class="db-downloads">{caption}: download <a href="{root}{table.download}.csv" download>CSV'
+                     f'</a> · <a href="{root}{table.download}.json" download>JSON</a></p>')
+    body = "".join(rows) if rows else f'<tr><td colspan="{len(DOWNLOAD_COLUMNS)}"><em>No cells.</em></td></tr>'
     lines += [f'<div class="db-table" id="table-release"><div class="db-scroll" tabindex="0" role="region" '
               f'aria-label="{caption} (scrolls sideways)"><table data-db-nosort="1"><caption>{caption}</caption>'
-              f"<thead>{head}</thead><tbody>{body}</tbody></table></div></div>", ""]
+              f"<thead>{head}</thead><tbody>{body}</tbody></table></div>{downloads}</div>", ""]
     return "\n".join(lines)
+
+
+def _valid_of(e: ReleaseCell) -> str:
+    return f"{e.n_valid} of {e.n_declared or e.runs}{' declared' if e.n_declared else ' reported'}"
 
 
 def _row(sid: str, sub: ReleaseSubmission, cell: str, e: ReleaseCell, mark: str) -> str:
@@ -118,7 +144,7 @@ def _row(sid: str, sub: ReleaseSubmission, cell: str, e: ReleaseCell, mark: str)
     metric = _h(e.metric) if e.metric else "— (comparator)"
     return (f'<tr id="{anchor(sid, cell)}"><td>{_h(sid)}</td><td><a href="#{anchor(sid, cell)}">{_h(cell)}</a></td>'
             f"<td>{metric}</td><td>{_h(fmt(e.figure))}</td><td>{_h(fmt(e.valid_only))}</td>"
-            f"<td>{e.n_valid} of {e.n_declared or e.runs}{' declared' if e.n_declared else ' reported'}</td>"
+            f"<td>{_valid_of(e)}</td>"
             f"<td>{_h(sub.checker_version)}</td><td>{logs}</td><td>{digest}</td><td>{mark}</td></tr>")
 
 
@@ -197,11 +223,11 @@ def results_changelog(releases: list[ReleaseFile], results: list[ResultsFile]) -
     return "\n".join(lines) + "\n## Software\n"
 
 
-def release_files(releases: list[ReleaseFile], results: list[ResultsFile]) -> dict[str, str]:
-    """Docs-relative path -> Markdown of every release page and the releases index."""
+def release_files(releases: list[ReleaseFile], results: list[ResultsFile], docs: Path | None = None) -> dict[str, str]:
+    """Docs-relative path -> Markdown of every release page and the releases index (tables' downloads into `docs`)."""
     out = {"releases/index.md": releases_index(releases)}
     current = _current_cells(results) if releases else {}
     for i, rel in enumerate(releases):
         out[release_path(rel.release)] = release_page(rel, current, releases[i + 1].release if i + 1 < len(releases)
-                                                      else None)
+                                                      else None, docs)
     return out

@@ -308,7 +308,7 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO, logs_roo
     if (repo / "CHANGELOG.md").is_file():
         software = (repo / "CHANGELOG.md").read_text(encoding="utf-8").removeprefix("# Changelog\n")
         w.text("changelog.md", results_changelog(releases, results) + software)
-    for rel, text in release_files(releases, results).items():
+    for rel, text in release_files(releases, results, docs).items():
         w.text(rel, text)
     if not (docs / "submit.md").is_file():
         w.text("submit.md", "# How to submit\n\nOpen a pull request adding `submissions/<id>/` with "
