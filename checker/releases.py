@@ -408,6 +408,9 @@ def diff(old: dict[str, ReleaseSubmission], new: dict[str, ReleaseSubmission],
             out.withdrawn.append(Change(sid, None, reasons.get((sid, None), "no longer published")))
             continue
         assert a is not None and b is not None
+        if a.ranked != b.ranked:
+            out.changed.append(Change(sid, None, "ranked → not ranked" if a.ranked else "not ranked → ranked",
+                                      [f"profile {a.profile} → {b.profile}"] if a.profile != b.profile else []))
         for cell in sorted(set(a.cells) | set(b.cells)):
             x, y = a.cells.get(cell), b.cells.get(cell)
             if x is None and y is not None:

@@ -125,6 +125,17 @@ def test_changelog_lists_what_each_release_added_changed_and_withdrew(tmp_path: 
     assert diff(b.submissions, b.submissions).empty()
 
 
+def test_a_submission_leaving_the_ranking_is_a_change() -> None:
+    a, _ = two_releases()
+    old = ReleaseFile.model_validate_json(a)
+    data = json.loads(a)
+    data["submissions"]["s0"].update(ranked=False, profile="arg-v1.0")
+    new = ReleaseFile.model_validate(data)
+    d = diff(old.submissions, new.submissions)
+    assert [(c.submission, c.cell, c.what, c.reasons) for c in d.changed] == [
+        ("s0", None, "ranked → not ranked", ["profile driftboard → arg-v1.0"])]
+
+
 def test_changelog_page_diffs_releases_newest_first_and_the_current_results(tmp_path: Path) -> None:
     a, b = (ReleaseFile.model_validate_json(t) for t in two_releases())
     results = fixture_results()
