@@ -11,7 +11,7 @@ difference between consecutive releases and between the newest release and the c
 What is defended: a release file is read as untrusted input (size bound, pydantic model, id, file
 name and date cross-checked, `digest` recomputed), so an edit that does not recompute the digest is
 refused; and when the file is tracked by git, its bytes must equal those of the commit that added
-it (`check_unchanged`), so an edit that recomputes the digest is refused too unless history is
+it (`published`), so an edit that recomputes the digest is refused too unless history is
 rewritten. What is not: whoever adds a release file chooses its figures (nothing recomputes them
 from the logs at build time; `git checkout COMMIT && driftboard verify` does), and a rewritten
 history carries a rewritten release (the published site and citations made from it are the record).
@@ -19,6 +19,7 @@ history carries a rewritten release (the published site and citations made from 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from collections.abc import Callable
@@ -60,14 +61,6 @@ def _git(root: Path, *args: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.decode("utf-8", "replace").strip() if out.returncode == 0 else None
-
-
-def _git_bytes(root: Path, *args: str) -> bytes | None:
-    try:
-        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, timeout=GIT_TIMEOUT)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout if out.returncode == 0 else None
 
 
 @dataclass(frozen=True)
@@ -246,31 +239,37 @@ def read_release(path: Path, display: str | None = None) -> ReleaseFile:
     return release
 
 
-def check_unchanged(path: Path, display: str | None = None) -> None:
-    """Refuse a release file that differs from the bytes of the commit that first added it.
+def published(folder: Path) -> dict[str, tuple[str, str]]:
+    """Release file name -> (commit that first added it, git blob id of the bytes it added); {} outside git.
 
-    Outside git, or for a file git does not track yet (a release being added), nothing is checked.
-
-    Raises:
-        UsageError: the file was edited after it was first committed.
+    One `git log --raw` over the folder's history (the blob ids are in it), whatever the number of releases.
     """
-    root = path.resolve().parent
-    rel = path.name
-    added = _git(root, "log", "--diff-filter=A", "--format=%H", "--", rel)
-    if not added:
-        return
-    first = added.splitlines()[-1]
-    prefix = _git(root, "rev-parse", "--show-prefix") or ""
-    committed = _git_bytes(root, "show", f"{first}:{prefix}{rel}")
-    if committed is None:
-        return
-    try:
-        current = path.read_bytes()
-    except OSError:
-        return
-    if current != committed:
-        raise UsageError(f"{display or path.as_posix()}:1: release file differs from the one published in commit "
-                         f"{first[:7]}; a release is never edited (make a new release instead)")
+    parent = folder.resolve().parent
+    if not parent.is_dir():
+        return {}
+    log = _git(parent, "log", "--diff-filter=A", "--raw", "--no-abbrev", "--no-renames", "--format=commit %H",
+               "--relative", "--", f"{folder.name}/")
+    if not log:
+        return {}
+    prefix = f"{folder.name}/"
+    first: dict[str, tuple[str, str]] = {}
+    commit = ""
+    for line in log.splitlines():  # newest first: the last entry seen for a name is its first addition
+        if line.startswith("commit "):
+            commit = line.removeprefix("commit ").strip()
+        elif line.startswith(":") and "\t" in line:
+            meta, _, name = line.partition("\t")
+            fields = meta.split()
+            rel = name.strip().removeprefix(prefix)
+            if len(fields) >= 4 and name.strip().startswith(prefix) and "/" not in rel and rel.endswith(".json"):
+                first[rel] = (commit, fields[3])
+    return first
+
+
+def blob_id(data: bytes, like: str) -> str:
+    """The git blob id of `data`, in the object format of `like` (SHA-1: 40 hex digits, else SHA-256)."""
+    algorithm = "sha1" if len(like) == 40 else "sha256"
+    return hashlib.new(algorithm, b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def read_releases(folder: Path, check_history: bool = True) -> list[ReleaseFile]:
@@ -279,11 +278,12 @@ def read_releases(folder: Path, check_history: bool = True) -> list[ReleaseFile]
     Raises:
         UsageError: a release file is malformed, edited after it was published, or two name one commit.
     """
+    history = published(folder) if check_history else {}
+    removed = sorted(name for name in history if not (folder / name).is_file())
     if not folder.is_dir():
-        gone = removed_releases(folder) if check_history else []
-        if gone:
-            raise UsageError(f"{folder}: {len(gone)} published release(s) removed ({', '.join(gone[:5])}); a release is "
-                             "never removed (restore them from git history)")
+        if removed:
+            raise UsageError(f"{folder}: {len(removed)} published release(s) removed ({', '.join(removed[:5])}); a "
+                             "release is never removed (restore them from git history)")
         return []
     paths = sorted(folder.glob("*.json"))
     if len(paths) > MAX_RELEASES:
@@ -293,29 +293,19 @@ def read_releases(folder: Path, check_history: bool = True) -> list[ReleaseFile]
     for path in paths:
         try:
             out.append(read_release(path))
-            if check_history:
-                check_unchanged(path)
         except UsageError as exc:
             problems.append(str(exc))
-    if check_history:
-        problems += [f"{(folder / name).as_posix()}: release was published and then removed; a release is never "
-                     "removed (restore it from git history)" for name in removed_releases(folder)]
+            continue
+        if path.name in history:
+            commit, blob = history[path.name]
+            if blob_id(path.read_bytes(), blob) != blob:
+                problems.append(f"{path.as_posix()}:1: release file differs from the one published in commit "
+                                f"{commit[:7]}; a release is never edited (make a new release instead)")
+    problems += [f"{(folder / name).as_posix()}: release was published and then removed; a release is never "
+                 "removed (restore it from git history)" for name in removed]
     if problems:
         raise UsageError("\n".join(problems))
     return sorted(out, key=lambda x: (x.committed_at, x.release))
-
-
-def removed_releases(folder: Path) -> list[str]:
-    """Names of release files git history added to `folder` that are no longer there (none outside git)."""
-    parent = folder.resolve().parent
-    if not parent.is_dir():
-        return []
-    added = _git(parent, "log", "--diff-filter=A", "--name-only", "--format=", "--relative", "--", f"{folder.name}/")
-    if not added:
-        return []
-    prefix = f"{folder.name}/"
-    names = {line.strip()[len(prefix):] for line in added.splitlines() if line.strip().startswith(prefix)}
-    return sorted(n for n in names if n.endswith(".json") and "/" not in n and not (folder / n).is_file())
 
 
 def previous_release(releases: list[ReleaseFile], commit: Commit) -> ReleaseFile | None:
