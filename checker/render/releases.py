@@ -108,7 +108,7 @@ def release_page(rel: ReleaseFile, current: dict[tuple[str, str], tuple[ResultsF
                   f'<a href="../{newer}/">{newer}</a>).</p></div>', ""]
     lines += ["Each row's anchor is its permalink in this release (it never changes). The ranked figure is the "
               "all-declared (intent-to-treat) value of the track's ranking metric; the valid-only figure stands "
-              "beside it.", ""]
+              "beside it. Digests are shortened here; the table's downloads and the release file hold them in full.", ""]
     if rel.withdrawn:
         items = "".join(f"<li>{_h(w.submission)}{'/' + _h(w.cell) if w.cell else ''}: {_h(w.reason)} "
                         f'(last published in <a href="../{w.last_release}/#{anchor(w.submission, w.cell)}">'
@@ -139,8 +139,8 @@ def _valid_of(e: ReleaseCell) -> str:
 
 
 def _row(sid: str, sub: ReleaseSubmission, cell: str, e: ReleaseCell, mark: str) -> str:
-    logs = f'<code title="{e.logs_sha256}">{e.logs_sha256[:12]}…</code> ({e.logs} logs)'
-    digest = f'<code title="{e.digest}">{e.digest[:12]}…</code>' if e.digest else "—"
+    logs = f'<code>{e.logs_sha256[:12]}…</code> ({e.logs} logs)'
+    digest = f'<code>{e.digest[:12]}…</code>' if e.digest else "—"
     metric = _h(e.metric) if e.metric else "— (comparator)"
     return (f'<tr id="{anchor(sid, cell)}"><td>{_h(sid)}</td><td><a href="#{anchor(sid, cell)}">{_h(cell)}</a></td>'
             f"<td>{metric}</td><td>{_h(fmt(e.figure))}</td><td>{_h(fmt(e.valid_only))}</td>"
