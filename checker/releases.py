@@ -43,6 +43,8 @@ MAX_RELEASE_BYTES = 16_000_000
 """A release file larger than this is refused (200 submissions of a few cells are about 0.5 MB)."""
 MAX_RELEASES = 10_000
 """More release files than this in the folder is refused (one a publish: years of daily releases)."""
+MAX_LOCATED_BYTES = 4_000_000
+"""Malformed release files up to this size get line numbers in their messages (larger ones: line 1)."""
 MAX_MESSAGES = 20
 """Validation problems listed per malformed release file."""
 GIT_TIMEOUT = 20
@@ -157,6 +159,8 @@ def make_release(results: list[ResultsFile], commit: Commit, previous: ReleaseFi
 def _lines_of(text: str) -> dict[tuple[str, ...], int]:
     """Location (keys and list indices) -> 1-based line, from the JSON text read as YAML nodes."""
     lines: dict[tuple[str, ...], int] = {}
+    if len(text) > MAX_LOCATED_BYTES:  # the pure-Python YAML composer is slow on big inputs: say line 1
+        return lines
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
