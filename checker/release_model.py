@@ -72,7 +72,7 @@ class ReleaseSubmission(_Model):
     profile: Name
     verified: Day | None
     """Date of the last commit that touched the submission folder (`ResultsFile.provenance`)."""
-    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] | None
+    commit: Annotated[str, StringConstraints(pattern=r"^([0-9a-f]{40}|[0-9a-f]{64})$")] | None
     """That commit: the logs at it reproduce the figures."""
     results_digest: Sha256 | Literal[""]
     """The results file's content digest."""
@@ -100,7 +100,7 @@ class ReleaseFile(_Model):
     """Commit date of `commit` (committer time zone), never the wall clock."""
     committed_at: Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")]
     """Commit time of `commit` in UTC: orders releases."""
-    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
+    commit: Annotated[str, StringConstraints(pattern=r"^([0-9a-f]{40}|[0-9a-f]{64})$")]
     """The repository commit whose verified results the release records."""
     checker_version: Name
     """Version of the checker that ran `driftboard release`."""
