@@ -276,13 +276,14 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
             if lineno == 1 and data.startswith(BOM):
                 problem(1, "UTF-8 byte order mark at start of file is not allowed")
                 data = data[len(BOM):]
-            if data.endswith(b"\r"):
-                crlf_count += 1
-                if crlf_first is None:
-                    crlf_first = lineno
-                data = data[:-1]
-            if b"\r" in data:
-                problem(lineno, "carriage return (CR) inside the line: a line ends with one LF and holds no other CR")
+            if b"\r" in data:  # one scan on the common path (no CR at all)
+                if data.endswith(b"\r"):
+                    crlf_count += 1
+                    if crlf_first is None:
+                        crlf_first = lineno
+                    data = data[:-1]
+                if b"\r" in data:
+                    problem(lineno, "carriage return (CR) inside the line: a line ends with one LF and holds no other CR")
             if not data or data.isspace():
                 problem(lineno, "blank line")
                 continue
