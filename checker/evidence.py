@@ -117,19 +117,19 @@ def receipt_match(rc: Receipt) -> int | None:
     if not rc.predicted:
         return None
     observed = rc.observed or {}
-    columns = {"score_event": rc.score_event, "level_event": rc.level_event, "life_event": rc.life_event}
     for key, want in rc.predicted.items():
-        got = observed.get(key, columns.get(key))
-        number = isinstance(got, int | float) and not isinstance(got, bool)
-        if want == "zero":
-            ok = number and got == 0
-        elif want == "nonzero":
-            ok = number and got != 0
-        else:
-            ok = got is not None and got == want
-        if not ok:
+        # a key `observed` lacks is read from the receipt's own columns (no dict built per receipt)
+        got = observed[key] if key in observed else getattr(rc, key) if key in _RECEIPT_COLUMNS else None
+        if want == "zero" or want == "nonzero":
+            if not isinstance(got, int | float) or isinstance(got, bool) or (got == 0) != (want == "zero"):
+                return 0
+        elif got is None or got != want:
             return 0
     return 1
+
+
+_RECEIPT_COLUMNS = frozenset({"score_event", "level_event", "life_event"})
+"""Receipt columns a prediction may name when `observed` lacks the key (`receipt_match`)."""
 
 
 def _status_history(state: AgentState, kind: str) -> dict[str, tuple[list[int], list[str]]]:
