@@ -200,26 +200,31 @@ def replay(run: RunRecord) -> AgentState:
         "level": (st.level_events, st.level_lines), "substitution": (st.substitutions, None),
         "milestone_claim": (st.claims, st.claim_lines), "evidence": (st.evidence, st.evidence_lines),
     }
+    get_collected = collected.get
+    beats, beat_lines, landings, first_beat = st.beats, st.beat_lines, st.landings, st.step_first_beat
+    transitions, transition_lines, statuses = st.transitions, st.transition_lines, st.statuses
+    land = geo.land
     for position, (event, line) in enumerate(zip(run.events, run.lines, strict=True)):
         kind = event.type
-        into = collected.get(kind)
+        into = get_collected(kind)
         if into is not None:
             into[0].append(event)
             if into[1] is not None:
                 into[1].append(line)
         elif kind == "beat":
             assert isinstance(event, Beat)
-            st.beats.append(event)
-            st.beat_lines.append(line)
+            beats.append(event)
+            beat_lines.append(line)
             aim = aim_of(event.params)
-            st.landings.append(Landing(aim is not None, geo.land(aim[0], aim[1]) if aim else None))
-            if event.step_id and event.step_id not in st.step_first_beat:
-                st.step_first_beat[event.step_id] = event.turn
+            landings.append(Landing(aim is not None, land(aim[0], aim[1]) if aim else None))
+            step_id = event.step_id
+            if step_id and step_id not in first_beat:
+                first_beat[step_id] = event.turn
         elif kind == "status":
             assert isinstance(event, StatusTransition)
-            st.transitions.append(event)
-            st.transition_lines.append(line)
-            st.statuses[(event.entity_kind, event.entity_id)] = event
+            transitions.append(event)
+            transition_lines.append(line)
+            statuses[(event.entity_kind, event.entity_id)] = event
             if event.entity_kind == "REFERENT_LIFE":
                 geo.set_dormant(event.entity_id, event.to_status == "DORMANT")
         elif kind == "referent":
