@@ -47,6 +47,10 @@ def test_quick_end_to_end(run_line, tmp_path: Path) -> None:
         assert f[f"{half}_results_identical_across_passes"] is True
         assert f[f"{half}_cold_j1_s"] > 0 and f[f"{half}_cold_j1_rss_max_mb"] > 0
         assert f[f"{half}_cold_j2_rss_tree_mb"] > 0  # the /proc sampler saw the process tree
+        # the baseline ratio by CPU time too (json.loads in the bench process over the verify child's CPU);
+        # at --quick sizes the child's start-up dominates, so only its presence and sign are checked
+        assert f[f"{half}_json_loads_cpu_s"] >= 0 and f[f"{half}_cold_j1_cpu_s"] > 0
+        assert 0 <= f[f"{half}_cold_j1_ratio_vs_json_loads_cpu"] < 1
     assert f["constraint_forced_z3_turns"] == 48
     assert f["site_pages"] > 0 and f["merge_results_mb"] > 0
     assert f["cores"] >= 1 and f["cpu"] and f["python"]
