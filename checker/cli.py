@@ -96,6 +96,7 @@ def schema(out: Path) -> None:
         submission.schema.json  submission.yaml (the manifest)
         prereg.schema.json      prereg.yaml (the pre-registration)
         results.schema.json     build/results/<id>.json (what `driftboard verify` writes)
+        release.schema.json     releases/<id>.json (what `driftboard release` writes)
 
     \b
     Example:
@@ -181,8 +182,10 @@ def serve(out: Path, port: int) -> None:
 @click.argument("ref")
 @click.option("--results", "results", type=click.Path(path_type=Path), default=Path("build/results"),
               show_default=True, help="Verified results folder.")
+@click.option("--releases", "releases", type=click.Path(path_type=Path), default=Path("releases"),
+              show_default=True, help="Release files: a cell's citation names the release that published it.")
 @format_option
-def cite(ref: str, results: Path, fmt: str) -> None:
+def cite(ref: str, results: Path, releases: Path, fmt: str) -> None:
     """Print a BibTeX entry and a plain-text citation for SUBMISSION-ID[/CELL].
 
     JSON: the BibTeX, the text, the permalink, the logs' SHA-256, the result digest and the checker version.
@@ -194,7 +197,32 @@ def cite(ref: str, results: Path, fmt: str) -> None:
     """
     from checker.cite import cite_command
 
-    run_stage(lambda: cite_command(ref, results, fmt))
+    run_stage(lambda: cite_command(ref, results, fmt, releases))
+
+
+@cli.command()
+@click.option("--submissions", "submissions", type=click.Path(path_type=Path), default=Path("submissions"),
+              show_default=True, help="The committed submissions folder the results were verified from.")
+@click.option("--results", "results", type=click.Path(path_type=Path), default=Path("build/results"),
+              show_default=True, help="Verified results folder (written by `driftboard verify`).")
+@click.option("--releases", "releases", type=click.Path(path_type=Path), default=Path("releases"),
+              show_default=True, help="Folder of release files (committed to the repository).")
+@format_option
+def release(submissions: Path, results: Path, releases: Path, fmt: str) -> None:
+    """Record the verified results of the committed tree as releases/<date>-<commit>.json (maintainers).
+
+    The release id is the commit's date and short id (from git, never the clock); the file lists every
+    cell's cited figures, what the previous release published and this one withdrew, and a digest.
+    Commit the file: the site archives each release's figures and diffs consecutive releases.
+
+    \b
+    Example (on the published branch, after `driftboard verify submissions/`):
+        driftboard release
+        git add releases/ && git commit -m "Release"
+    """
+    from checker.commands import release_command
+
+    run_stage(lambda: release_command(submissions, results, releases, fmt))
 
 
 @cli.command()

@@ -33,11 +33,13 @@ from markupsafe import Markup
 
 from checker.errors import DriftboardError, UsageError
 from checker.logio import file_sha256
+from checker.releases import RELEASES_DIR, read_releases
 from checker.render import pages
 from checker.render.citation import site_url
 from checker.render.context import ChartRef, MetricsContext, ReportedContext, page
 from checker.render.hooks import fragments_path
 from checker.render.metrics import METRICS, documented
+from checker.render.releases import release_files, release_label, results_changelog
 from checker.render.runs import run_pages
 from checker.render.tables import Column, Table, write_downloads
 from checker.render.text import fmt, md_escape, slug, sort_key
@@ -275,16 +277,18 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO, logs_roo
         shutil.copytree(site_src, docs, dirs_exist_ok=True)
     w = _Writer(docs)
     charts: dict[str, str] = {}
+    releases = read_releases(repo / RELEASES_DIR)  # committed release files: archived pages, changelog, citations
+    label = release_label(releases, results, pages.release_of(results))
 
-    w.page("index.md", "index.md.j2", pages.home_context(results, list(TRACKS), charts))
+    w.page("index.md", "index.md.j2", {**pages.home_context(results, list(TRACKS), charts), "release": label})
     for track in TRACKS:
         w.page(f"leaderboards/{track}.md", "leaderboard.md.j2",
-               pages.track_context(track, results, charts, (docs / f"tracks/{track}.md").is_file()))
+               {**pages.track_context(track, results, charts, (docs / f"tracks/{track}.md").is_file()), "release": label})
     w.page("submissions/index.md", "submissions.md.j2", pages.submissions_context(results))
     for r in results:
         w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, SITE_URL))
         for c in r.cells:
-            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, SITE_URL, charts))
+            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, SITE_URL, charts, releases))
         for run in r.runs:
             for rel, ctx in run_pages(r, run, logs_root):
                 w.page(rel, "run.md.j2", ctx)
@@ -303,46 +307,14 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO, logs_roo
         w.text("format.md", (docs / "format.md").read_text(encoding="utf-8").rstrip("\n") + extra)
     if (repo / "CHANGELOG.md").is_file():
         software = (repo / "CHANGELOG.md").read_text(encoding="utf-8").removeprefix("# Changelog\n")
-        w.text("changelog.md", results_changelog(results) + software)
+        w.text("changelog.md", results_changelog(releases, results) + software)
+    for rel, text in release_files(releases, results, docs).items():
+        w.text(rel, text)
     if not (docs / "submit.md").is_file():
         w.text("submit.md", "# How to submit\n\nOpen a pull request adding `submissions/<id>/` with "
                "`submission.yaml`, `prereg.yaml` and `runs/*.jsonl` (see [the log format](format.md)); "
                "CI runs `driftboard verify` on it.\n")
     return nav(docs)
-
-
-def results_changelog(results: list[ResultsFile]) -> str:
-    """The results changelog: each release (verification date + commit) and the results it added.
-
-    Derived from the results files alone (each records the commit and date it was verified at), so
-    the same results give the same page. A release is one (date, commit); what a later commit changed
-    in an earlier submission shows as that submission moving to the later release.
-    """
-    releases: dict[tuple[str, str], list[ResultsFile]] = {}
-    undated: list[ResultsFile] = []
-    for r in results:
-        p = r.provenance
-        if p.verified:
-            releases.setdefault((p.verified, p.commit or ""), []).append(r)
-        else:
-            undated.append(r)
-    lines = ["# Changelog", "", "## Results { #results }", "",
-             "Each release is the date and commit a submission's folder was last committed at (from git, never "
-             "the wall clock); every citation names its commit, and `git checkout COMMIT && driftboard verify "
-             "submissions/ID` reproduces the figures of that release.", ""]
-    for (day, commit), rs in sorted(releases.items(), reverse=True):
-        lines.append(f"### Release {day}+{commit[:7]}" if commit else f"### Release {day}")
-        lines.append("")
-        for r in sorted(rs, key=lambda x: x.submission_id):
-            cells = len([c for c in r.cells if not c.comparator])
-            lines.append(f"- [{md_escape(r.submission_id)}]({pages.submission_path(r)}): {cells} cell(s), "
-                         f"{r.null_results.valid_runs} of {r.null_results.runs} runs valid")
-        lines.append("")
-    if undated:
-        lines += ["### Not committed yet", ""]
-        lines += [f"- [{md_escape(r.submission_id)}]({pages.submission_path(r)})" for r in undated]
-        lines.append("")
-    return "\n".join(lines) + "\n## Software\n"
 
 
 def nav(docs: Path) -> list[Any]:
@@ -354,6 +326,7 @@ def nav(docs: Path) -> list[Any]:
                         {"Leaderboards": [{"Agent track": "leaderboards/agent.md"},
                                           {"Constraint track": "leaderboards/constraint.md"}]},
                         {"Submissions": "submissions/index.md"},
+                        {"Releases": "releases/index.md"},
                         {"Reported, not verified": "reported.md"},
                         {"Metrics": "metrics.md"}]
     tracks = [{label: rel} for label, rel in (("Agent track", "tracks/agent.md"),
