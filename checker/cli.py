@@ -419,13 +419,29 @@ def bench_constraint(problems: Path, jobs: int, naive_sample: int, limit: int | 
 @click.option("--synthetic/--no-synthetic", default=False, show_default=True,
               help="Also time generated runs of 400 and 10,000 beats (linearity).")
 @click.option("--workdir", type=click.Path(path_type=Path), default=None, help="Where to write imported and generated logs.")
-def bench_agent(cases: Path | None, repeats: int, startup_runs: int, synthetic: bool, workdir: Path | None) -> None:
+@click.option("--generated", is_flag=True,
+              help="Instead: verify of a generated submission (bench scale's agent runs) against json.loads of its bytes.")
+@click.option("--generated-runs", default=20, show_default=True, help="Runs of the generated submission.")
+@click.option("--generated-events", default=10_000, show_default=True, help="Events per generated run (about).")
+def bench_agent(cases: Path | None, repeats: int, startup_runs: int, synthetic: bool, workdir: Path | None,
+                generated: bool, generated_runs: int, generated_events: int) -> None:
     """CPU per beat of import, verify and replay + gate + metrics on ARG's cases, against ARG's probes; start-up.
+
+    With --generated: CPU per event of verify (and its stages) on a generated realistic submission,
+    and its ratio to json.loads of the same bytes (last line `ratio_vs_json_loads=...`).
 
     \b
     Example:
         driftboard bench agent --repeats 3 --startup-runs 9
+        driftboard bench agent --generated --repeats 3
     """
+    if generated:
+        from checker.bench.agent_workload import run as run_generated
+
+        if generated_runs < 4 or generated_events < 100:
+            raise click.UsageError("--generated-runs must be at least 4 and --generated-events at least 100")
+        run_stage(lambda: run_generated(generated_runs, generated_events, repeats, workdir))
+        return
     from checker.bench.agent_bench import run
 
     run_stage(lambda: run(cases, repeats, startup_runs, synthetic, workdir))
