@@ -153,7 +153,10 @@ def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, .
 @click.option("--verify/--no-verify", "verify_first", default=True, show_default=True,
               help="Verify the submissions (cached) before rendering; --no-verify renders the results folder as it is "
                    "(e.g. after `driftboard merge`).")
-def build(submissions: Path, results: Path, out: Path, verify_first: bool) -> None:
+@click.option("--project", "project", type=click.Path(path_type=Path), default=None,
+              help="Project root holding mkdocs.yml, site/ and CHANGELOG.md [default: the current folder when it "
+                   "holds mkdocs.yml].")
+def build(submissions: Path, results: Path, out: Path, verify_first: bool, project: Path | None) -> None:
     """Render verified results into pages and build the static site (mkdocs build --strict).
 
     Prints how many pages it built, where, and the site URL the pages cite.
@@ -164,7 +167,7 @@ def build(submissions: Path, results: Path, out: Path, verify_first: bool) -> No
     """
     from checker.commands import build_command
 
-    run_stage(lambda: build_command(submissions, results, out, verify_first))
+    run_stage(lambda: build_command(submissions, results, out, verify_first, project))
 
 
 @cli.command()

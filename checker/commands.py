@@ -115,13 +115,14 @@ def _echo(text: str, nl: bool = True) -> None:
     click.echo(visible(text, keep="\n"), nl=nl)
 
 
-def build_command(submissions: Path, results: Path, out: Path, verify: bool = True) -> int:
+def build_command(submissions: Path, results: Path, out: Path, verify: bool = True, project: Path | None = None) -> int:
     """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site."""
     from checker.errors import UsageError
-    from checker.render.site import build_site, results_of_tree, stray_results
+    from checker.render.site import build_site, project_root, results_of_tree, stray_results
     from checker.results import INDEX
     from checker.verify import ensure_results
 
+    root = project_root(project)  # before verifying: a missing mkdocs.yml is a usage error, said at once
     if verify:
         with terminal_progress("verifying runs") as progress:
             only = ensure_results(submissions, results, progress)
@@ -133,7 +134,7 @@ def build_command(submissions: Path, results: Path, out: Path, verify: bool = Tr
     if skipped:
         click.echo(f"build: left out {len(skipped)} results file(s) not verified for this tree: "
                    + ", ".join(visible(s) for s in skipped), err=True)
-    code = build_site(results, out, only=only, logs_root=Path("."))
+    code = build_site(results, out, only=only, logs_root=Path("."), project=root)
     click.echo(built_line(out))
     return code
 

@@ -30,3 +30,12 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
         return output
     frags: list[str] = json.loads(path.read_text(encoding="utf-8"))
     return SLOT.sub(lambda m: frags[int(m.group(1))], output)
+
+
+def on_post_template(output: str, template_name: str, config: Any) -> str:
+    """The sitemap lists the run pages (built outside MkDocs) instead of their page shells."""
+    if template_name != "sitemap.xml":
+        return output
+    from checker.render.shell import sitemap_with_runs
+
+    return sitemap_with_runs(output, Path(config["docs_dir"]))
