@@ -178,15 +178,35 @@ def problem_set_changes(root: Path, base: str, head: str) -> list[dict[str, Any]
     against; a pull request that could change them could also grade itself, so the submission
     check refuses such changes (maintainers change problem sets in their own pull requests).
     """
+    return [{"path": name, "line": None, "severity": "error",
+             "message": "problem sets define the benchmark: the submission check does not accept changes under "
+                        "problems/ (a maintainer changes them in a separate pull request)"}
+            for name in _changed_under(root, base, head, PROBLEMS)]
+
+
+RELEASES = "releases"
+
+
+def release_changes(root: Path, base: str, head: str) -> list[dict[str, Any]]:
+    """Failing problems for every change under `releases/`.
+
+    A release file records what the site published at a commit (`checker.releases`); making one is
+    maintainers' work (`driftboard release` on the published branch), and a published one is never
+    edited, so the submission check refuses any change there.
+    """
+    return [{"path": name, "line": None, "severity": "error",
+             "message": "release files record what the site published: the submission check does not accept "
+                        "changes under releases/ (a maintainer makes a release with `driftboard release`)"}
+            for name in _changed_under(root, base, head, RELEASES)]
+
+
+def _changed_under(root: Path, base: str, head: str, folder: str) -> list[str]:
+    """Paths under `folder/` that differ between the merge base of `base` and `head`, and `head`, sorted."""
     mb = _git(root, "merge-base", base, head)
     if mb.returncode != 0:
         return []
     diff = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff"]
-    changed = _names(_git(root, *diff, mb.stdout.decode().strip(), head, "--", f"{PROBLEMS}/"), "diff")
-    return [{"path": name, "line": None, "severity": "error",
-             "message": "problem sets define the benchmark: the submission check does not accept changes under "
-                        "problems/ (a maintainer changes them in a separate pull request)"}
-            for name in sorted(changed)]
+    return sorted(_names(_git(root, *diff, mb.stdout.decode().strip(), head, "--", f"{folder}/"), "diff"))
 
 
 PREREG_FILE = "prereg.yaml"
@@ -453,6 +473,7 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path],
     with head_tree(root, head_sha) as (tree, live):
         detection = detect_changes(root, base_sha, head_sha, tree, worktree=live)
         extra += problem_set_changes(root, base_sha, head_sha)
+        extra += release_changes(root, base_sha, head_sha)
         extra += prereg_not_merged(root, base_sha, head_sha, tree, live, detection.changes)
         validate: dict[str, Any] = {}
         if (tree / SUBMISSIONS).is_dir():

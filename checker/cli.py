@@ -96,6 +96,7 @@ def schema(out: Path) -> None:
         submission.schema.json  submission.yaml (the manifest)
         prereg.schema.json      prereg.yaml (the pre-registration)
         results.schema.json     build/results/<id>.json (what `driftboard verify` writes)
+        release.schema.json     releases/<id>.json (what `driftboard release` writes)
 
     \b
     Example:
@@ -152,7 +153,10 @@ def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, .
 @click.option("--verify/--no-verify", "verify_first", default=True, show_default=True,
               help="Verify the submissions (cached) before rendering; --no-verify renders the results folder as it is "
                    "(e.g. after `driftboard merge`).")
-def build(submissions: Path, results: Path, out: Path, verify_first: bool) -> None:
+@click.option("--project", "project", type=click.Path(path_type=Path), default=None,
+              help="Project root holding mkdocs.yml, site/ and CHANGELOG.md [default: the current folder when it "
+                   "holds mkdocs.yml].")
+def build(submissions: Path, results: Path, out: Path, verify_first: bool, project: Path | None) -> None:
     """Render verified results into pages and build the static site (mkdocs build --strict).
 
     Prints how many pages it built, where, and the site URL the pages cite.
@@ -163,7 +167,7 @@ def build(submissions: Path, results: Path, out: Path, verify_first: bool) -> No
     """
     from checker.commands import build_command
 
-    run_stage(lambda: build_command(submissions, results, out, verify_first))
+    run_stage(lambda: build_command(submissions, results, out, verify_first, project))
 
 
 @cli.command()
@@ -181,8 +185,10 @@ def serve(out: Path, port: int) -> None:
 @click.argument("ref")
 @click.option("--results", "results", type=click.Path(path_type=Path), default=Path("build/results"),
               show_default=True, help="Verified results folder.")
+@click.option("--releases", "releases", type=click.Path(path_type=Path), default=Path("releases"),
+              show_default=True, help="Release files: a cell's citation names the release that published it.")
 @format_option
-def cite(ref: str, results: Path, fmt: str) -> None:
+def cite(ref: str, results: Path, releases: Path, fmt: str) -> None:
     """Print a BibTeX entry and a plain-text citation for SUBMISSION-ID[/CELL].
 
     JSON: the BibTeX, the text, the permalink, the logs' SHA-256, the result digest and the checker version.
@@ -194,7 +200,32 @@ def cite(ref: str, results: Path, fmt: str) -> None:
     """
     from checker.cite import cite_command
 
-    run_stage(lambda: cite_command(ref, results, fmt))
+    run_stage(lambda: cite_command(ref, results, fmt, releases))
+
+
+@cli.command()
+@click.option("--submissions", "submissions", type=click.Path(path_type=Path), default=Path("submissions"),
+              show_default=True, help="The committed submissions folder the results were verified from.")
+@click.option("--results", "results", type=click.Path(path_type=Path), default=Path("build/results"),
+              show_default=True, help="Verified results folder (written by `driftboard verify`).")
+@click.option("--releases", "releases", type=click.Path(path_type=Path), default=Path("releases"),
+              show_default=True, help="Folder of release files (committed to the repository).")
+@format_option
+def release(submissions: Path, results: Path, releases: Path, fmt: str) -> None:
+    """Record the verified results of the committed tree as releases/<date>-<commit>.json (maintainers).
+
+    The release id is the commit's date and short id (from git, never the clock); the file lists every
+    cell's cited figures, what the previous release published and this one withdrew, and a digest.
+    Commit the file: the site archives each release's figures and diffs consecutive releases.
+
+    \b
+    Example (on the published branch, after `driftboard verify submissions/`):
+        driftboard release
+        git add releases/ && git commit -m "Release"
+    """
+    from checker.commands import release_command
+
+    run_stage(lambda: release_command(submissions, results, releases, fmt))
 
 
 @cli.command()
@@ -388,13 +419,29 @@ def bench_constraint(problems: Path, jobs: int, naive_sample: int, limit: int | 
 @click.option("--synthetic/--no-synthetic", default=False, show_default=True,
               help="Also time generated runs of 400 and 10,000 beats (linearity).")
 @click.option("--workdir", type=click.Path(path_type=Path), default=None, help="Where to write imported and generated logs.")
-def bench_agent(cases: Path | None, repeats: int, startup_runs: int, synthetic: bool, workdir: Path | None) -> None:
+@click.option("--generated", is_flag=True,
+              help="Instead: verify of a generated submission (bench scale's agent runs) against json.loads of its bytes.")
+@click.option("--generated-runs", default=20, show_default=True, help="Runs of the generated submission.")
+@click.option("--generated-events", default=10_000, show_default=True, help="Events per generated run (about).")
+def bench_agent(cases: Path | None, repeats: int, startup_runs: int, synthetic: bool, workdir: Path | None,
+                generated: bool, generated_runs: int, generated_events: int) -> None:
     """CPU per beat of import, verify and replay + gate + metrics on ARG's cases, against ARG's probes; start-up.
+
+    With --generated: CPU per event of verify (and its stages) on a generated realistic submission,
+    and its ratio to json.loads of the same bytes (last line `ratio_vs_json_loads=...`).
 
     \b
     Example:
         driftboard bench agent --repeats 3 --startup-runs 9
+        driftboard bench agent --generated --repeats 3
     """
+    if generated:
+        from checker.bench.agent_workload import run as run_generated
+
+        if generated_runs < 4 or generated_events < 100:
+            raise click.UsageError("--generated-runs must be at least 4 and --generated-events at least 100")
+        run_stage(lambda: run_generated(generated_runs, generated_events, repeats, workdir))
+        return
     from checker.bench.agent_bench import run
 
     run_stage(lambda: run(cases, repeats, startup_runs, synthetic, workdir))

@@ -115,13 +115,14 @@ def _echo(text: str, nl: bool = True) -> None:
     click.echo(visible(text, keep="\n"), nl=nl)
 
 
-def build_command(submissions: Path, results: Path, out: Path, verify: bool = True) -> int:
+def build_command(submissions: Path, results: Path, out: Path, verify: bool = True, project: Path | None = None) -> int:
     """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site."""
     from checker.errors import UsageError
-    from checker.render.site import build_site, results_of_tree, stray_results
+    from checker.render.site import build_site, project_root, results_of_tree, stray_results
     from checker.results import INDEX
     from checker.verify import ensure_results
 
+    root = project_root(project)  # before verifying: a missing mkdocs.yml is a usage error, said at once
     if verify:
         with terminal_progress("verifying runs") as progress:
             only = ensure_results(submissions, results, progress)
@@ -133,7 +134,7 @@ def build_command(submissions: Path, results: Path, out: Path, verify: bool = Tr
     if skipped:
         click.echo(f"build: left out {len(skipped)} results file(s) not verified for this tree: "
                    + ", ".join(visible(s) for s in skipped), err=True)
-    code = build_site(results, out, only=only, logs_root=Path("."))
+    code = build_site(results, out, only=only, logs_root=Path("."), project=root)
     click.echo(built_line(out))
     return code
 
@@ -187,3 +188,78 @@ def terminal_progress(label: str, enabled: bool = True, stream: TextIO | None = 
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+
+
+def release_command(submissions: Path, results: Path, releases: Path, fmt: str = "text") -> int:
+    """`driftboard release`: record the verified results of the committed tree as `releases/<id>.json`.
+
+    The tree must be committed (no uncommitted change under `submissions`), and every submission in
+    it verified at its last commit (`driftboard verify submissions/` first). Writes nothing when the
+    release exists with the same bytes; refuses to overwrite one that differs.
+    """
+    from checker.errors import UsageError
+    from checker.metrics import RANK_BY
+    from checker.releases import ReleaseError, commit_of, diff, make_release, previous_release, read_releases
+    from checker.render.site import _manifest_id, load_results, results_of_tree
+
+    if not submissions.is_dir():
+        raise UsageError(f"{submissions}: no submissions folder")
+    root = submissions.resolve()
+    commit = commit_of(root)
+    dirty = _git_lines(root, "status", "--porcelain", "--untracked-files=all", "--", ".")
+    if dirty:
+        raise ReleaseError(f"{submissions}: uncommitted changes ({len(dirty)} path(s), e.g. {visible(dirty[0][3:])}); "
+                           "a release records a commit: commit first")
+    folders = {_manifest_id(p): p for p in sorted(submissions.iterdir()) if (p / "submission.yaml").is_file()}
+    only = results_of_tree(submissions, results) if results.is_dir() else set()
+    missing = sorted(str(i) for i in folders if i not in only)
+    if missing:
+        raise ReleaseError(f"not verified for this tree: {', '.join(visible(m) for m in missing)}; "
+                           f"run `driftboard verify {submissions}` first")
+    loaded = load_results(results, {i for i in only if i in folders})
+    stale = []
+    for r in loaded:
+        last = _git_lines(root, "log", "-1", "--format=%H", "--", str(folders[r.submission_id].resolve()))
+        if r.provenance.uncommitted or not last or r.provenance.commit != last[0]:
+            stale.append(r.submission_id)
+    if stale:
+        raise ReleaseError(f"results not verified at the folder's last commit: {', '.join(visible(s) for s in stale)}; "
+                           f"run `driftboard verify {submissions}` again")
+    prev = previous_release(read_releases(releases), commit)
+    release, text = make_release(loaded, commit, prev, RANK_BY.__getitem__)
+    path = releases / f"{release.release}.json"
+    changes = diff(prev.submissions if prev else {}, release.submissions, release.withdrawn)
+    status = "written"
+    if path.is_file():
+        if path.read_bytes() != text.encode("utf-8"):
+            raise ReleaseError(f"{path}: exists and differs; a release is never rewritten")
+        status = "unchanged"
+    else:
+        releases.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    since = prev.release if prev else "nothing (first release)"
+    counts = {"added": len(changes.added), "changed": len(changes.changed), "withdrawn": len(changes.withdrawn)}
+    if fmt == "json":
+        from checker.report import safe_json
+
+        click.echo(safe_json({"command": "release", "ok": True, "exit_code": 0, "problems": [],
+                              "release": release.release, "path": path.as_posix(), "status": status,
+                              "commit": release.commit, "date": release.date, "digest": release.digest,
+                              "previous": prev.release if prev else None, **counts}), nl=False)
+        return 0
+    cells = sum(len(s.cells) for s in release.submissions.values())
+    click.echo(f"release {release.release} ({status}): {plural(len(release.submissions), 'submission')}, "
+               f"{plural(cells, 'cell')} at commit {release.commit[:7]} of {release.date}; since {since}: "
+               f"{counts['added']} added, {counts['changed']} changed, {counts['withdrawn']} withdrawn")
+    click.echo(f"{path.as_posix()} (digest {release.digest}); publish it: git add {path.as_posix()} && git commit")
+    return 0
+
+
+def _git_lines(root: Path, *args: str) -> list[str]:
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [line for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []

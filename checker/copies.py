@@ -43,8 +43,17 @@ class PayloadDigest:
 
     def add(self, event: Event) -> None:
         """Add one body event (not `run_start` / `run_end`)."""
-        self._h.update(event.model_dump_json(exclude=CHAIN_FIELDS).encode("utf-8"))
+        # the bytes of `event.model_dump_json(exclude=CHAIN_FIELDS)` UTF-8 encoded, from the model's serializer
+        # without the wrapper and the str round trip (a third of the cost per event)
+        self._h.update(event.__pydantic_serializer__.to_json(event, exclude=CHAIN_FIELDS))
         self._h.update(b"\n")
+
+    def add_all(self, events: Iterable[Event]) -> None:
+        """Add body events in order (the bytes `add` adds for each, in one loop)."""
+        update = self._h.update
+        for event in events:
+            update(event.__pydantic_serializer__.to_json(event, exclude=CHAIN_FIELDS))
+            update(b"\n")
 
     def hexdigest(self) -> str:
         """The digest of the events added so far."""

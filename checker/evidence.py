@@ -67,6 +67,8 @@ class EvidenceResult:
     """Organ -> rejected ops derived from the reject rows and the calls' `ops_rejected`."""
     accepted: dict[str, int] = field(default_factory=dict)
     """Organ -> accepted ops, an Actuator call counting at most one op (`accepted_counts`)."""
+    echoed: list[bool] | None = None
+    """Per canary echo: `echoed` derived from the salt's nonce (`echo_values`), for the gate's condition 5."""
 
     def public_mismatches(self) -> list[dict[str, Any]]:
         """The mismatches in the results' shape `{line, field, recorded, recomputed, reason}`."""
@@ -115,19 +117,19 @@ def receipt_match(rc: Receipt) -> int | None:
     if not rc.predicted:
         return None
     observed = rc.observed or {}
-    columns = {"score_event": rc.score_event, "level_event": rc.level_event, "life_event": rc.life_event}
     for key, want in rc.predicted.items():
-        got = observed.get(key, columns.get(key))
-        number = isinstance(got, int | float) and not isinstance(got, bool)
-        if want == "zero":
-            ok = number and got == 0
-        elif want == "nonzero":
-            ok = number and got != 0
-        else:
-            ok = got is not None and got == want
-        if not ok:
+        # a key `observed` lacks is read from the receipt's own columns (no dict built per receipt)
+        got = observed[key] if key in observed else getattr(rc, key) if key in _RECEIPT_COLUMNS else None
+        if want == "zero" or want == "nonzero":
+            if not isinstance(got, int | float) or isinstance(got, bool) or (got == 0) != (want == "zero"):
+                return 0
+        elif got is None or got != want:
             return 0
     return 1
+
+
+_RECEIPT_COLUMNS = frozenset({"score_event", "level_event", "life_event"})
+"""Receipt columns a prediction may name when `observed` lacks the key (`receipt_match`)."""
 
 
 def _status_history(state: AgentState, kind: str) -> dict[str, tuple[list[int], list[str]]]:
@@ -299,7 +301,7 @@ def echo_values(state: AgentState) -> tuple[list[bool], list[dict[str, Any]]]:
     return values, mismatches
 
 
-def reject_counts(state: AgentState) -> tuple[dict[str, int], list[dict[str, Any]]]:
+def reject_counts(state: AgentState, echoed: list[bool] | None = None) -> tuple[dict[str, int], list[dict[str, Any]]]:
     """Rejected ops per organ from both the reject rows and the calls' `ops_rejected`, and the disagreements.
 
     Per organ: rows = its `write_reject` rows other than MISSING_CANARY ones (ARG writes those
@@ -308,7 +310,7 @@ def reject_counts(state: AgentState) -> tuple[dict[str, int], list[dict[str, Any
     salted call none of whose echoes echoed (`echo_values`): ARG writes one MISSING_CANARY row per
     deaf call (arg-spec.md §b), so fewer rows than deaf calls means rows were removed. Totals per
     organ, not per beat: ARG's Actuator records a click's rejections on the call of another beat
-    than its reject rows.
+    than its reject rows. `echoed` is `echo_values(state)[0]` when the caller has it already.
     """
     rows: dict[str, int] = {}
     canary: dict[str, int] = {}
@@ -320,7 +322,8 @@ def reject_counts(state: AgentState) -> tuple[dict[str, int], list[dict[str, Any
     for call, line in zip(state.llm_calls, state.llm_lines, strict=True):
         called[call.organ] = called.get(call.organ, 0) + call.ops_rejected
         first_line.setdefault(call.organ, line)
-    echoed, _ = echo_values(state)
+    if echoed is None:
+        echoed, _ = echo_values(state)
     heard: dict[tuple[str, int], bool] = {}
     echo_line: dict[tuple[str, int], int] = {}
     for echo, value, line in zip(state.echoes, echoed, state.echo_lines, strict=True):
@@ -380,7 +383,7 @@ def check_evidence(state: AgentState) -> EvidenceResult:
     _references(state, res)
     _consumed_steps(state, res)
     _aim(state, res)
-    _, echo_mm = echo_values(state)
+    res.echoed, echo_mm = echo_values(state)
     res.mismatches.extend(echo_mm)
     for rc, line in zip(state.receipts, state.receipt_lines, strict=True):
         derived = receipt_match(rc)
@@ -390,7 +393,7 @@ def check_evidence(state: AgentState) -> EvidenceResult:
                                       f"predicted {_short(rc.predicted)} vs observed {_short(rc.observed)}: "
                                       + ("no prediction to match" if derived is None else
                                          f"the prediction {'held' if derived else 'failed'}")))
-    res.rejects, reject_mm = reject_counts(state)
+    res.rejects, reject_mm = reject_counts(state, res.echoed)
     res.mismatches.extend(reject_mm)
     res.accepted, accepted_mm = accepted_counts(state)
     res.mismatches.extend(accepted_mm)

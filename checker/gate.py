@@ -134,15 +134,19 @@ def shadow_identity(state: AgentState, profile: str) -> dict[str, Any]:
 
 
 def canary_echo(
-    state: AgentState, floor: float, warmup: int, profile: str
+    state: AgentState, floor: float, warmup: int, profile: str, derived_echoes: list[bool] | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Condition 5: per-zone canary echo rate after warm-up is not below the floor.
 
+    `derived_echoes` is `checker.evidence.echo_values(state)[0]` when the caller has it already.
     Returns the condition and the list of recorded-vs-recomputed echo disagreements.
     """
     mismatches: list[dict[str, Any]] = []
     rows: list[tuple[int, str, bool]] = []
-    derived = echo_values(state)[0] if profile != "arg-v1.0" else [e.echoed for e in state.echoes]
+    if profile == "arg-v1.0":
+        derived = [e.echoed for e in state.echoes]
+    else:
+        derived = derived_echoes if derived_echoes is not None else echo_values(state)[0]
     for echo, ln, from_salt in zip(state.echoes, state.echo_lines, derived, strict=True):
         echoed = echo.echoed
         if echo.output_text is not None:
@@ -325,7 +329,8 @@ GATE: tuple[Condition, ...] = (
     ),
     Condition(
         "canary_echo", "canary echo", "per-zone canary echo rate after warm-up is not below the floor",
-        lambda st, th, p, _ev: canary_echo(st, th.canary_floor, th.canary_warmup, p),
+        lambda st, th, p, ev: canary_echo(st, th.canary_floor, th.canary_warmup, p,
+                                          ev.echoed if ev is not None else None),
         _reason_canary,
         _note_canary,
     ),

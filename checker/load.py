@@ -126,6 +126,21 @@ class Target:
     """`submission` or `run`."""
 
 
+def _as_typed_under_cwd(path: Path) -> Path:
+    """An absolute path under the working directory, relative to it (`$PWD/submissions/x` -> `submissions/x`).
+
+    Results record the paths their runs were read from; written as the reader typed them, the same
+    submission verified as `submissions/x` and as `$PWD/submissions/x` would give different bytes
+    (and a machine's home folder in a published file). Paths outside the working directory stay as given.
+    """
+    if path.is_absolute():
+        try:
+            return path.relative_to(Path.cwd())
+        except (ValueError, OSError):
+            return path
+    return path
+
+
 def discover(paths: Iterable[Path]) -> list[Target]:
     """Expand command-line paths into submission folders and run files, in sorted order.
 
@@ -137,7 +152,7 @@ def discover(paths: Iterable[Path]) -> list[Target]:
         UsageError: a path does not exist or cannot be listed.
     """
     targets: list[Target] = []
-    for path in paths:
+    for path in map(_as_typed_under_cwd, paths):
         if not path.exists() and not path.is_symlink():
             raise UsageError(f"{path}: no such file or directory")
         if path.is_symlink():  # refused when loaded, with a finding (links are never followed)

@@ -190,21 +190,41 @@ def replay(run: RunRecord) -> AgentState:
     """Fold a run's events into an `AgentState` (one pass; cost linear in the number of events)."""
     st = AgentState()
     geo = _Geometry()
+    # rows that are only collected in log order (with their lines where findings cite them): one lookup each
+    collected: dict[str, tuple[list[Any], list[int] | None]] = {
+        "receipt": (st.receipts, st.receipt_lines), "canary_echo": (st.echoes, st.echo_lines),
+        "render_capture": (st.captures, st.capture_lines), "llm_call": (st.llm_calls, st.llm_lines),
+        "canary_salt": (st.salts, None), "write_reject": (st.write_rejects, None),
+        "goal_binding": (st.bindings, None), "goal_edge": (st.goal_edges, None),
+        "deficit_stamp": (st.deficit_stamps, None), "relevance_edge": (st.relevance_edges, None),
+        "level": (st.level_events, st.level_lines), "substitution": (st.substitutions, None),
+        "milestone_claim": (st.claims, st.claim_lines), "evidence": (st.evidence, st.evidence_lines),
+    }
+    get_collected = collected.get
+    beats, beat_lines, landings, first_beat = st.beats, st.beat_lines, st.landings, st.step_first_beat
+    transitions, transition_lines, statuses = st.transitions, st.transition_lines, st.statuses
+    land = geo.land
     for position, (event, line) in enumerate(zip(run.events, run.lines, strict=True)):
         kind = event.type
-        if kind == "beat":
+        into = get_collected(kind)
+        if into is not None:
+            into[0].append(event)
+            if into[1] is not None:
+                into[1].append(line)
+        elif kind == "beat":
             assert isinstance(event, Beat)
-            st.beats.append(event)
-            st.beat_lines.append(line)
+            beats.append(event)
+            beat_lines.append(line)
             aim = aim_of(event.params)
-            st.landings.append(Landing(aim is not None, geo.land(aim[0], aim[1]) if aim else None))
-            if event.step_id and event.step_id not in st.step_first_beat:
-                st.step_first_beat[event.step_id] = event.turn
+            landings.append(Landing(aim is not None, land(aim[0], aim[1]) if aim else None))
+            step_id = event.step_id
+            if step_id and step_id not in first_beat:
+                first_beat[step_id] = event.turn
         elif kind == "status":
             assert isinstance(event, StatusTransition)
-            st.transitions.append(event)
-            st.transition_lines.append(line)
-            st.statuses[(event.entity_kind, event.entity_id)] = event
+            transitions.append(event)
+            transition_lines.append(line)
+            statuses[(event.entity_kind, event.entity_id)] = event
             if event.entity_kind == "REFERENT_LIFE":
                 geo.set_dormant(event.entity_id, event.to_status == "DORMANT")
         elif kind == "referent":
@@ -214,28 +234,6 @@ def replay(run: RunRecord) -> AgentState:
             if cur is None or event.version >= cur.version:
                 st.referents[event.ref_id] = event
                 geo.update(event, position)
-        elif kind == "receipt":
-            assert isinstance(event, Receipt)
-            st.receipts.append(event)
-            st.receipt_lines.append(line)
-        elif kind == "llm_call":
-            assert isinstance(event, LlmCall)
-            st.llm_calls.append(event)
-            st.llm_lines.append(line)
-        elif kind == "render_capture":
-            assert isinstance(event, RenderCapture)
-            st.captures.append(event)
-            st.capture_lines.append(line)
-        elif kind == "canary_echo":
-            assert isinstance(event, CanaryEcho)
-            st.echoes.append(event)
-            st.echo_lines.append(line)
-        elif kind == "canary_salt":
-            assert isinstance(event, CanarySalt)
-            st.salts.append(event)
-        elif kind == "write_reject":
-            assert isinstance(event, WriteReject)
-            st.write_rejects.append(event)
         elif kind == "plan_step":
             assert isinstance(event, PlanStep)
             st.plan_step_rows.append(event)
@@ -246,18 +244,6 @@ def replay(run: RunRecord) -> AgentState:
         elif kind == "goal":
             assert isinstance(event, Goal)
             st.goals.setdefault(event.goal_id, []).append(event)
-        elif kind == "goal_binding":
-            assert isinstance(event, GoalBinding)
-            st.bindings.append(event)
-        elif kind == "goal_edge":
-            assert isinstance(event, GoalEdge)
-            st.goal_edges.append(event)
-        elif kind == "deficit_stamp":
-            assert isinstance(event, DeficitStamp)
-            st.deficit_stamps.append(event)
-        elif kind == "relevance_edge":
-            assert isinstance(event, RelevanceEdge)
-            st.relevance_edges.append(event)
         elif kind == "rule":
             assert isinstance(event, Rule)
             st.rule_versions.append(event)
@@ -270,21 +256,6 @@ def replay(run: RunRecord) -> AgentState:
                 st.startup = event
             if event.image_receipt_ok is False:
                 st.startup_failed = True
-        elif kind == "level":
-            assert isinstance(event, LevelEvent)
-            st.level_events.append(event)
-            st.level_lines.append(line)
-        elif kind == "substitution":
-            assert isinstance(event, Substitution)
-            st.substitutions.append(event)
-        elif kind == "milestone_claim":
-            assert isinstance(event, MilestoneClaim)
-            st.claims.append(event)
-            st.claim_lines.append(line)
-        elif kind == "evidence":
-            assert isinstance(event, Evidence)
-            st.evidence.append(event)
-            st.evidence_lines.append(line)
     return st
 
 

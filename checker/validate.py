@@ -223,6 +223,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     kept = keep if keep is not None and size <= keep.max_weight else None
     file_hash = hashlib.sha256() if kept is not None else None
     weight = 0
+    container_bytes, max_weight = (kept.container_bytes, kept.max_weight) if kept is not None else (0, 0)
 
     def problem(line: int | None, message: str) -> None:
         findings.append(Finding(display, line, message))
@@ -249,8 +250,8 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 break
             lineno += 1
             if kept is not None:
-                weight += len(chunk) + kept.container_bytes * (chunk.count(b"{") + chunk.count(b"["))
-                if weight > kept.max_weight:  # too large to replay: validated streaming, nothing kept
+                weight += len(chunk) + container_bytes * (chunk.count(b"{") + chunk.count(b"["))
+                if weight > max_weight:  # too large to replay: validated streaming, nothing kept
                     kept.events.clear()
                     kept.lines.clear()
                     file_hash = kept = None
@@ -276,13 +277,14 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
             if lineno == 1 and data.startswith(BOM):
                 problem(1, "UTF-8 byte order mark at start of file is not allowed")
                 data = data[len(BOM):]
-            if data.endswith(b"\r"):
-                crlf_count += 1
-                if crlf_first is None:
-                    crlf_first = lineno
-                data = data[:-1]
-            if b"\r" in data:
-                problem(lineno, "carriage return (CR) inside the line: a line ends with one LF and holds no other CR")
+            if b"\r" in data:  # one scan on the common path (no CR at all)
+                if data.endswith(b"\r"):
+                    crlf_count += 1
+                    if crlf_first is None:
+                        crlf_first = lineno
+                    data = data[:-1]
+                if b"\r" in data:
+                    problem(lineno, "carriage return (CR) inside the line: a line ends with one LF and holds no other CR")
             if not data or data.isspace():
                 problem(lineno, "blank line")
                 continue

@@ -72,3 +72,28 @@ def test_bench_without_cases_says_where_they_come_from(run_line, tmp_path):
         result = run_line([*command, "--cases", str(tmp_path / "absent")])
         assert result.exit_code == 2
         assert "DRIFTBOARD_SHARED_DATA" in result.output and "Traceback" not in result.output
+
+
+def test_bench_agent_generated_reports_the_ratio_to_json_loads(run_line, tmp_path):
+    # no shared data needed: the workload is bench scale's generator (4 runs of about 300 events here)
+    result = run_line(["bench", "agent", "--generated", "--generated-runs", "4", "--generated-events", "300",
+                       "--repeats", "1", "--workdir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("machine: ") and "load average" in lines[0]
+    last = lines[-1].split()
+    figures = {k: float(v) for k, v in (item.split("=", 1) for item in last)}
+    assert set(figures) == {"ratio_vs_json_loads", "verify_us_per_event", "json_loads_us_per_event", "events",
+                            "peak_rss_mb", "load_avg"}
+    assert 4 * 250 <= figures["events"] <= 4 * 350  # beats_for() lands within a beat's events of 300 per run
+    # the ratio is the baseline's time over verify's, as printed beside it
+    assert figures["ratio_vs_json_loads"] == pytest.approx(
+        figures["json_loads_us_per_event"] / figures["verify_us_per_event"], rel=0.02)
+    for what in ("validate: read, chain, strict parse, models, kept", "payload digest", "of which evidence",
+                 "baseline: json.loads per line", "inherent floor"):
+        assert what in result.output
+
+
+def test_bench_agent_generated_refuses_tiny_sizes(run_line, tmp_path):
+    result = run_line(["bench", "agent", "--generated", "--generated-runs", "2", "--workdir", str(tmp_path)])
+    assert result.exit_code == 2 and "--generated-runs" in result.output and "Traceback" not in result.output

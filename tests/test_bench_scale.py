@@ -23,8 +23,9 @@ from checker.bench.scale_bench import (
     perturb,
     synthetic_problems,
 )
-from checker.logio import read_events
+from checker.logio import RunLogWriter, read_events
 from checker.problems import load_problem_sets
+from checker.verify import verify_paths
 
 
 def test_quick_end_to_end(run_line, tmp_path: Path) -> None:
@@ -46,6 +47,10 @@ def test_quick_end_to_end(run_line, tmp_path: Path) -> None:
         assert f[f"{half}_results_identical_across_passes"] is True
         assert f[f"{half}_cold_j1_s"] > 0 and f[f"{half}_cold_j1_rss_max_mb"] > 0
         assert f[f"{half}_cold_j2_rss_tree_mb"] > 0  # the /proc sampler saw the process tree
+        # the baseline ratio by CPU time too (json.loads in the bench process over the verify child's CPU);
+        # at --quick sizes the child's start-up dominates, so only its presence and sign are checked
+        assert f[f"{half}_json_loads_cpu_s"] >= 0 and f[f"{half}_cold_j1_cpu_s"] > 0
+        assert 0 <= f[f"{half}_cold_j1_ratio_vs_json_loads_cpu"] < 1
     assert f["constraint_forced_z3_turns"] == 48
     assert f["site_pages"] > 0 and f["merge_results_mb"] > 0
     assert f["cores"] >= 1 and f["cpu"] and f["python"]
@@ -85,6 +90,56 @@ def test_beats_for_hits_the_event_count_of_the_agent_writer(tmp_path: Path) -> N
         beats = beats_for(target)
         n = generate(tmp_path / f"{target}.jsonl", beats)
         assert n <= target < generate(tmp_path / f"{target}+1.jsonl", beats + 1)
+
+
+def _verified_runs(sub: Path) -> dict[str, object]:
+    report = verify_paths([sub], jobs=1)
+    assert report.exit_code == 0
+    (result,) = report.submissions
+    return {Path(r.path).name: r for r in result.runs}
+
+
+def _rewrite(path: Path, edit) -> None:
+    """Re-chain a log with `edit(event dict)` applied to every body event (the forger's route past the chain)."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    path.unlink()
+    start = {k: v for k, v in rows[0].items() if k not in ("seq", "prev", "type")}
+    with RunLogWriter(path, start) as log:
+        for row in rows[1:-1]:
+            log.write(edit({k: v for k, v in row.items() if k not in ("seq", "prev")}))
+        log.end(rows[-1]["status"], rows[-1].get("reason"))
+
+
+def test_generated_agent_runs_pass_every_evidence_check_and_a_forged_one_does_not(tmp_path: Path) -> None:
+    # 4 runs of about 2,000 events (about 300 beats each): the agent half's runs at a small size
+    half = generate_agent(tmp_path / "work", Sizes(agent_runs=4, agent_events=8_000, agent_seeds=1, jobs=1))
+    (sub,) = half.submissions
+    runs = _verified_runs(sub)
+    assert len(runs) == 4 and all(r.gds.reference_beats >= 250 for r in runs.values())
+    for run in runs.values():
+        assert (run.verdict, run.mismatches, run.reasons) == ("VALID", [], [])
+        assert {k: c.status for k, c in run.gate.items() if c.status != "NOT_APPLICABLE"} == {
+            "canary_echo": "PASS", "evidence": "PASS", "render_ceiling": "PASS", "silent_degrade": "PASS",
+            "write_error_rate": "PASS"}
+    # the forger's edits, re-chained: one receipt's match flag flipped, one echo's nonce replaced
+    victim = sorted(half.log_files)[0]
+    done = {"match": False, "nonce": False}
+
+    def forge(ev: dict) -> dict:
+        if ev["type"] == "receipt" and "predicted" in ev and not done["match"]:
+            done["match"] = True
+            return {**ev, "match": 0}
+        if ev["type"] == "canary_echo" and not done["nonce"]:
+            done["nonce"] = True
+            return {**ev, "nonce": "ZQforged"}
+        return ev
+
+    _rewrite(victim, forge)
+    runs = _verified_runs(sub)
+    forged = runs[victim.name]
+    assert forged.verdict == "INVALID" and forged.gate.evidence.status == "FAIL"
+    assert sorted((m.field, m.recorded) for m in forged.mismatches) == [("match", 0), ("nonce", "ZQforged")]
+    assert all(r.verdict == "VALID" for name, r in runs.items() if name != victim.name)
 
 
 def test_curve_points() -> None:

@@ -129,7 +129,8 @@ def test_a_run_outside_git_is_not_reused_once_the_submission_is_in_a_repository(
     assert code == 1
     assert doc["submissions"][0]["prereg_check"]["commit_order"]["status"] == "violated"
     assert [p["message"] for p in doc["problems"]] == [LATE_PREREG]
-    assert doc["problems"][0]["path"] == str(folder)
+    # under the working directory the path is shown relative to it, as the reader would type it
+    assert doc["problems"][0]["path"] == (str(folder.relative_to(repo)) if cwd == "repository" else str(folder))
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -140,7 +141,8 @@ def test_the_commit_order_check_reads_the_submissions_repository_wherever_verify
     folder = make_agent_submission(repo / "submissions", "s-late", {"FULL": ["s1"]})
     _commit_runs_then_prereg(repo, folder)
     (tmp_path / "elsewhere").mkdir()
-    for n, where in enumerate([tmp_path / "elsewhere", repo]):
+    (repo / "docs").mkdir()  # inside the repository, but not above the folder: the path stays absolute, the key equal
+    for n, where in enumerate([tmp_path / "elsewhere", repo / "docs"]):
         monkeypatch.chdir(where)
         code, doc = _verify_json(run_line, folder, cache)
         assert doc["cache"] == {"hits": n, "misses": 1 - n}

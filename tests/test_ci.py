@@ -568,3 +568,14 @@ def test_ci_refuses_changes_to_problem_sets(repo, ci):
     assert result.exit_code == 1, result.output
     assert "problems/suite/easy" in result.stdout  # the path is shown (escaped for Markdown)
     assert "does not accept changes under problems/" in result.stdout
+
+
+def test_ci_refuses_changes_to_release_files(repo, ci):
+    """A release records what the site published: a pull request may not add or edit one."""
+    (repo / "releases").mkdir()
+    (repo / "releases" / "2026-01-01-aaaaaaa.json").write_text("{}\n")
+    commit(repo, "pr adds a release")
+    result = ci("--base", "main")
+    assert result.exit_code == 1, result.output
+    assert "releases/2026-01-01-aaaaaaa.json" in result.stdout
+    assert "does not accept changes under releases/" in result.stdout

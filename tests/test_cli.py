@@ -50,3 +50,22 @@ def test_every_command_has_help(run_line):
                 walk(cmd, f"{prefix}{name} ")
 
     walk(cli, "")
+
+
+def test_absolute_and_relative_paths_give_the_same_results(tmp_path, run_line, monkeypatch):
+    """`verify $PWD/submissions/x` writes the bytes `verify submissions/x` writes: no machine path in results."""
+    import shutil
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    work = tmp_path / "work"
+    shutil.copytree(repo / "submissions" / "drift-bench-examples", work / "submissions" / "x")
+    shutil.copytree(repo / "problems", work / "problems")
+    monkeypatch.chdir(work)
+    outs = {}
+    for label, target in (("rel", "submissions/x"), ("abs", str(work / "submissions" / "x"))):
+        result = run_line(["verify", target, "--no-cache", "--out", str(tmp_path / label)])
+        assert result.exit_code in (0, 1), result.output
+        outs[label] = (tmp_path / label / "drift-bench-examples.json").read_bytes()
+    assert str(work).encode() not in outs["abs"]
+    assert outs["abs"] == outs["rel"]

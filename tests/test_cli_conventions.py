@@ -22,7 +22,7 @@ from checker.cli import cli
 from checker.commands import terminal_progress
 from checker.render.citation import site_url
 
-REPORTING = {"validate", "verify", "cite", "ci", "ci-history"}
+REPORTING = {"validate", "verify", "cite", "release", "ci", "ci-history"}
 """The commands whose output is a report of findings (they take `--format text|json`)."""
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from agent_helpers import beat, make_run
+from hypothesis import given
+from hypothesis import strategies as st
 
 from checker.replay import replay
-from checker.score.milestones import milestones
+from checker.score.milestones import RangeMin, first_below, milestones
 
 
 def claim(turn, claim_id="M1", **kw):
@@ -80,3 +82,13 @@ def test_matched_receipt_and_score_rise_are_evidence(tmp_path):
 def test_no_claims_is_undefined(tmp_path):
     ms = run_ms(tmp_path, [beat(1)])
     assert ms["milestone_claims"] == 0 and ms["milestone_verified_ratio"] is None
+
+
+# ---------------------------------------------------------------- the window search (no n^2 on hostile logs)
+
+@given(st.lists(st.integers(0, 60), max_size=70), st.integers(0, 75), st.integers(0, 75), st.integers(-1, 65))
+def test_first_below_is_the_linear_scan(values, lo, hi, bound):
+    """The sparse-table search finds what the scan it replaced found: the first k in [lo, hi) below the bound."""
+    lo, hi = min(lo, len(values)), min(hi, len(values))
+    want = next((k for k in range(lo, hi) if values[k] < bound), None)
+    assert first_below(RangeMin(values), lo, hi, bound) == want

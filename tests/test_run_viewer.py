@@ -15,6 +15,8 @@ from checker.verify import verify_paths
 CASES = Path(__file__).resolve().parent / "cases" / "valid"
 SUITE = Path(__file__).resolve().parent.parent / "problems" / "driftboard-suite-v1"
 """The problem set the minimal constraint case names."""
+LOGS_ROOT = Path.cwd()
+"""Where the recorded run paths resolve: verify records a path under the working folder relative to it."""
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +26,7 @@ def viewer_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     patch = pytest.MonkeyPatch()
     patch.setattr(runs_module, "TURNS_PER_PAGE", 2)  # force pagination on the small fixtures
     try:
-        build_site(root / "results", root / "site", logs_root=Path("/"))
+        build_site(root / "results", root / "site", logs_root=LOGS_ROOT)
     finally:
         patch.undo()
     return root
@@ -73,7 +75,7 @@ def test_timeline_refuses_a_log_whose_bytes_changed(tmp_path: Path) -> None:
     verify_paths([CASES / "minimal-agent"], None, [], results_dir=results_dir)
     r = read_results(next(p for p in results_dir.glob("*.json") if p.name != "index.json"))
     run = r.runs[0].model_copy(update={"log_sha256": "0" * 64})
-    rows, note = agent_timeline(run, Path("/"))
+    rows, note = agent_timeline(run, LOGS_ROOT)
     assert rows is None and "SHA-256" in note
 
 
@@ -84,7 +86,7 @@ def test_constraint_run_page_shows_the_dialogue_from_the_log(viewer_site: Path) 
     results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json")) if p.name != "index.json"]
     constraint = next(r for r in results if r.track == "constraint")
     run = constraint.runs[0]
-    logged = {n: json.loads(line) for n, line in enumerate((Path("/") / run.path).read_text().splitlines(), start=1)}
+    logged = {n: json.loads(line) for n, line in enumerate((LOGS_ROOT / run.path).read_text().splitlines(), start=1)}
     first = run.turns[0]  # type: ignore[index]
     doc = _page(viewer_site / "site", runs_module.run_path(constraint, run).removesuffix("index.md"))
     header = [th.get_text() for th in doc.select("#table-turns thead th")]
@@ -102,5 +104,5 @@ def test_dialogue_refuses_a_log_whose_bytes_changed(tmp_path: Path) -> None:
     verify_paths([CASES / "minimal-constraint"], None, [SUITE], results_dir=results_dir)
     r = read_results(next(p for p in results_dir.glob("*.json") if p.name != "index.json"))
     run = r.runs[0].model_copy(update={"log_sha256": "0" * 64})
-    rows, note = constraint_dialogue(run, Path("/"))
+    rows, note = constraint_dialogue(run, LOGS_ROOT)
     assert rows is None and "SHA-256" in note

@@ -78,6 +78,11 @@ def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> in
     """Write a synthetic, valid agent run of `beats` beats; returns the number of events.
 
     `header` overrides fields of the `run_start` event (run id, submission, cell, seed, prereg digest).
+    The run is internally consistent, so it exercises every evidence cross-check and passes them all
+    (VALID, 0 mismatches; `tests/test_bench_scale.py`): the startup probe declares ACTION6 targeted
+    (every click carries x, y inside its ranges), each live beat's second receipt is registered for
+    the step it executes (predictor STEP), shadow steps name the log's goal, target and rule, every
+    echo's nonce is its salt's, and the calls' `ops_rejected` add up to the reject rows.
     """
     start = {"run_id": f"bench-agent-{beats}", "submission_id": "bench", "track": "agent", "cell": "FULL",
              "seed": "s1", "backbone": "synthetic", "prereg_sha256": "0" * 64, "started_at": "2026-11-01T00:00:00Z",
@@ -90,7 +95,8 @@ def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> in
             log.write(ev)
             n += 1
 
-        w({"type": "startup_probe", "turn": 0})
+        w({"type": "startup_probe", "turn": 0, "signal_vocab": ["score", "level"],
+           "action_interface": {"ACTION6": {"x": [0, 63], "y": [0, 63]}}})
         for r in range(40):
             x, y = (r * 7) % 60, (r * 3) % 60
             w({"type": "referent", "turn": 0, "ref_id": f"R{r:04d}", "version": 1, "kind": "percept-cluster",
@@ -119,7 +125,7 @@ def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> in
                "observed": {"cells_changed": 4}})
             w({"type": "receipt", "turn": t, "action": "ACTION6", "target_ref": ref, "context_class": "CC0001",
                "predicted": {"cells_changed": "nonzero"}, "observed": {"cells_changed": 4}, "match": 1,
-               "predictor_id": "RU0001", "predictor_kind": "RULE"})
+               "predictor_id": "C0001-S0" if live else "RU0001", "predictor_kind": "STEP" if live else "RULE"})
             w({"type": "status", "turn": t, "entity_kind": "REFERENT_RUNG", "entity_id": ref, "to_status": "ENGAGED"})
             if t % 4 == 0:
                 w({"type": "referent", "turn": t, "ref_id": ref, "version": 1 + t // 4, "kind": "percept-cluster",

@@ -2,8 +2,11 @@
 
 Synthetic results files stand in for verified ones (agent and constraint tracks, five cells of
 five seeds each, gate tables, mismatches, an undefined metric per submission), so the benchmark
-measures the renderer and MkDocs, not the scorers. Prints as its last line
-`site_s_10=<seconds> site_s_200=<seconds>`; the goal is 200 submissions in under 60 s.
+measures the renderer and MkDocs, not the scorers. Run pages are included (one per run). Each
+build runs in a fresh child process, measured like `bench scale` does (`measure`: wall time, CPU
+time, peak RSS). Prints as its last line
+`site_s_10=<s> site_s_200=<s> pages_200=<n> run_pages_200=<n> rss_mb_200=<MB> ms_per_page_200=<ms> cpu_s_200=<s>`;
+the goal (issue 16) is 200 submissions in under 30 s with a peak RSS under 400 MB.
 """
 
 from __future__ import annotations
@@ -12,13 +15,15 @@ import hashlib
 import json
 import random
 import shutil
+import sys
 import tempfile
-import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
+from checker.bench.scale_bench import Measured, measure
 from checker.results_model import ResultsFile
 
 AGENT_CELLS = ("FULL", "J0", "A0", "J0A0", "BARE")
@@ -167,38 +172,70 @@ def _constraint(sid: str, rng: random.Random) -> dict[str, Any]:
 def synthetic_results(n: int, seed: int = 7, title_prefix: str = "Synthetic submission") -> list[ResultsFile]:
     """`n` synthetic results files (two in three agent track), deterministic for a given seed."""
     rng = random.Random(seed)
-    out = []
+    return [ResultsFile.model_validate(_doc(i, "constraint" if i % 3 == 2 else "agent", rng, title_prefix))
+            for i in range(n)]
+
+
+def _doc(i: int, track: str, rng: random.Random, title_prefix: str = "Synthetic submission") -> dict[str, Any]:
+    """The results document of synthetic submission `i` of a track."""
+    sid = f"synthetic-{i:04d}"
+    body = _agent(sid, rng) if track == "agent" else _constraint(sid, rng)
+    valid = [r for r in body["runs"] if r["verdict"] == "VALID"]
+    headline = (f"0 completions across {len(valid)} valid runs" if track == "agent" else
+                f"{sum(r['metrics']['correct'] for r in valid)} of {sum(r['metrics']['turns'] for r in valid)} "
+                f"turns correct across {len(valid)} valid runs")
+    doc = {
+        "checker_version": "0.0.0-synthetic", "submission_id": sid, "title": f"{title_prefix} {i}",
+        "authors": ["A. Author", "B. Author"], "track": track, "synthetic": True,
+        "profile": "driftboard" if track == "agent" else "drift-bench-v1",
+        "thresholds": {"wer_floor": 0.25, "canary_floor": 0.9}, "thresholds_source": "prereg",
+        "prereg_sha256": _sha(f"prereg-{sid}"),
+        "logs": [{"path": f"submissions/{sid}/runs/{r['run_id']}.jsonl", "sha256": r["log_sha256"],
+                  "run_id": r["run_id"]} for r in body["runs"]],
+        "null_results": {"valid_runs": len(valid), "runs": len(body["runs"]),
+                         "completions": 0 if track == "agent" and valid else None, "headline": headline,
+                         "triggered_defeaters": ["D1"] if i % 4 == 0 else []},
+        "runs": body["runs"], "cells": body["cells"], "ranked": True,
+        "prereg_check": {"missing": [{"cell": "FULL", "seed": "s6"}] if i % 5 == 0 else [],
+                         "undeclared": [], "digest_mismatch": []},
+        "defeaters": [{"id": "D1", "text": "bind above 0.5 in FULL", "metric": "gds_bind", "op": ">",
+                       "threshold": 0.5, "value": None if i % 4 else 0.6, "triggered": None if i % 4 else True}],
+        "claims": [{"cell": body["cells"][0]["cell"], "metric": "gds_bind", "claimed": 0.1, "recomputed": 0.12,
+                    "agrees": False, "source": "paper table 2"}],
+        "reproduce": f"driftboard verify submissions/{sid}",
+        "digest": _sha(f"results-{sid}"),
+    }
+    return doc
+
+
+def drift_size_results(n: int, turns: int = 5672, seed: int = 7) -> Iterator[ResultsFile]:
+    """`n` constraint submissions of DRIFT-Bench size (issue 17's scale site): four runs of `turns` turn records each.
+
+    Each is a synthetic constraint submission cut to one run per cell (four cells), every run given
+    `turns` per-turn records (problems of 8 turns, all four channels, an UNSAT ledger with a MUS now
+    and then) and the problem-set sizes its coverage is shown against. Yielded one at a time.
+    """
+    rng = random.Random(seed)
+    channels = ("consistent", "consistent", "drift", "contradiction", "other")
     for i in range(n):
-        sid = f"synthetic-{i:04d}"
-        track = "constraint" if i % 3 == 2 else "agent"
-        body = _agent(sid, rng) if track == "agent" else _constraint(sid, rng)
-        valid = [r for r in body["runs"] if r["verdict"] == "VALID"]
-        headline = (f"0 completions across {len(valid)} valid runs" if track == "agent" else
-                    f"{sum(r['metrics']['correct'] for r in valid)} of {sum(r['metrics']['turns'] for r in valid)} "
-                    f"turns correct across {len(valid)} valid runs")
-        doc = {
-            "checker_version": "0.0.0-synthetic", "submission_id": sid, "title": f"{title_prefix} {i}",
-            "authors": ["A. Author", "B. Author"], "track": track, "synthetic": True,
-            "profile": "driftboard" if track == "agent" else "drift-bench-v1",
-            "thresholds": {"wer_floor": 0.25, "canary_floor": 0.9}, "thresholds_source": "prereg",
-            "prereg_sha256": _sha(f"prereg-{sid}"),
-            "logs": [{"path": f"submissions/{sid}/runs/{r['run_id']}.jsonl", "sha256": r["log_sha256"],
-                      "run_id": r["run_id"]} for r in body["runs"]],
-            "null_results": {"valid_runs": len(valid), "runs": len(body["runs"]),
-                             "completions": 0 if track == "agent" and valid else None, "headline": headline,
-                             "triggered_defeaters": ["D1"] if i % 4 == 0 else []},
-            "runs": body["runs"], "cells": body["cells"], "ranked": True,
-            "prereg_check": {"missing": [{"cell": "FULL", "seed": "s6"}] if i % 5 == 0 else [],
-                             "undeclared": [], "digest_mismatch": []},
-            "defeaters": [{"id": "D1", "text": "bind above 0.5 in FULL", "metric": "gds_bind", "op": ">",
-                           "threshold": 0.5, "value": None if i % 4 else 0.6, "triggered": None if i % 4 else True}],
-            "claims": [{"cell": body["cells"][0]["cell"], "metric": "gds_bind", "claimed": 0.1, "recomputed": 0.12,
-                        "agrees": False, "source": "paper table 2"}],
-            "reproduce": f"driftboard verify submissions/{sid}",
-            "digest": _sha(f"results-{sid}"),
-        }
-        out.append(ResultsFile.model_validate(doc))
-    return out
+        doc = _doc(i, "constraint", rng)
+        runs = [r for r in doc["runs"] if r["seed"] == "s1"]
+        for run in runs:
+            recs = []
+            for k in range(turns):
+                ch = channels[rng.randrange(len(channels))]
+                recs.append({"line": k + 2, "problem_id": f"p{k // 8:05d}", "domain": ("seating", "scheduling")[k % 2],
+                             "turn_number": k % 8 + 1, "parse": True, "complete": True, "ledger_size": k % 8 + 1,
+                             "ledger_sat": ch != "contradiction", "answer_satisfies_ledger": ch == "consistent",
+                             "correct": ch == "consistent", "channel": ch,
+                             "mus": ["c1", "c3"] if ch == "contradiction" else None, "solver_error": None,
+                             "recorded_z3_sat": None, "recorded_answer_correct": None})
+            run["turns"] = recs
+            run["metrics"].update(turns=turns, problems_in_set=-(-turns // 8), turns_in_set=turns)
+        doc["runs"] = runs
+        doc["logs"] = [log for log in doc["logs"] if any(log["run_id"] == r["run_id"] for r in runs)]
+        doc["submission_id"] = f"drift-size-{i:04d}"
+        yield ResultsFile.model_validate(doc)
 
 
 def write_results_dir(results: list[ResultsFile], out: Path) -> Path:
@@ -213,32 +250,47 @@ def write_results_dir(results: list[ResultsFile], out: Path) -> Path:
     return out
 
 
-def time_build(n: int, workdir: Path) -> float:
-    """Seconds to build the site for `n` synthetic submissions (results written beforehand)."""
-    from checker.render.site import build_site
+BUILD = "import sys; from pathlib import Path; from checker.render.site import build_site; " \
+        "sys.exit(build_site(Path(sys.argv[1]), Path(sys.argv[2])))"
+"""The child process one measured build runs in (the results folder is written beforehand)."""
 
+
+def time_build(n: int, workdir: Path) -> Measured:
+    """Build the site for `n` synthetic submissions in a child process (results written beforehand)."""
     results = write_results_dir(synthetic_results(n), workdir / f"results-{n}")
-    t = time.perf_counter()
-    build_site(results, workdir / f"site-{n}")
-    return time.perf_counter() - t
+    m = measure([sys.executable, "-c", BUILD, str(results), str(workdir / f"site-{n}")], Path.cwd(),
+                workdir / f"build-{n}.log")
+    if m.code != 0:
+        raise click.ClickException(f"site build of {n} submissions exited {m.code}; see {workdir / f'build-{n}.log'}")
+    return m
 
 
 def run(workdir: Path | None) -> int:
-    """Time `build_site` for 10 and for 200 synthetic submissions; print the figures."""
+    """Time the site build for 10 and for 200 synthetic submissions; print the figures."""
     tmp = None
     if workdir is None:
         tmp = tempfile.mkdtemp(prefix="driftboard-bench-site-")
         workdir = Path(tmp)
     workdir.mkdir(parents=True, exist_ok=True)
     try:
-        times = {}
+        got: dict[int, tuple[Measured, int, int]] = {}
         for n in (10, 200):
-            times[n] = time_build(n, workdir)
-            pages = sum(1 for _ in (workdir / f"site-{n}").rglob("index.html"))
-            size = sum(p.stat().st_size for p in (workdir / f"site-{n}").rglob("*") if p.is_file())
-            click.echo(f"{n} submissions: {times[n]:.1f} s, {pages} pages, {size / 1e6:.1f} MB")
-        click.echo(f"goal: 200 submissions in under 60 s: {'met' if times[200] < 60 else 'NOT met'}")
-        click.echo(f"site_s_10={times[10]:.2f} site_s_200={times[200]:.2f}")
+            m = time_build(n, workdir)
+            site = workdir / f"site-{n}"
+            pages = sum(1 for _ in site.rglob("index.html"))
+            runs = sum(1 for _ in (site / "runs").rglob("index.html")) if (site / "runs").is_dir() else 0
+            size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+            got[n] = (m, pages, runs)
+            click.echo(f"{n} submissions: {m.wall_s:.1f} s wall, {m.cpu_s or 0:.1f} s CPU, {pages} pages "
+                       f"({runs} run pages), {1000 * m.wall_s / pages:.1f} ms a page, peak RSS {m.rss_max_mb:.0f} MB, "
+                       f"{size / 1e6:.1f} MB")
+        m, pages, runs = got[200]
+        met = m.wall_s < 30 and m.rss_max_mb < 400
+        click.echo(f"goal: 200 submissions in under 30 s, peak RSS under 400 MB: {'met' if met else 'NOT met'}"
+                   + ("" if met or (m.cpu_s or 0) >= 30 else f" (CPU {m.cpu_s:.1f} s: the machine is shared)"))
+        click.echo(f"site_s_10={got[10][0].wall_s:.2f} site_s_200={m.wall_s:.2f} pages_200={pages} "
+                   f"run_pages_200={runs} rss_mb_200={m.rss_max_mb:.0f} ms_per_page_200={1000 * m.wall_s / pages:.2f} "
+                   f"cpu_s_200={m.cpu_s or 0:.2f}")
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

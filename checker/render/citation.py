@@ -10,9 +10,12 @@ result's content digest, the verification date and the repository commit that re
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from checker.errors import UsageError, visible
+from checker.release_model import ReleaseFile
+from checker.releases import anchor, cited_release
 from checker.render.text import slug
 from checker.results_io import combined_log_digest
 from checker.results_model import ResultsFile
@@ -53,11 +56,31 @@ def reproduce_command(results: ResultsFile) -> str:
     return f"git checkout {commit} && {verify}" if commit else verify
 
 
-def citation_fields(results: ResultsFile, cell: str | None, base: str | None = None) -> dict[str, str | None]:
+def release_of_cell(results: ResultsFile, cell: str | None, releases: Sequence[ReleaseFile],
+                    base: str | None = None) -> tuple[str | None, str | None]:
+    """(release id, permalink of the cell's row on its page) of the first release that published exactly this cell.
+
+    `checker.releases.cited_release`; (None, None) when no release did yet, or for a submission.
+    """
+    if cell is None:
+        return None, None
+    found = [c for c in results.cells if c.cell == cell]
+    if not found:
+        return None, None
+    rel = cited_release(list(releases), results.submission_id, cell, found[0].digest,
+                        combined_log_digest(found[0].log_sha256))
+    if rel is None:
+        return None, None
+    return rel.release, f"{base or site_url()}releases/{rel.release}/#{anchor(results.submission_id, cell)}"
+
+
+def citation_fields(results: ResultsFile, cell: str | None, base: str | None = None,
+                    releases: Sequence[ReleaseFile] = ()) -> dict[str, str | None]:
     """What a citation names (the fields of `driftboard cite --format json`).
 
     Id, cell, permalink, combined log SHA-256, result digest, checker, profile, verification date,
-    repository commit and the command that reproduces it.
+    repository commit, the command that reproduces it, and for a cell the release that published
+    these figures (`release`, `release_permalink`: None until a release has).
 
     Raises:
         UsageError: the cell does not exist in the results.
@@ -80,16 +103,18 @@ def citation_fields(results: ResultsFile, cell: str | None, base: str | None = N
         "checker_version": results.checker_version, "profile": results.profile,
         "verified": results.provenance.verified, "commit": results.provenance.commit,
         "reproduce": reproduce_command(results),
+        **dict(zip(("release", "release_permalink"), release_of_cell(results, cell, releases, base), strict=True)),
     }
 
 
-def citation(results: ResultsFile, cell: str | None, base: str | None = None) -> tuple[str, str]:
-    """(BibTeX, plain text) for the submission or one of its cells.
+def citation(results: ResultsFile, cell: str | None, base: str | None = None,
+             releases: Sequence[ReleaseFile] = ()) -> tuple[str, str]:
+    """(BibTeX, plain text) for the submission or one of its cells (a cell's names its release, `citation_fields`).
 
     Raises:
         UsageError: the cell does not exist in the results.
     """
-    f = citation_fields(results, cell, base)
+    f = citation_fields(results, cell, base, releases)
     result_id, url, log_digest, reproduce = str(f["result_id"]), f["permalink"], f["logs_sha256"], f["reproduce"]
     commit = f["commit"] or "uncommitted"
     verified = f["verified"] or "undated"
@@ -98,7 +123,7 @@ def citation(results: ResultsFile, cell: str | None, base: str | None = None) ->
     what = f"{results.title}" + (f", cell {cell}" if cell else "")
     note = (f"Verified by Driftboard checker {results.checker_version} (profile {results.profile}) on {verified};"
             f" logs SHA-256 {log_digest}; result digest {f['result_digest']}; repository commit {commit};"
-            f" reproduce: {reproduce}")
+            f" reproduce: {reproduce}" + _release_words(cell, f))
     lines = [
         f"@misc{{{key},",
         f"  title = {{{{{_bib_escape(what)}}}}},",
@@ -111,11 +136,19 @@ def citation(results: ResultsFile, cell: str | None, base: str | None = None) ->
     lines += [f"  url = {{{url}}},", f"  note = {{{_bib_escape(note)}}}", "}"]
     plain = (f"{', '.join(results.authors)}. {what}. Driftboard verified result {result_id}, verified {verified}. "
              f"{url} (logs SHA-256 {log_digest}; checker {results.checker_version}, profile {results.profile}; "
-             f"repository commit {commit}; reproduce: {reproduce}).")
+             f"repository commit {commit}; reproduce: {reproduce}{_release_words(cell, f)}).")
     return "\n".join(lines), plain
 
 
-def cite_text(results: ResultsFile, cell: str | None, base: str | None = None) -> str:
+def _release_words(cell: str | None, f: dict[str, str | None]) -> str:
+    """`; release ID, URL` (or `; not yet in a release`) for a cell; nothing for a submission."""
+    if cell is None:
+        return ""
+    return f"; release {f['release']}, {f['release_permalink']}" if f["release"] else "; not yet in a release"
+
+
+def cite_text(results: ResultsFile, cell: str | None, base: str | None = None,
+              releases: Sequence[ReleaseFile] = ()) -> str:
     """Exactly what `driftboard cite ID[/CELL]` prints: BibTeX, a blank line, the plain text (escaped)."""
-    bib, plain = citation(results, cell, base)
+    bib, plain = citation(results, cell, base, releases)
     return visible(bib, keep="\n") + "\n\n" + visible(plain, keep="\n") + "\n"

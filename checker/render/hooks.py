@@ -31,7 +31,9 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     if path.is_file():
         frags: list[str] = json.loads(path.read_text(encoding="utf-8"))
         output = SLOT.sub(lambda m: frags[int(m.group(1))], output)
-    return slim_page(output)
+    from checker.render.shell import SHELL_ROOT
+
+    return slim_page(output, scripts=not page.file.src_uri.startswith(f"{SHELL_ROOT}/"))
 
 
 def on_post_build(config: Any) -> None:
@@ -40,3 +42,12 @@ def on_post_build(config: Any) -> None:
     write_theme_subsets(site_dir, config["theme"]["palette"])
     ours = [str(p) for p in (*config["extra_css"], *config["extra_javascript"])]
     minify_assets(site_dir, [*ours, "javascripts/lazy-search.js"])
+
+
+def on_post_template(output: str, template_name: str, config: Any) -> str:
+    """The sitemap lists the run pages (built outside MkDocs) instead of their page shells."""
+    if template_name != "sitemap.xml":
+        return output
+    from checker.render.shell import sitemap_with_runs
+
+    return sitemap_with_runs(output, Path(config["docs_dir"]))

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from checker.errors import visible
+from checker.release_model import ReleaseFile
 from checker.render import charts, ranking
 from checker.render.citation import cite_text
 from checker.render.context import (
@@ -696,8 +697,9 @@ def _cell_charts(r: ResultsFile, c: CellResult, files: dict[str, str], md: str) 
                    "assets/charts/" + md.removesuffix(".md"))]
 
 
-def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, str] | None = None) -> CellContext:
-    """`results/<id>/<cell>.md`: the permalink of one per-cell result."""
+def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, str] | None = None,
+                 releases: Sequence[ReleaseFile] = ()) -> CellContext:
+    """`results/<id>/<cell>.md`: the permalink of one per-cell result (its Cite block names the release in `releases`)."""
     md = cell_path(r, c.cell)
     rows = []
     for name, agg in sorted(c.metrics.items()):
@@ -745,7 +747,7 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, 
         "logs": _logs_table(r, set(c.log_sha256)),
         "track_tables": safe_json(c.tables).rstrip("\n"),
         "bibtex": bibtex(r, c, site_url), "digest": c.digest, "reproduce": visible(r.reproduce),
-        "cite": cite_text(r, c.cell, site_url), "verified": r.provenance.verified, "commit": r.provenance.commit,
+        "cite": cite_text(r, c.cell, site_url, releases), "verified": r.provenance.verified, "commit": r.provenance.commit,
         "charts": _cell_charts(r, c, files, md) if files is not None else [],
         "run_links": [],
     }

@@ -25,10 +25,10 @@ TURNS_PER_PAGE = 250
 """Turns (constraint) or timeline events (agent) per page of a run (longer runs continue on `…/turns-2/`, …)."""
 
 
-def repository_url() -> str:
-    """`repository-code` of CITATION.cff (where raw logs are linked at their commit), or empty."""
+def repository_url(root: Path = REPO) -> str:
+    """`repository-code` of the project's CITATION.cff (where raw logs are linked at their commit), or empty."""
     try:
-        text = (REPO / "CITATION.cff").read_text(encoding="utf-8")
+        text = (root / "CITATION.cff").read_text(encoding="utf-8")
     except OSError:
         return ""
     match = re.search(r"^repository-code:\s*['\"]?([^'\"\s]+)", text, flags=re.MULTILINE)
@@ -120,11 +120,15 @@ def _timeline(rows: list[dict[str, Any]], lo: int, hi: int, total: int) -> Table
                  empty="No events on this page.", downloads=False)
 
 
-def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None) -> list[tuple[str, dict[str, Any]]]:
+def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
+              repository: str | None = None) -> list[tuple[str, dict[str, Any]]]:
     """(docs path, context) of every page of one run: page 1 holds everything, later pages more turns or events.
 
     `logs_root`: where run paths resolve to read an agent log for its timeline (None: no timeline).
+    `repository`: the code repository's URL raw logs are linked in (default: this checkout's CITATION.cff).
+    The page is rendered to HTML by `run.html.j2` (outside MkDocs: `checker.render.shell`).
     """
+    repository = REPOSITORY if repository is None else repository
     timeline: list[dict[str, Any]] | None = None
     note = "Timeline not built (no submission tree given)."
     dialogue: dict[int, tuple[str, str]] | None = None
@@ -136,7 +140,7 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None) -> 
     n_turns = len(timeline) if timeline is not None else len(run.turns or [])
     n_pages = max(1, -(-n_turns // TURNS_PER_PAGE))
     commit = r.provenance.commit
-    raw = f"{REPOSITORY}/blob/{commit}/{run.path}" if REPOSITORY and commit else ""
+    raw = f"{repository}/blob/{commit}/{run.path}" if repository and commit else ""
     pages_out = []
     for p in range(1, n_pages + 1):
         md = run_path(r, run, p)

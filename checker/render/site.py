@@ -10,7 +10,10 @@ Layout of a build into `OUT` (default `build/site`):
   root as the base config (nav and paths are set here).
 
 Per-submission and per-cell pages are left out of the navigation (they are linked from index
-pages), which keeps the build linear in the number of pages. The generated sources are
+pages), which keeps the build linear in the number of pages. Run pages do not go through MkDocs at
+all: their bodies are rendered to HTML and put into the theme's page shell (`checker.render.shell`).
+The build streams the results: one submission's results file in memory at a time, the pages
+across submissions built from light records (`checker.render.stream`). The generated sources are
 deterministic: the same results give byte-identical files, and so does the site MkDocs builds from
 them (it gets a fixed `SOURCE_DATE_EPOCH`, see `BUILD_EPOCH`; `tests/test_determinism.py`).
 """
@@ -23,7 +26,7 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -33,23 +36,31 @@ from markupsafe import Markup
 
 from checker.errors import DriftboardError, UsageError
 from checker.logio import file_sha256
+from checker.releases import RELEASES_DIR, read_releases
 from checker.render import pages
 from checker.render.citation import site_url
 from checker.render.context import ChartRef, MetricsContext, ReportedContext, page
 from checker.render.hooks import fragments_path
 from checker.render.metrics import METRICS, documented
-from checker.render.runs import run_pages
+from checker.render.paths import url_of
+from checker.render.releases import release_files, release_label, results_changelog
+from checker.render.runs import repository_url, run_pages
+from checker.render.shell import Stager, publish_runs, write_shell_sources
+from checker.render.stream import iter_results, light, results_paths
 from checker.render.tables import Column, Table, write_downloads
 from checker.render.text import fmt, md_escape, slug, sort_key
 from checker.results_model import ResultsFile
 
 REPO = Path(__file__).resolve().parents[2]
+"""The checkout the package runs from (an editable install); not a project root once installed with `pip install .`."""
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TRACKS = ("agent", "constraint")
 SITE_URL = site_url()
 """The one base URL (`site_url` in mkdocs.yml; `checker.render.citation`)."""
 REPORTED_DIRS = ("checker/baselines/reported", "data/reported")
 """Where the "reported, not verified" datasets live (CSV or JSON files), first existing wins."""
+STAGE = ".driftboard-stage"
+"""Folder in the site folder where downloads wait while MkDocs builds (it never empties dot folders)."""
 MARKER = ".driftboard-generated"
 """Marks an assembled docs folder, so a build never deletes a folder it did not write."""
 BUILD_EPOCH = "0"
@@ -82,13 +93,7 @@ def environment() -> jinja2.Environment:
 
 def load_results(results_dir: Path, only: set[str] | None = None) -> list[ResultsFile]:
     """Every results file in the folder (not `index.json`, not shards), or those of `only`, sorted by id."""
-    from checker.results_io import INDEX, read_results
-
-    if not results_dir.is_dir():
-        raise UsageError(f"{results_dir}: no results folder; run `driftboard verify` or `driftboard build` first")
-    paths = ([results_dir / f"{i}.json" for i in sorted(only)] if only is not None else
-             [p for p in sorted(results_dir.glob("*.json")) if p.name != INDEX and not p.name.startswith("shard-")])
-    out = [read_results(p) for p in paths]
+    out = list(iter_results(results_paths(results_dir, only)))
     ids = [r.submission_id for r in out]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -156,8 +161,10 @@ def docs_dir_for(out: Path) -> Path:
 class _Writer:
     """Writes generated files, rendering Tables' downloads on the way."""
 
-    def __init__(self, docs: Path) -> None:
+    def __init__(self, docs: Path, downloads: Path | None = None) -> None:
         self.docs = docs
+        self.downloads = downloads or docs
+        """Where `downloads/` is written: the docs folder, or a staging folder moved into the site after MkDocs."""
         self.env = environment()
         self.made: set[Path] = set()
 
@@ -172,7 +179,7 @@ class _Writer:
         """Render a page: tables and charts become fragments (see `hooks.py`), the rest Markdown."""
         prefix = "downloads/" + rel.removesuffix(".md")
         for table in _tables_in(ctx):
-            write_downloads(table, self.docs, prefix, self.made)
+            write_downloads(table, self.downloads, prefix, self.made)
         fragments: list[str] = []
         table_t = self.env.get_template("_table.html.j2")
         chart_t = self.env.get_template("_chart.html.j2")
@@ -195,6 +202,17 @@ class _Writer:
         if fragments:
             self.text(fragments_path(Path("."), rel).as_posix(),
                       json.dumps(fragments, ensure_ascii=False, indent=0) + "\n")
+
+    def html(self, template: str, ctx: Any) -> str:
+        """Render a page body straight to HTML (no Markdown pass): tables inline, no downloads (run pages)."""
+        table_t = self.env.get_template("_table.html.j2")
+
+        def tbl(t: Table, extra_class: str = "") -> Markup:
+            if t.downloads:
+                raise SiteBuildError(f"internal: table {t.name!r} on an HTML page asks for downloads")
+            return Markup(table_t.render(t=t, extra_class=extra_class, root=ctx["root"]).strip("\n"))
+
+        return self.env.get_template(template).render(**ctx, tbl=tbl)
 
 
 def _tables_in(ctx: Any) -> list[Table]:
@@ -256,11 +274,22 @@ def metrics_context(results: list[ResultsFile]) -> MetricsContext:
             "metrics": METRICS, "undocumented": sorted(seen - documented())}
 
 
-def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None) -> list[Any]:
+def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None,
+             downloads: Path | None = None) -> list[Any]:
     """Write every MkDocs source into `docs` (emptied first); returns the nav.
 
-    `logs_root`: where the results' run paths resolve (the tree being built), for the agent run
-    timelines; None builds run pages without timelines.
+    `results` are consumed one at a time (a generator reading each results file when asked keeps
+    one submission's whole results in memory): each submission's own pages (submission, cells and
+    the run pages' bodies, staged for `checker.render.shell`) are written from it, and only its
+    light record (`checker.render.stream.light`) is kept for the pages across submissions.
+    `repo`: the project root (hand-written pages in `site/`, `CHANGELOG.md`, `CITATION.cff`,
+    `mkdocs.yml`'s site URL). `logs_root`: where the results' run paths resolve (the tree being
+    built), for the agent run timelines; None builds run pages without timelines. `downloads`: where
+    the tables' CSV/JSON downloads (`downloads/...`) are written instead of the docs folder (`build_site`
+    moves them into the site after MkDocs, which then neither lists nor copies thousands of files).
+
+    Raises:
+        UsageError: two results files hold the same submission id; `docs` was not written by a build.
     """
     marker = docs / MARKER
     if docs.exists():
@@ -273,23 +302,42 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO, logs_roo
     site_src = repo / "site"
     if site_src.is_dir():
         shutil.copytree(site_src, docs, dirs_exist_ok=True)
-    w = _Writer(docs)
+    base_url = site_url(repo / "mkdocs.yml")
+    repository = repository_url(repo)
+    w = _Writer(docs, downloads)
     charts: dict[str, str] = {}
+    releases = read_releases(repo / RELEASES_DIR)  # committed release files: archived pages, changelog, citations
+    stager = Stager(docs)
+    lights: dict[str, ResultsFile] = {}
+    for r in results:
+        if r.submission_id in lights:
+            raise UsageError(f"submission id {r.submission_id!r} appears in more than one results file")
+        w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, base_url))
+        for c in r.cells:
+            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, base_url, charts, releases))
+        stager.begin()
+        for run in r.runs:  # page by page: a long run's bodies are never all in memory
+            for rel, ctx in run_pages(r, run, logs_root, repository):
+                stager.add(url_of(rel), ctx["page_title"], w.html("run.html.j2", ctx))
+        lights[r.submission_id] = light(r)
+        del r  # the whole results file is released here; only the light record stays
+        for rel, text in charts.items():
+            w.text(rel, text)
+        charts.clear()
+    stager.finish()
+    write_shell_sources(docs)
+    summaries = [lights[k] for k in sorted(lights)]
+    del lights
+    label = release_label(releases, summaries, pages.release_of(summaries))
 
-    w.page("index.md", "index.md.j2", pages.home_context(results, list(TRACKS), charts))
+    w.page("index.md", "index.md.j2", {**pages.home_context(summaries, list(TRACKS), charts), "release": label})
     for track in TRACKS:
         w.page(f"leaderboards/{track}.md", "leaderboard.md.j2",
-               pages.track_context(track, results, charts, (docs / f"tracks/{track}.md").is_file()))
-    w.page("submissions/index.md", "submissions.md.j2", pages.submissions_context(results))
-    for r in results:
-        w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, SITE_URL))
-        for c in r.cells:
-            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, SITE_URL, charts))
-        for run in r.runs:
-            for rel, ctx in run_pages(r, run, logs_root):
-                w.page(rel, "run.md.j2", ctx)
+               {**pages.track_context(track, summaries, charts, (docs / f"tracks/{track}.md").is_file()),
+                "release": label})
+    w.page("submissions/index.md", "submissions.md.j2", pages.submissions_context(summaries))
     w.page("reported.md", "reported.md.j2", reported_context(repo))
-    w.page("metrics.md", "metrics.md.j2", metrics_context(results))
+    w.page("metrics.md", "metrics.md.j2", metrics_context(summaries))
     for rel, text in sorted(charts.items()):
         w.text(rel, text)
 
@@ -303,46 +351,14 @@ def assemble(results: list[ResultsFile], docs: Path, repo: Path = REPO, logs_roo
         w.text("format.md", (docs / "format.md").read_text(encoding="utf-8").rstrip("\n") + extra)
     if (repo / "CHANGELOG.md").is_file():
         software = (repo / "CHANGELOG.md").read_text(encoding="utf-8").removeprefix("# Changelog\n")
-        w.text("changelog.md", results_changelog(results) + software)
+        w.text("changelog.md", results_changelog(releases, summaries) + software)
+    for rel, text in release_files(releases, summaries, w.downloads).items():
+        w.text(rel, text)
     if not (docs / "submit.md").is_file():
         w.text("submit.md", "# How to submit\n\nOpen a pull request adding `submissions/<id>/` with "
                "`submission.yaml`, `prereg.yaml` and `runs/*.jsonl` (see [the log format](format.md)); "
                "CI runs `driftboard verify` on it.\n")
     return nav(docs)
-
-
-def results_changelog(results: list[ResultsFile]) -> str:
-    """The results changelog: each release (verification date + commit) and the results it added.
-
-    Derived from the results files alone (each records the commit and date it was verified at), so
-    the same results give the same page. A release is one (date, commit); what a later commit changed
-    in an earlier submission shows as that submission moving to the later release.
-    """
-    releases: dict[tuple[str, str], list[ResultsFile]] = {}
-    undated: list[ResultsFile] = []
-    for r in results:
-        p = r.provenance
-        if p.verified:
-            releases.setdefault((p.verified, p.commit or ""), []).append(r)
-        else:
-            undated.append(r)
-    lines = ["# Changelog", "", "## Results { #results }", "",
-             "Each release is the date and commit a submission's folder was last committed at (from git, never "
-             "the wall clock); every citation names its commit, and `git checkout COMMIT && driftboard verify "
-             "submissions/ID` reproduces the figures of that release.", ""]
-    for (day, commit), rs in sorted(releases.items(), reverse=True):
-        lines.append(f"### Release {day}+{commit[:7]}" if commit else f"### Release {day}")
-        lines.append("")
-        for r in sorted(rs, key=lambda x: x.submission_id):
-            cells = len([c for c in r.cells if not c.comparator])
-            lines.append(f"- [{md_escape(r.submission_id)}]({pages.submission_path(r)}): {cells} cell(s), "
-                         f"{r.null_results.valid_runs} of {r.null_results.runs} runs valid")
-        lines.append("")
-    if undated:
-        lines += ["### Not committed yet", ""]
-        lines += [f"- [{md_escape(r.submission_id)}]({pages.submission_path(r)})" for r in undated]
-        lines.append("")
-    return "\n".join(lines) + "\n## Software\n"
 
 
 def nav(docs: Path) -> list[Any]:
@@ -354,6 +370,7 @@ def nav(docs: Path) -> list[Any]:
                         {"Leaderboards": [{"Agent track": "leaderboards/agent.md"},
                                           {"Constraint track": "leaderboards/constraint.md"}]},
                         {"Submissions": "submissions/index.md"},
+                        {"Releases": "releases/index.md"},
                         {"Reported, not verified": "reported.md"},
                         {"Metrics": "metrics.md"}]
     tracks = [{label: rel} for label, rel in (("Agent track", "tracks/agent.md"),
@@ -407,9 +424,9 @@ def run_mkdocs(docs: Path, out: Path, nav_items: list[Any], config: Path | None 
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
-    cfg_file = config or REPO / "mkdocs.yml"
+    cfg_file = config or project_root() / "mkdocs.yml"
     if not cfg_file.is_file():
-        raise UsageError(f"{cfg_file}: no MkDocs config (run from the repository root)")
+        raise UsageError(f"{cfg_file}: no MkDocs config (run from the project root, or pass --project DIR)")
     handler = _Collect()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
@@ -432,19 +449,55 @@ def run_mkdocs(docs: Path, out: Path, nav_items: list[Any], config: Path | None 
         logger.propagate = propagate
 
 
-def build_site(results_dir: Path, out: Path, only: set[str] | None = None, logs_root: Path | None = None) -> int:
+def project_root(given: Path | None = None) -> Path:
+    """The project the site is built for: the folder holding `mkdocs.yml` (and `site/`, `CHANGELOG.md`).
+
+    `given` (`driftboard build --project DIR`) must hold `mkdocs.yml`. Otherwise the current
+    folder when it holds one (a checkout with the package installed by `pip install .`), else the
+    checkout the package runs from (an editable install run from elsewhere).
+
+    Raises:
+        UsageError: no `mkdocs.yml` where looked (exit 2).
+    """
+    if given is not None:
+        if not (given / "mkdocs.yml").is_file():
+            raise UsageError(f"{given}: no mkdocs.yml here; --project must be the project root (the folder holding "
+                             "mkdocs.yml and site/)")
+        return given
+    for candidate in (Path.cwd(), REPO):
+        if (candidate / "mkdocs.yml").is_file():
+            return candidate
+    raise UsageError(f"no mkdocs.yml in {Path.cwd()}: run `driftboard build` from the project root (the folder "
+                     "holding mkdocs.yml and site/), or pass --project DIR")
+
+
+def build_site(results_dir: Path, out: Path, only: set[str] | None = None, logs_root: Path | None = None,
+               project: Path | None = None) -> int:
     """Render the verified results in `results_dir` into a static site at `out`; returns 0.
 
     `only`: the submission ids to render (the tree being built; see `results_of_tree`); None renders
     every results file in the folder (tests and benchmarks that wrote the folder themselves).
     `logs_root`: where run paths resolve, to draw agent run timelines from the logs (None: none).
+    `project`: the project root (`project_root`). Results are read one file at a time (`assemble`).
 
     Raises:
-        UsageError: the results folder is missing or holds a file that is not a results file.
+        UsageError: no mkdocs.yml, the results folder is missing or holds a file that is not a results file.
         SiteBuildError: MkDocs reported a problem (strict mode).
     """
-    results = load_results(results_dir, only)
+    root = project_root(project)
+    paths = results_paths(results_dir, only)
     docs = docs_dir_for(out)
-    nav_items = assemble(results, docs, logs_root=logs_root)
-    run_mkdocs(docs, out, nav_items)
+    stage = out / STAGE  # a dot folder: MkDocs leaves it when it empties `out`
+    if stage.exists():
+        shutil.rmtree(stage)
+    stage.mkdir(parents=True)
+    nav_items = assemble(iter_results(paths), docs, repo=root, logs_root=logs_root, downloads=stage)
+    run_mkdocs(docs, out, nav_items, config=root / "mkdocs.yml")
+    publish_runs(docs, out)
+    if (stage / "downloads").is_dir():
+        if (out / "downloads").exists():  # hand-written downloads in site/: merge
+            shutil.copytree(stage / "downloads", out / "downloads", dirs_exist_ok=True)
+        else:
+            (stage / "downloads").rename(out / "downloads")
+    shutil.rmtree(stage)
     return 0

@@ -15,7 +15,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring as _encode_string  # C-accelerated
 from pathlib import Path
 from typing import Any
 
@@ -72,10 +74,48 @@ class Table:
         return buf.getvalue()
 
     def to_json(self) -> str:
-        """`{"caption", "columns", "rows"}` as sorted, indented JSON (undefined is null)."""
-        doc = {"caption": self.caption, "columns": [{"key": c.key, "label": c.label} for c in self.columns],
-               "rows": self.records()}
-        return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+        """`{"caption", "columns", "rows"}` as sorted, indented JSON (undefined is null).
+
+        The bytes of `json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)`,
+        written without its pure-Python indenting encoder (a site writes ~11,000 of these files).
+        """
+        columns = [_json_object({"key": c.key, "label": c.label}, "    ") for c in self.columns]
+        rows = [_json_object(r, "    ") for r in self.records()]
+        return (f'{{\n  "caption": {_json_value(self.caption)},\n  "columns": {_json_list(columns, "  ")},\n'
+                f'  "rows": {_json_list(rows, "  ")}\n}}\n')
+
+
+def _json_value(v: Value) -> str:
+    """One scalar as `json.dumps` writes it (`allow_nan=False`: NaN and infinities raise ValueError)."""
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, str):
+        return _encode_string(v)
+    if isinstance(v, int):
+        return int.__repr__(v)
+    if isinstance(v, float):
+        if v != v or v in (math.inf, -math.inf):
+            raise ValueError(f"Out of range float values are not JSON compliant: {v!r}")
+        return float.__repr__(v)
+    return json.dumps(v, sort_keys=True, ensure_ascii=False, allow_nan=False)
+
+
+def _json_object(d: dict[str, Value], indent: str) -> str:
+    if not d:
+        return "{}"
+    inner = indent + "  "
+    return "{\n" + ",\n".join(f"{inner}{_encode_string(k)}: {_json_value(d[k])}" for k in sorted(d)) + f"\n{indent}}}"
+
+
+def _json_list(items: list[str], indent: str) -> str:
+    if not items:
+        return "[]"
+    inner = indent + "  "
+    return "[\n" + ",\n".join(inner + x for x in items) + f"\n{indent}]"
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")

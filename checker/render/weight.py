@@ -88,9 +88,12 @@ def subset_fits(html: str) -> bool:
     return not any(EXTENSION_CLASSES.match(name) for value in _CLASS_ATTR.findall(html) for name in value.split())
 
 
-def slim_page(html: str) -> str:
-    """A built page, lighter: unused scripts and hidden table of contents dropped, theme CSS subsets linked, minified."""
-    html = drop_hidden_toc(trim_scripts(html))
+def slim_page(html: str, *, scripts: bool = True) -> str:
+    """A built page, lighter: unused scripts and hidden table of contents dropped, theme CSS subsets linked, minified.
+
+    `scripts=False` keeps every script: for the run pages' shell (`checker.render.shell`), whose body comes later.
+    """
+    html = drop_hidden_toc(trim_scripts(html) if scripts else html)
     if subset_fits(html):
         html = _THEME_CSS.sub(r'\1' + SUBSET_SUFFIX + '"', html)
     return minify(html)

@@ -38,10 +38,11 @@ def schemas() -> dict[str, dict[str, Any]]:
 def _extra_sources() -> dict[str, TypeAdapter[Any] | type[BaseModel]]:
     """Schemas of later stages' documents (results files), when those stages are installed."""
     try:
+        from checker.release_model import ReleaseFile
         from checker.results_model import ResultsFile
     except ImportError:
         return {}
-    return {"results.schema.json": ResultsFile}
+    return {"results.schema.json": ResultsFile, "release.schema.json": ReleaseFile}
 
 
 def write_schemas(out: Path) -> list[Path]:

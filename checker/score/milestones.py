@@ -156,6 +156,39 @@ def _unbacked_counter(reached: _Reached, kind: str, after: str | None, turn: int
                       f"the {kind} evidence is not evidence"}
 
 
+class RangeMin:
+    """Minimum of any slice of a fixed list in O(1) (a sparse table: O(n log n) to build)."""
+
+    def __init__(self, values: list[int]) -> None:
+        """Build the table: level j holds the minimum of each run of 2**j values."""
+        self.levels = [values]
+        width = 1
+        while 2 * width <= len(values):
+            prev = self.levels[-1]
+            self.levels.append([min(prev[i], prev[i + width]) for i in range(len(values) - 2 * width + 1)])
+            width *= 2
+
+    def min(self, lo: int, hi: int) -> int:
+        """Minimum of values[lo:hi] (hi > lo)."""
+        j = (hi - lo).bit_length() - 1
+        level = self.levels[j]
+        return min(level[lo], level[hi - (1 << j)])
+
+
+def first_below(table: RangeMin, lo: int, hi: int, bound: int) -> int | None:
+    """The first index k in [lo, hi) with values[k] < bound, or None: a binary search on prefix minima."""
+    if lo >= hi or table.min(lo, hi) >= bound:
+        return None
+    a, b = lo, hi - 1  # invariant: min(values[lo:b + 1]) < bound
+    while a < b:
+        mid = (a + b) // 2
+        if table.min(lo, mid + 1) < bound:
+            b = mid
+        else:
+            a = mid + 1
+    return a
+
+
 def milestones(state: AgentState, include_reversible: bool = False, receipt_match: list[int | None] | None = None,
                backed_by_later: bool = False) -> dict[str, Any]:
     """Per run: claims, verified, declared only, verified ratio (None with no claim), details and mismatches.
@@ -169,6 +202,7 @@ def milestones(state: AgentState, include_reversible: bool = False, receipt_matc
     items, mismatches = (_evidence(state, include_reversible, receipt_match, backed_by_later) if state.claims
                          else ([], []))
     turns = [it[1] for it in items]
+    lines = RangeMin([it[0] for it in items])
     details = []
     verified = 0
     for claim, line in zip(state.claims, state.claim_lines, strict=True):
@@ -187,13 +221,10 @@ def milestones(state: AgentState, include_reversible: bool = False, receipt_matc
                                "reason": f"step {claim.step_id} was compiled at beat {step.turn}: "
                                          "it cannot have started earlier"})
             start = step.turn
-        hit = None
-        for it in items[bisect_left(turns, start):]:
-            if it[1] > claim.turn:
-                break
-            if it[0] < line:
-                hit = it  # the earliest-beat evidence in the window
-                break
+        # the earliest-beat evidence in the window logged before the claim: O(log^2 n) per claim, so a
+        # log of many claims over one wide window of late evidence costs n log^2 n, not n^2
+        k = first_below(lines, bisect_left(turns, start), bisect_right(turns, claim.turn), line)
+        hit = items[k] if k is not None else None
         if hit is not None:
             verified += 1
         details.append({

@@ -1,0 +1,171 @@
+"""`driftboard bench agent --generated`: verify of a realistic generated agent submission against `json.loads`.
+
+The workload is what `bench scale`'s agent half verifies, at one submission: `runs` runs (four
+cells x runs/4 seeds) of about `events` events each, written by `checker.bench.scale_bench`'s
+generator (`checker.bench.agent_bench.generate`), every run internally consistent (it passes
+every evidence cross-check and the gate: VALID). Timed in this process, warm (imports and
+start-up excluded), best of `repeats` in CPU time (`time.process_time`; the machine is shared,
+so CPU time is the figure other jobs' load does not inflate; the load average is printed beside):
+
+* `verify`: `verify_paths([submission], jobs=1)` without a cache, as `verify --no-cache --jobs 1`
+  runs it (validate, replay, evidence, gate, metrics, cells, results file);
+* its stages over the same logs: the one validation pass (read, chain, strict parse, event
+  models, events kept), the payload digest of copy detection, and replay + evidence + gate +
+  metrics (`score_run`), with replay and the evidence checks on their own;
+* the baseline and the inherent costs over the same bytes: a bare `json.loads` per line, read
+  from the files and discarded (the baseline `bench scale` uses), SHA-256 per line (the chain),
+  the strict parse (`jiter`) and event-model validation of already-parsed lines (each result
+  discarded, as the baseline's).
+
+The last line is `ratio_vs_json_loads=… verify_us_per_event=… json_loads_us_per_event=…
+events=… peak_rss_mb=… load_avg=…` (ratio = json.loads time / verify time; issue 17's goal is
+at least 0.4).
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import jiter
+
+from checker.errors import DriftboardError
+
+RATIO_GOAL = 0.4
+"""Issue 17: verify at one job at least 0.4x the speed of `json.loads` over the same bytes."""
+
+
+def _cpu(fn: Callable[[], Any], repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+def generated_submission(root: Path, runs: int, events: int) -> tuple[Path, int]:
+    """Generate (or reuse) one agent submission of `runs` runs x about `events` events; (folder, events)."""
+    from checker.bench.scale_bench import Sizes, generate_agent
+
+    seeds = max(1, runs // 4)
+    half = generate_agent(root, Sizes(agent_runs=4 * seeds, agent_events=4 * seeds * events, agent_seeds=seeds, jobs=1))
+    return half.submissions[0], half.units[0]
+
+
+def stage_times(sub: Path, repeats: int) -> dict[str, float]:
+    """Best CPU seconds of verify, of its stages and of the baselines over the logs of `sub` (see the module docstring)."""
+    from checker.evidence import check_evidence
+    from checker.load import load_submission
+    from checker.logio import MAX_REPLAY_BYTES, REPLAY_CONTAINER_BYTES
+    from checker.replay import replay
+    from checker.schema.events import EVENT_ADAPTER
+    from checker.score.agent import score_run
+    from checker.tracks import VerifyContext
+    from checker.validate import KeptLog, ValidationReport, validate_run_file
+    from checker.verify import kept_record, verify_paths
+
+    logs = sorted((sub / "runs").glob("*.jsonl"))
+    report = verify_paths([sub], jobs=1)  # warm-up; and the runs must verify
+    bad = [r for s in report.submissions for r in s.runs if r.verdict != "VALID"]
+    if bad or report.exit_code != 0:
+        raise DriftboardError(f"the generated runs do not verify: {[(r.path, r.verdict, r.reasons[:1]) for r in bad]}")
+    t: dict[str, float] = {"verify": _cpu(lambda: verify_paths([sub], jobs=1), repeats)}
+    ctx = VerifyContext(profile="driftboard", prereg=load_submission(sub, sub.name).prereg)
+    clock = time.process_time
+    stages = ("validate", "payload_digest", "score", "replay", "evidence")
+    for key in stages:
+        t[key] = float("inf")
+    for _ in range(repeats):
+        # one run at a time, with the collector paused, as verify scores a run (`checker.verify._score_task`)
+        spent = dict.fromkeys(stages, 0.0)
+        for log in logs:
+            gc.disable()
+            try:
+                t0 = clock()
+                kept = KeptLog(max_weight=MAX_REPLAY_BYTES, container_bytes=REPLAY_CONTAINER_BYTES)
+                validate_run_file(log, log.name, ValidationReport(), kept)
+                t1 = clock()
+                record = kept_record(kept, log.name)
+                t2 = clock()
+                score_run(record, ctx)
+                t3 = clock()
+                state = replay(record)
+                t4 = clock()
+                check_evidence(state)
+                t5 = clock()
+            finally:
+                gc.enable()
+            for key, dt in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
+                spent[key] += dt
+            del kept, record, state
+        for key in stages:
+            t[key] = min(t[key], spent[key])
+    t["json_loads"] = _cpu(lambda: json_loads_files(logs), repeats)
+    raw = [line for log in logs for line in log.read_bytes().split(b"\n")[:-1]]
+    t["chain_sha256"] = _cpu(lambda: _each(lambda line: hashlib.sha256(line).hexdigest(), raw), repeats)
+    t["parse"] = _cpu(lambda: _each(lambda line: jiter.from_json(line, allow_inf_nan=False, catch_duplicate_keys=True),
+                                    raw), repeats)
+    objs = [jiter.from_json(line) for line in raw]
+    t["models"] = _cpu(lambda: _each(EVENT_ADAPTER.validator.validate_python, objs), repeats)
+    return t
+
+
+def json_loads_files(logs: list[Path]) -> None:
+    """The baseline, as `bench scale` times it: `json.loads` of every line of every log, results discarded."""
+    loads = json.loads
+    for log in logs:
+        with log.open("rb") as fh:
+            for line in fh:
+                loads(line)
+
+
+def _each(fn: Callable[[Any], Any], items: list[Any]) -> None:
+    for item in items:
+        fn(item)
+
+
+ROWS = (("verify", "verify --no-cache --jobs 1 (in process)"),
+        ("validate", "  validate: read, chain, strict parse, models, kept"),
+        ("payload_digest", "  payload digest (copy detection)"),
+        ("score", "  replay + evidence + gate + metrics"),
+        ("replay", "    of which replay"),
+        ("evidence", "    of which evidence cross-checks"),
+        ("json_loads", "baseline: json.loads per line"),
+        ("chain_sha256", "inherent: SHA-256 per line (chain)"),
+        ("parse", "inherent: strict JSON parse (jiter)"),
+        ("models", "inherent: event-model validation"))
+
+
+def run(runs: int, events: int, repeats: int, workdir: Path | None) -> int:
+    """Generate the submission, time every stage, print the table and the last line; returns 0."""
+    from checker.bench.cli_bench import machine_line
+
+    click.echo(machine_line())
+    root = (workdir or Path(tempfile.gettempdir())) / f"driftboard-bench-agent-generated-{runs}x{events}"
+    sub, n = generated_submission(root, runs, events)
+    t = stage_times(sub, repeats)
+    click.echo(f"generated submission {sub} ({len(list((sub / 'runs').glob('*.jsonl')))} runs, {n} events), "
+               f"in-process, warm, best of {repeats}, CPU:")
+    for key, what in ROWS:
+        click.echo(f"  {what:<54} {t[key]:7.3f} s  {t[key] / n * 1e6:6.2f} us/event")
+    inherent = t["chain_sha256"] + t["parse"] + t["models"]
+    click.echo(f"  {'inherent floor (chain + strict parse + models)':<54} {inherent:7.3f} s  "
+               f"{inherent / n * 1e6:6.2f} us/event (ratio at the floor {t['json_loads'] / inherent:.2f})")
+    ratio = t["json_loads"] / t["verify"]
+    click.echo(f"goal: ratio vs json.loads >= {RATIO_GOAL}: {'met' if ratio >= RATIO_GOAL else 'NOT met'}")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    click.echo(f"ratio_vs_json_loads={ratio:.3f} verify_us_per_event={t['verify'] / n * 1e6:.2f} "
+               f"json_loads_us_per_event={t['json_loads'] / n * 1e6:.2f} events={n} peak_rss_mb={rss:.0f} "
+               f"load_avg={os.getloadavg()[0]:.2f}")
+    return 0

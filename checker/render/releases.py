@@ -1,0 +1,233 @@
+"""Release pages and the results changelog, rendered from the committed release files (`checker.releases`).
+
+* `releases/<id>.md`: an archived page per release: every cell's figures as that release published
+  them, read from the release file (never from the current results), one row per cell with a stable
+  anchor (`checker.releases.anchor`, the permalink a citation names), and a banner per page and a
+  mark per row where the current figure differs, linking to it;
+* `releases/index.md`: every release, newest first;
+* the "Results" part of the changelog: what each release added, changed and withdrew against the
+  one before, and what the current results change against the newest release ("not yet released").
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from checker.numbers import fmt
+from checker.release_model import ReleaseCell, ReleaseFile, ReleaseSubmission
+from checker.releases import Change, Diff, anchor, diff, entries, release_path
+from checker.render.context import Release
+from checker.render.metrics import rank_metric
+from checker.render.paths import cell_path, submission_path, url_of
+from checker.render.tables import Column, Table, write_downloads
+from checker.render.text import md_escape
+from checker.results_model import ResultsFile
+
+REPRODUCE = "git checkout {commit} && driftboard verify submissions/"
+
+
+def _h(value: object) -> str:
+    """A value for HTML text or an attribute (every submitted string goes through here)."""
+    return escape(str(value), quote=True)
+
+
+def _same(a: ReleaseCell, b: ReleaseCell) -> bool:
+    return (a.figure, a.valid_only, a.n_valid, a.n_declared, a.logs_sha256, a.digest) == (
+        b.figure, b.valid_only, b.n_valid, b.n_declared, b.logs_sha256, b.digest)
+
+
+def release_label(releases: list[ReleaseFile], results: list[ResultsFile], fallback: Release) -> Release:
+    """What the home and track pages say the results are "as of": the newest release, and whether the results moved on."""
+    if not releases:
+        return {"id": f"none yet (results verified at {fallback['id']})" if fallback["as_of"] else fallback["id"],
+                "as_of": fallback["as_of"]}
+    newest = releases[-1]
+    pending = not diff(newest.submissions, entries(results, rank_metric)).empty()
+    return {"id": newest.release + (" + unreleased changes" if pending else ""), "as_of": fallback["as_of"]}
+
+
+def _current_cells(results: list[ResultsFile]) -> dict[tuple[str, str], tuple[ResultsFile, ReleaseCell]]:
+    now = entries(results, rank_metric)
+    by_id = {r.submission_id: r for r in results}
+    return {(sid, cell): (by_id[sid], e) for sid, sub in now.items() for cell, e in sub.cells.items()}
+
+
+DOWNLOAD_COLUMNS = (("submission", "submission"), ("cell", "cell"), ("metric", "metric"),
+                    ("figure", "figure (all declared)"), ("valid_only", "valid only"),
+                    ("valid_of_declared", "valid of declared"), ("checker", "checker"),
+                    ("logs_sha256", "logs SHA-256"), ("result_digest", "result digest"), ("now", "now"))
+"""The release table's columns, in page order (its CSV and JSON downloads)."""
+
+
+def release_page(rel: ReleaseFile, current: dict[tuple[str, str], tuple[ResultsFile, ReleaseCell]],
+                 newer: str | None, docs: Path | None = None) -> str:
+    """The archived page of one release (Markdown with a raw-HTML table).
+
+    `current`: (submission, cell) -> (its results, its entry) in the current results; `newer`: the next
+    release's id; `docs`: where to write the table's CSV and JSON downloads (None: no downloads).
+    """
+    root = "../../"
+    rows: list[str] = []
+    records: list[dict[str, object]] = []
+    differs = 0
+    gone = 0
+    for sid, sub in sorted(rel.submissions.items()):
+        for cell, e in sorted(sub.cells.items()):
+            now = current.get((sid, cell))
+            if now is None:
+                gone += 1
+                mark, now_text = '<span class="db-badge">no longer published</span>', "no longer published"
+            elif _same(e, now[1]):
+                now_text = "unchanged"
+                mark = f'<a href="{root}{url_of(cell_path(now[0], cell))}">unchanged (current page)</a>'
+            else:  # the link is the cell's whole text: a link beside other text in a cell is told only by colour
+                differs += 1
+                now_text = f"changed since: now {fmt(now[1].figure)}"
+                mark = f'<strong><a href="{root}{url_of(cell_path(now[0], cell))}">{_h(now_text)}</a></strong>'
+            rows.append(_row(sid, sub, cell, e, mark))
+            records.append({"submission": sid, "cell": cell, "metric": e.metric, "figure": e.figure,
+                            "valid_only": e.valid_only, "valid_of_declared": _valid_of(e),
+                            "checker": sub.checker_version, "logs_sha256": e.logs_sha256,
+                            "result_digest": e.digest or None, "now": now_text})
+    lines = ["---", f"title: Release {rel.release}", "---", "",
+             f"# Release {rel.release}", "",
+             f'<p class="db-asof">The figures release <code>{rel.release}</code> published: the verified results at '
+             f"commit <code>{rel.commit}</code> of <strong>{rel.date}</strong>, read from "
+             f"<code>releases/{rel.release}.json</code> (digest <code>{rel.digest}</code>), never from the current "
+             f"results. Checker {_h(rel.checker_version)}. Reproduce: "
+             f"<code>{_h(REPRODUCE.format(commit=rel.commit))}ID</code>.</p>", ""]
+    if differs or gone:
+        lines += ['<div class="admonition warning" role="note"><p class="admonition-title">Superseded figures</p>'
+                  f"<p>{differs} cell(s) of this release have a different figure now and {gone} are no longer "
+                  "published; each row below links to the current figure. A citation of this release still means "
+                  "the figures on this page.</p></div>", ""]
+    elif newer:
+        lines += ['<div class="admonition note" role="note"><p class="admonition-title">Still current</p>'
+                  f"<p>Every figure of this release is unchanged in the current results (newer release: "
+                  f'<a href="../{newer}/">{newer}</a>).</p></div>', ""]
+    lines += ["Each row's anchor is its permalink in this release (it never changes). The ranked figure is the "
+              "all-declared (intent-to-treat) value of the track's ranking metric; the valid-only figure stands "
+              "beside it. Digests are shortened here; the table's downloads and the release file hold them in full.", ""]
+    if rel.withdrawn:
+        items = "".join(f"<li>{_h(w.submission)}{'/' + _h(w.cell) if w.cell else ''}: {_h(w.reason)} "
+                        f'(last published in <a href="../{w.last_release}/#{anchor(w.submission, w.cell)}">'
+                        f"{w.last_release}</a>)</li>" if w.cell else
+                        f"<li>{_h(w.submission)}: {_h(w.reason)} (last published in "
+                        f'<a href="../{w.last_release}/">{w.last_release}</a>)</li>' for w in rel.withdrawn)
+        lines += [f'<div class="db-withdrawn"><p><strong>Withdrawn in this release</strong></p><ul>{items}</ul></div>', ""]
+    head = ("<tr><th scope=\"col\">submission</th><th scope=\"col\">cell</th><th scope=\"col\">metric</th>"
+            "<th scope=\"col\">figure (all declared)</th><th scope=\"col\">valid only</th>"
+            "<th scope=\"col\">valid of declared</th><th scope=\"col\">checker</th><th scope=\"col\">logs SHA-256</th>"
+            "<th scope=\"col\">result digest</th><th scope=\"col\">now</th></tr>")
+    caption = f"Every cell of release {rel.release}, as published"
+    downloads = ""
+    if docs is not None:
+        table = Table("release", caption, [Column(k, label) for k, label in DOWNLOAD_COLUMNS], records)
+        write_downloads(table, docs, f"downloads/releases/{rel.release}")
+        downloads = (f'<p class="db-downloads">{caption}: download <a href="{root}{table.download}.csv" download>CSV'
+                     f'</a> · <a href="{root}{table.download}.json" download>JSON</a></p>')
+    body = "".join(rows) if rows else f'<tr><td colspan="{len(DOWNLOAD_COLUMNS)}"><em>No cells.</em></td></tr>'
+    lines += [f'<div class="db-table" id="table-release"><div class="db-scroll" tabindex="0" role="region" '
+              f'aria-label="{caption} (scrolls sideways)"><table data-db-nosort="1"><caption>{caption}</caption>'
+              f"<thead>{head}</thead><tbody>{body}</tbody></table></div>{downloads}</div>", ""]
+    return "\n".join(lines)
+
+
+def _valid_of(e: ReleaseCell) -> str:
+    return f"{e.n_valid} of {e.n_declared or e.runs}{' declared' if e.n_declared else ' reported'}"
+
+
+def _row(sid: str, sub: ReleaseSubmission, cell: str, e: ReleaseCell, mark: str) -> str:
+    logs = f'<code>{e.logs_sha256[:12]}…</code> ({e.logs} logs)'
+    digest = f'<code>{e.digest[:12]}…</code>' if e.digest else "—"
+    metric = _h(e.metric) if e.metric else "— (comparator)"
+    return (f'<tr id="{anchor(sid, cell)}"><td>{_h(sid)}</td><td><a href="#{anchor(sid, cell)}">{_h(cell)}</a></td>'
+            f"<td>{metric}</td><td>{_h(fmt(e.figure))}</td><td>{_h(fmt(e.valid_only))}</td>"
+            f"<td>{_valid_of(e)}</td>"
+            f"<td>{_h(sub.checker_version)}</td><td>{logs}</td><td>{digest}</td><td>{mark}</td></tr>")
+
+
+def releases_index(releases: list[ReleaseFile]) -> str:
+    """`releases/index.md`: every release, newest first."""
+    lines = ["---", "title: Releases", "---", "", "# Releases", "",
+             "Each release is a committed file `releases/<date>-<commit>.json` recording every cell's figures at "
+             "that commit; its page shows them as published, whatever the current results say. What each release "
+             "changed is in the [changelog](../changelog.md#results).", ""]
+    if not releases:
+        lines.append("No release yet.")
+    for rel in reversed(releases):
+        cells = sum(len(s.cells) for s in rel.submissions.values())
+        lines.append(f"- [{rel.release}]({rel.release}.md): {len(rel.submissions)} submission(s), {cells} cell(s); "
+                     f"commit `{rel.commit[:12]}`, digest `{rel.digest[:12]}…`")
+    return "\n".join(lines) + "\n"
+
+
+def _items(label: str, changes: list[Change], link: dict[tuple[str, str | None], str]) -> list[str]:
+    out = []
+    for ch in changes:
+        name = md_escape(ch.submission) + (f" / {md_escape(ch.cell)}" if ch.cell else "")
+        href = link.get((ch.submission, ch.cell))
+        shown = f"[{name}]({href})" if href else str(name)
+        why = f" ({md_escape('; '.join(ch.reasons))})" if ch.reasons else ""
+        out.append(f"- **{label}** {shown}: {md_escape(ch.what)}{why}")
+    return out
+
+
+def _diff_lines(d: Diff, link: dict[tuple[str, str | None], str]) -> list[str]:
+    if d.empty():
+        return ["Nothing added, changed or withdrawn.", ""]
+    return [*_items("added", d.added, link), *_items("changed", d.changed, link),
+            *_items("withdrawn", d.withdrawn, link), ""]
+
+
+def results_changelog(releases: list[ReleaseFile], results: list[ResultsFile]) -> str:
+    """The changelog's results part: current results against the newest release, then each release against the one before."""
+    lines = ["# Changelog", "", "## Results { #results }", "",
+             "A release is a committed file (`releases/<date>-<commit>.json`, written by `driftboard release` from the "
+             "verified results at that commit; the date is the commit's, never the clock). Each release has an "
+             "[archived page](releases/index.md) with its figures as published; citations name the release. "
+             "Below: what each release **added**, **changed** (old → new, and why where the records say) and "
+             "**withdrew**, newest first.", ""]
+    now = entries(results, rank_metric)
+    by_id = {r.submission_id: r for r in results}
+    current_links: dict[tuple[str, str | None], str] = {}
+    for sid, sub in now.items():
+        current_links[(sid, None)] = submission_path(by_id[sid])
+        for cell in sub.cells:
+            current_links[(sid, cell)] = cell_path(by_id[sid], cell)
+    newest = releases[-1] if releases else None
+    lines += ["### Not yet released { #unreleased }", ""]
+    if newest is not None:
+        lines += [f"The current results against release [{newest.release}]({release_path(newest.release)}):", ""]
+    else:
+        lines += ["No release has been made yet: every current result is unreleased.", ""]
+    lines += _diff_lines(diff(newest.submissions if newest else {}, now), current_links)
+    for i in range(len(releases) - 1, -1, -1):
+        rel = releases[i]
+        before = releases[i - 1] if i else None
+        page = release_path(rel.release)
+        links: dict[tuple[str, str | None], str] = {(sid, None): page for sid in rel.submissions}
+        links.update({(sid, cell): f"{page}#{anchor(sid, cell)}" for sid, sub in rel.submissions.items()
+                      for cell in sub.cells})
+        if before is not None:
+            bpage = release_path(before.release)
+            for sid, sub in before.submissions.items():
+                links.setdefault((sid, None), bpage)
+                for cell in sub.cells:
+                    links.setdefault((sid, cell), f"{bpage}#{anchor(sid, cell)}")
+        lines += [f"### Release {rel.release} {{ #release-{rel.release} }}", "",
+                  f"Commit `{rel.commit}` of {rel.date}; [figures as published]({page}); digest `{rel.digest}`"
+                  + (f"; against release {before.release}:" if before else "; the first release:"), ""]
+        lines += _diff_lines(diff(before.submissions if before else {}, rel.submissions, rel.withdrawn), links)
+    return "\n".join(lines) + "\n## Software\n"
+
+
+def release_files(releases: list[ReleaseFile], results: list[ResultsFile], docs: Path | None = None) -> dict[str, str]:
+    """Docs-relative path -> Markdown of every release page and the releases index (tables' downloads into `docs`)."""
+    out = {"releases/index.md": releases_index(releases)}
+    current = _current_cells(results) if releases else {}
+    for i, rel in enumerate(releases):
+        out[release_path(rel.release)] = release_page(rel, current, releases[i + 1].release if i + 1 < len(releases)
+                                                      else None, docs)
+    return out

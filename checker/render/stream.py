@@ -1,0 +1,64 @@
+"""The build streams results: one submission's whole results file in memory at a time.
+
+`driftboard build` reads each results file once (`iter_results`), renders that submission's own
+pages (submission, cells, runs) from it, and keeps only its *light* record (`light`) for the pages
+that span submissions (home, track leaderboards, submissions, metrics, changelog). A results file
+of a DRIFT-Bench-size constraint submission holds about 22,000 per-turn records; fifty of them
+held at once were most of a 2.1 GB build. The light record is the same `ResultsFile` with:
+
+* every run's per-turn records replaced by one shared stub per distinct problem (only
+  `problem_id` is set; any other field raises `AttributeError`, never a wrong value), so the
+  cross-submission pages still count turns and distinct problems (coverage "n of N") at the cost
+  of one list slot (8 bytes) a turn;
+* each run's recorded-vs-recomputed mismatches cut to the first when the runs record more than
+  `KEEP_TURNS` in all, as in verify's summaries (`checker.results_summary`); no cross-submission
+  page lists mismatches.
+
+Every other field (cells and their tables, gate tables, verdicts, provenance, claims) is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from checker.errors import UsageError
+from checker.results_io import INDEX, read_results
+from checker.results_model import ResultsFile, TurnResult
+from checker.results_summary import KEEP_TURNS
+
+
+def results_paths(results_dir: Path, only: set[str] | None = None) -> list[Path]:
+    """The results files to render: those of `only` (ids), or every results file of the folder, sorted."""
+    if not results_dir.is_dir():
+        raise UsageError(f"{results_dir}: no results folder; run `driftboard verify` or `driftboard build` first")
+    if only is not None:
+        return [results_dir / f"{i}.json" for i in sorted(only)]
+    return [p for p in sorted(results_dir.glob("*.json")) if p.name != INDEX and not p.name.startswith("shard-")]
+
+
+def iter_results(paths: list[Path]) -> Iterator[ResultsFile]:
+    """Each results file, read when asked for and never kept here (the caller releases it)."""
+    for path in paths:
+        yield read_results(path)
+
+
+def _stub(problem_id: str) -> TurnResult:
+    """A turn record with only its problem id set (reading any other field raises `AttributeError`)."""
+    return TurnResult.model_construct(problem_id=problem_id)  # type: ignore[call-arg]  # deliberately partial
+
+
+def light(r: ResultsFile) -> ResultsFile:
+    """The record the cross-submission pages are built from (see the module docstring)."""
+    stubs: dict[str, TurnResult] = {}
+    cut = sum(len(run.mismatches) for run in r.runs) > KEEP_TURNS
+    runs = []
+    for run in r.runs:
+        update: dict[str, object] = {}
+        if run.turns:
+            update["turns"] = [stubs.get(t.problem_id) or stubs.setdefault(t.problem_id, _stub(t.problem_id))
+                               for t in run.turns]
+        if cut and len(run.mismatches) > 1:
+            update["mismatches"] = run.mismatches[:1]
+        runs.append(run.model_copy(update=update) if update else run)
+    return r.model_copy(update={"runs": runs})
