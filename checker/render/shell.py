@@ -38,7 +38,7 @@ SHELL_PAGES = {3: f"{SHELL_ROOT}/a/b/index.md", 4: f"{SHELL_ROOT}/a/b/c/index.md
 """Docs path of the shell page for each URL depth (number of `/` in a run page's site-relative URL)."""
 TITLE = "DBSHELLTITLE"
 BODY = '<div class="db-shell-body"></div>'
-_SLOT = re.compile(r'<h1 id="?run"?>.*?<div class="?db-shell-body"?></div>', re.DOTALL)  # quotes: the shell is minified
+_SLOT = re.compile(r'<h1 id="run">.*?<div class="db-shell-body"></div>', re.DOTALL)
 """The shell's heading (which gives the theme its "skip to content" link to `#run`) and body placeholder:
 a run page's body, which starts with its own `<h1 id="run">`, replaces both."""
 STAGE = ".runs"

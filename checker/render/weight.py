@@ -8,7 +8,7 @@ response bodies of one page load). Most of the weight is the theme's own CSS and
   use (the chart loader on a page without a chart, the table sorter's loader on a page without a
   table; the sorter itself loads when a reader reaches for a table header, `tablesort.js`), empties
   the hidden copy of the table of contents on pages that hide it, links the theme's stylesheets'
-  subsets, and minifies the HTML (markup only: text, `<pre>` blocks and scripts keep their bytes);
+  subsets, and drops the HTML's indentation (`minify`: text, `<pre>` blocks and scripts keep their bytes);
 * `minify_assets` minifies our own stylesheet and scripts in the built site (the sources in `site/`
   keep their comments);
 * `theme_css_subset` keeps, of the theme's stylesheets, every rule that can match on this site:
@@ -31,7 +31,6 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import minify_html
 import rcssmin
 import rjsmin
 
@@ -67,10 +66,23 @@ def trim_scripts(html: str) -> str:
     return html
 
 
+_VERBATIM = re.compile(r"(<(pre|textarea|script|style)\b.*?</\2>)", re.S | re.I)
+_INDENT = re.compile(r"\n\s+")
+
+
 def minify(html: str) -> str:
-    """Minify markup only: whitespace between tags, comments, redundant quotes; text and `<pre>` keep their bytes."""
-    return str(minify_html.minify(html, keep_closing_tags=True, keep_html_and_head_opening_tags=True,
-                                  minify_css=False, minify_js=False))
+    """Drop the indentation: whitespace that starts with a line break becomes that line break.
+
+    Whitespace that holds a line break renders as one space and reads as one in the page's text, so
+    nothing a reader sees or copies changes; `<pre>`, `<textarea>`, scripts and styles keep every byte.
+    """
+    parts = _VERBATIM.split(html)
+    out = []
+    for i in range(0, len(parts), 3):
+        out.append(_INDENT.sub("\n", parts[i]))
+        if i + 1 < len(parts):
+            out.append(parts[i + 1])
+    return "".join(out)
 
 
 def drop_hidden_toc(html: str) -> str:
