@@ -196,7 +196,7 @@ def _computed_styles(browser, url: str, width: int, scheme: str, shipped: bool, 
 
 @pytest.mark.parametrize(("path", "width", "scheme", "search"), [
     ("", 390, "slate", ""), ("", 1400, "slate", "drift"), ("format/", 1400, "default", ""),
-    ("runs/synthetic-0000/synthetic-0000-FULL-s1/", 390, "default", ""), ("leaderboards/agent/", 1400, "default", ""),
+    ("runs/synthetic-0000/synthetic-0000-FULL-s1/", 390, "default", ""),
 ])
 def test_theme_css_subsets_style_every_element_as_the_shipped_files(browser, base_url: str, path: str,  # noqa: F811
                                                                     width: int, scheme: str, search: str) -> None:
