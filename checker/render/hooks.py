@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from checker.render.weight import minify_assets, slim_page, write_theme_subsets
+
 SLOT = re.compile(r'<div class="db-slot" data-slot="(\d+)"></div>')
 FRAGMENTS = ".fragments"
 
@@ -24,12 +26,22 @@ def fragments_path(docs_dir: Path, src_uri: str) -> Path:
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
-    """Replace every slot placeholder with its fragment (pages without fragments are unchanged)."""
+    """Replace every slot placeholder with its fragment, then lighten the page (`weight.slim_page`)."""
     path = fragments_path(Path(config["docs_dir"]), page.file.src_uri)
-    if not path.is_file():
-        return output
-    frags: list[str] = json.loads(path.read_text(encoding="utf-8"))
-    return SLOT.sub(lambda m: frags[int(m.group(1))], output)
+    if path.is_file():
+        frags: list[str] = json.loads(path.read_text(encoding="utf-8"))
+        output = SLOT.sub(lambda m: frags[int(m.group(1))], output)
+    from checker.render.shell import SHELL_ROOT
+
+    return slim_page(output, scripts=not page.file.src_uri.startswith(f"{SHELL_ROOT}/"))
+
+
+def on_post_build(config: Any) -> None:
+    """Write the theme stylesheet subsets the pages link to and minify our own CSS and JS (`checker.render.weight`)."""
+    site_dir = Path(config["site_dir"])
+    write_theme_subsets(site_dir, config["theme"]["palette"])
+    ours = [str(p) for p in (*config["extra_css"], *config["extra_javascript"])]
+    minify_assets(site_dir, [*ours, "javascripts/lazy-search.js"])
 
 
 def on_post_template(output: str, template_name: str, config: Any) -> str:

@@ -1,0 +1,209 @@
+"""Page weight (issue 16): one load of a page without charts fetches under `PAGE_WEIGHT_BUDGET` bytes.
+
+Measured as a reader's browser loads the page: Debian's Chromium driven by Playwright, every
+response of one page load (HTML, CSS, JS, fonts, images, JSON) summed as uncompressed body bytes,
+after the network goes idle. The search index and worker load only when a reader searches, and
+Vega only on pages with a chart (`tests/test_site_browser.py`), so neither counts here.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+from test_site_browser import base_url, browser  # noqa: F401  (pytest fixtures)
+
+from checker.render.weight import EXTENSION_CLASSES, PAGE_WEIGHT_BUDGET, slim_page, subset_fits, theme_allowed, theme_css_subset
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PAGES_WITHOUT_CHARTS = {
+    "home": "",
+    "submissions list": "submissions/",
+    "agent run page": "runs/synthetic-0000/synthetic-0000-FULL-s1/",
+    "constraint run page": "runs/synthetic-0002/synthetic-0002-qwen3-8b-baseline-s1/",
+    "format docs": "format/",
+    "submit docs": "submit/",
+    "track definition docs": "tracks/agent/",
+    "reference baselines docs": "baselines/",
+}
+"""One page of each type without a chart, in the fixture site (`site_fixtures.built_site`)."""
+
+
+def load(browser, url: str) -> list[tuple[str, int, int]]:  # noqa: F811
+    """`(url, bytes, gzip bytes)` of every response of one load of `url` at 1400 px, until the network is idle."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    seen: list[tuple[str, int, int]] = []
+
+    def record(response) -> None:
+        body = response.body() if response.ok else b""
+        seen.append((response.url, len(body), len(gzip.compress(body, 9, mtime=0))))
+
+    page.on("response", record)
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    context.close()
+    return seen
+
+
+@pytest.mark.parametrize("kind", list(PAGES_WITHOUT_CHARTS))
+def test_page_without_charts_is_under_the_budget(browser, base_url: str, kind: str) -> None:  # noqa: F811
+    seen = load(browser, base_url + PAGES_WITHOUT_CHARTS[kind])
+    urls = [u for u, _n, _g in seen]
+    assert urls and urls[0] == base_url + PAGES_WITHOUT_CHARTS[kind], "the page itself is the first response"
+    assert not any("vega" in u or "search_index.json" in u or "/workers/search" in u for u in urls)
+    total = sum(n for _u, n, _g in seen)
+    heaviest = sorted(seen, key=lambda s: -s[1])[:6]
+    listing = "; ".join(f"{u.removeprefix(base_url) or '/'} {n / 1000:.1f} KB" for u, n, _g in heaviest)
+    assert total < PAGE_WEIGHT_BUDGET, (f"{kind} ({PAGES_WITHOUT_CHARTS[kind] or '/'}) loads {total / 1000:.1f} KB "
+                                        f"> {PAGE_WEIGHT_BUDGET / 1000:.0f} KB; heaviest: {listing}")
+
+
+def test_the_measure_counts_every_resource(browser, base_url: str) -> None:  # noqa: F811
+    """The sum covers the page, the theme's stylesheets and scripts, ours, and the favicon (a test that can fail)."""
+    seen = load(browser, base_url)
+    names = [u.removeprefix(base_url) for u, _n, _g in seen]
+    for pattern in (r"^$", r"assets/stylesheets/main\.[0-9a-f]+\.subset\.min\.css$",
+                    r"assets/stylesheets/palette\.[0-9a-f]+\.subset\.min\.css$",
+                    r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js$", r"^assets/driftboard\.css$",
+                    r"^javascripts/lazy-search\.js$", r"^assets/favicon\.svg$"):
+        assert any(re.search(pattern, n) for n in names), f"{pattern} not fetched: {names}"
+    assert not any(n.endswith("charts.js") for n in names), "the chart loader only on pages with a chart"
+    assert all(n > 0 for _u, n, _g in seen)
+
+
+def test_dark_mode_still_themed_with_the_palette_subset(browser, base_url: str) -> None:  # noqa: F811
+    """The reader's light/dark toggle still switches the theme's colours with only the configured palette."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.goto(base_url)
+    light = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    header = page.evaluate("() => getComputedStyle(document.querySelector('.md-header')).backgroundColor")
+    page.locator("label[for='__palette_1']").click()
+    page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    dark = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    context.close()
+    assert header == "rgb(64, 81, 181)", "Material's default indigo header (#4051b5)"
+    assert light == "rgb(255, 255, 255)" and dark != light
+    r, g, b = (int(x) for x in re.findall(r"\d+", dark)[:3])
+    assert max(r, g, b) < 64, f"slate is dark: {dark}"
+
+
+def test_theme_css_subset_drops_only_selectors_that_cannot_match() -> None:
+    css = ("[data-md-color-scheme=slate]{--bg:#111}"
+           "@media screen{[data-md-color-scheme=slate][data-md-color-primary=red]{--p:red}"
+           "[data-md-color-primary=indigo],[data-md-color-primary=teal]{--p:indigo}}"
+           "[data-md-color-accent=pink]{--a:pink}[data-md-color-switching] *{transition:none!important}"
+           "[dir=ltr] .md-nav{margin-left:1em}[dir=rtl] .md-nav{margin-right:1em}"
+           ".a,[dir=rtl] .b{color:red}@page{margin:25mm}@keyframes x{0%,50%{opacity:0}to{opacity:1}}"
+           "/*# sourceMappingURL=palette.css.map*/")
+    out = theme_css_subset(css, theme_allowed([{"scheme": "default"}, {"scheme": "slate"}]))
+    assert out == ("[data-md-color-scheme=slate]{--bg:#111}"
+                   "@media screen{[data-md-color-primary=indigo]{--p:indigo}}"
+                   "[data-md-color-switching] *{transition:none!important}"
+                   "[dir=ltr] .md-nav{margin-left:1em}"
+                   ".a{color:red}@page{margin:25mm}@keyframes x{0%,50%{opacity:0}to{opacity:1}}")
+
+
+def test_theme_css_subset_drops_selectors_that_require_an_unused_extension_class() -> None:
+    css = (".md-typeset .tabbed-set>input{display:none}.md-typeset .highlight,.md-typeset pre{margin:0}"
+           ".annotate:not(.highlight) code{color:red}.md-typeset .keys kbd:before{content:'x'}"
+           ".md-typeset :is(.highlight,.x) pre{padding:0}.md-typeset .task-list-item{list-style:none}")
+    out = theme_css_subset(css, theme_allowed([{}]), EXTENSION_CLASSES)
+    assert out == (".md-typeset pre{margin:0}.annotate:not(.highlight) code{color:red}"
+                   ".md-typeset :is(.highlight,.x) pre{padding:0}")
+
+
+def test_a_page_with_an_extension_class_or_right_to_left_keeps_the_shipped_stylesheets() -> None:
+    head = ('<link rel="stylesheet" href="../assets/stylesheets/main.0123abcd.min.css">'
+            '<link rel="stylesheet" href="../assets/stylesheets/palette.4567ef01.min.css">')
+    plain = f'<html><head>{head}</head><body dir="ltr"><p class="db-asof annotate">x</p></body></html>'
+    assert subset_fits(plain)
+    out = slim_page(plain)
+    assert "main.0123abcd.subset.min.css" in out and "palette.4567ef01.subset.min.css" in out
+    for body in ('<body dir="ltr"><div class="tabbed-set tabbed-alternate">x</div>',
+                 '<body dir="ltr"><span class="md-typeset keys">x</span>', '<body dir="rtl"><p>x</p>',
+                 '<body dir="ltr"><div class="highlight"><pre>x</pre></div>'):
+        page = f"<html><head>{head}</head>{body}</body></html>"
+        assert not subset_fits(page), body
+        assert ".subset.min.css" not in slim_page(page) and "main.0123abcd.min.css" in slim_page(page)
+
+
+def _shipped(name: str) -> str:
+    import material
+
+    folder = Path(material.__file__).parent / "templates" / "assets" / "stylesheets"
+    text = next(folder.glob(f"{name}.*.min.css")).read_text(encoding="utf-8")
+    return text[: text.rfind("/*# sourceMappingURL")] if "sourceMappingURL" in text else text
+
+
+@pytest.mark.parametrize("name", ["main", "palette"])
+def test_theme_css_subset_with_nothing_to_drop_is_the_shipped_file(name: str) -> None:
+    """The parser keeps every byte of the theme's own stylesheets when everything is allowed."""
+    shipped = _shipped(name)
+    colours = set(re.findall(r"data-md-color-(?:primary|accent)=([\w-]+)", shipped)) | {"indigo"}
+    schemes = set(re.findall(r"data-md-color-scheme=([\w-]+)", shipped)) | {"default"}
+    everything = {"primary": colours, "accent": colours, "scheme": schemes, "dir": {"ltr", "rtl"}}
+    assert theme_css_subset(shipped, everything) == shipped
+
+
+def test_theme_css_subsets_drop_other_colours_and_right_to_left() -> None:
+    allowed = theme_allowed([{"scheme": "default"}, {"scheme": "slate"}])
+    palette, main = _shipped("palette"), _shipped("main")
+    small = theme_css_subset(palette, allowed)
+    assert "[data-md-color-scheme=slate]{" in small and "[data-md-color-primary=indigo]" in small
+    assert "data-md-color-primary=red" not in small and "data-md-color-accent=pink" not in small
+    assert len(small) < len(palette) / 2
+    lean = theme_css_subset(main, allowed)
+    assert "dir=rtl" in main and "dir=rtl" not in lean and "[dir=ltr]" in lean
+    assert len(main) - len(lean) > 5_000
+
+
+_STYLES = """() => { const out = {};
+  document.querySelectorAll('*').forEach((el, i) => { for (const pseudo of [null, '::before', '::after']) {
+    const cs = getComputedStyle(el, pseudo); const o = {};
+    for (let k = 0; k < cs.length; k++) { const n = cs[k]; if (!n.startsWith('--')) o[n] = cs.getPropertyValue(n); }
+    out[i + ' ' + el.tagName + (pseudo || '')] = JSON.stringify(o); } });
+  return out; }"""
+
+
+def _computed_styles(browser, url: str, width: int, scheme: str, shipped: bool,  # noqa: F811
+                     search: str = "") -> tuple[dict[str, str], int]:
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    if shipped:  # serve the theme's shipped stylesheets where the page links the subsets
+        context.route(re.compile(r".*\.subset\.min\.css$"),
+                      lambda route: route.continue_(url=route.request.url.replace(".subset.min.css", ".min.css")))
+    page = context.new_page()
+    sheets: list[int] = []
+    page.on("response", lambda r: sheets.append(len(r.body())) if "/assets/stylesheets/main." in r.url else None)
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    page.add_style_tag(content="*,*::before,*::after{transition:none!important;animation:none!important}")
+    if scheme == "slate":
+        page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'slate')")
+    if search:
+        page.locator(".md-search__input").click()
+        page.locator(".md-search__input").fill(search)
+        page.wait_for_selector(".md-search-result__item", timeout=15000)
+    styles = page.evaluate(_STYLES)
+    context.close()
+    assert len(sheets) == 1
+    return styles, sheets[0]
+
+
+@pytest.mark.parametrize(("path", "width", "scheme", "search"), [
+    ("", 390, "slate", ""), ("", 1400, "slate", "drift"), ("format/", 1400, "default", ""),
+    ("runs/synthetic-0000/synthetic-0000-FULL-s1/", 390, "default", ""),
+])
+def test_theme_css_subsets_style_every_element_as_the_shipped_files(browser, base_url: str, path: str,  # noqa: F811
+                                                                    width: int, scheme: str, search: str) -> None:
+    """Every element and pseudo-element computes the same style with the subsets as with the shipped stylesheets."""
+    lean, lean_bytes = _computed_styles(browser, base_url + path, width, scheme, shipped=False, search=search)
+    full, full_bytes = _computed_styles(browser, base_url + path, width, scheme, shipped=True, search=search)
+    assert full_bytes - lean_bytes > 30_000, "the comparison is between the subset and the shipped stylesheet"
+    assert lean.keys() == full.keys() and len(lean) > 300
+    differ = [k for k in lean if lean[k] != full[k]]
+    assert differ == [], f"{path or '/'} at {width}px ({scheme}): {len(differ)} elements styled differently: {differ[:5]}"
