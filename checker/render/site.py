@@ -44,6 +44,7 @@ from checker.render.hooks import fragments_path
 from checker.render.metrics import METRICS, documented
 from checker.render.paths import url_of
 from checker.render.releases import release_files, release_label, results_changelog
+from checker.render.reported import part_path, reported_parts
 from checker.render.runs import repository_url, run_pages
 from checker.render.shell import Stager, publish_runs, write_shell_sources
 from checker.render.stream import iter_results, light, results_paths
@@ -336,7 +337,17 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
                {**pages.track_context(track, summaries, charts, (docs / f"tracks/{track}.md").is_file()),
                 "release": label})
     w.page("submissions/index.md", "submissions.md.j2", pages.submissions_context(summaries))
-    w.page("reported.md", "reported.md.j2", reported_context(repo))
+    reported = reported_context(repo)
+    w.page("reported.md", "reported.md.j2", reported)
+    for name, table in reported["sources"]:
+        parts = reported_parts(table)
+        links = [{"href": part_path(name, i).removeprefix("reported/"), "titles": [g["title"] for g in groups]}
+                 for i, groups in enumerate(parts, start=1)]
+        for i, groups in enumerate(parts, start=1):
+            w.page(part_path(name, i), "reported_source.md.j2",
+                   {**page("../../", table.caption + (f", part {i} of {len(parts)}" if len(parts) > 1 else "")),
+                    "table": table, "groups": groups, "source_dir": reported["source_dir"], "part": i,
+                    "parts": links if len(parts) > 1 else []})
     w.page("metrics.md", "metrics.md.j2", metrics_context(summaries))
     for rel, text in sorted(charts.items()):
         w.text(rel, text)
