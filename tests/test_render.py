@@ -248,10 +248,12 @@ def test_reported_page_is_distinct(site: Path, tmp_path: Path) -> None:
     assert name == "arg" and table.records() == [{"run": "full1", "gds_bind": "0.4"}, {"run": "full2", "gds_bind": None}]
 
 
-def test_metrics_page_defines_undefined_cases(site: Path) -> None:
-    doc = soup(site, "metrics")
-    for name in ("gds_bind", "gds_abandon", "drift_total", "turn_accuracy", "drift_rate"):
-        h = doc.select_one(f"h3#{name}")
+@pytest.mark.parametrize(("page", "names"), [("metrics/agent", ("gds_bind", "gds_abandon", "drift_total")),
+                                              ("metrics/constraint", ("turn_accuracy", "drift_rate"))])
+def test_metrics_page_defines_undefined_cases(site: Path, page: str, names: tuple[str, ...]) -> None:
+    doc = soup(site, page)
+    for name in names:
+        h = doc.select_one(f"h2#{name}")
         assert h is not None, name
         assert "Undefined" in h.find_next_sibling("p").find_next_sibling("p").get_text()
 

@@ -50,6 +50,8 @@ EXTENSION_CLASSES = re.compile(
 """Class names (matched from the start) that only Markdown extensions this site does not enable write:
 pymdownx.tabbed, keys, critic, arithmatex, tasklist, highlight (or codehilite), footnotes, emoji, and
 superfences' mermaid fences. A page carrying one links the theme's full stylesheet."""
+_RTL = re.compile(r'<[a-zA-Z][^<>]*\sdir="rtl"')
+"""A tag that sets right to left (not the words `dir="rtl"` in a page's text, as on the Performance pages)."""
 _CLASS_ATTR = re.compile(r'\sclass="([^"]*)"')
 _CLASS_TOKEN = re.compile(r"\.((?:[\w-]|\\.)+)")
 _FUNCTIONAL = re.compile(r":(?:not|is|where|has|matches)\((?:[^()]|\([^()]*\))*\)")
@@ -95,7 +97,7 @@ def drop_hidden_toc(html: str) -> str:
 
 def subset_fits(html: str) -> bool:
     """Whether the theme's stylesheet subsets style `html` exactly: left to right, no class of `EXTENSION_CLASSES`."""
-    if 'dir="rtl"' in html:
+    if _RTL.search(html):
         return False
     return not any(EXTENSION_CLASSES.match(name) for value in _CLASS_ATTR.findall(html) for name in value.split())
 
