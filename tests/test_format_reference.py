@@ -9,12 +9,12 @@ import pytest
 from conftest import REPO
 from pydantic import BaseModel, ConfigDict, Field
 
-from checker.schema.events import EVENT_ADAPTER, EVENT_MODELS
-from checker.schema.export import schemas
-from checker.schema.manifest import Prereg, Submission
 from checker.schema.agent import AGENT_EVENTS
 from checker.schema.common import RunEnd, RunStart
 from checker.schema.constraint import CONSTRAINT_EVENTS
+from checker.schema.events import EVENT_ADAPTER, EVENT_MODELS
+from checker.schema.export import schemas
+from checker.schema.manifest import Prereg, Submission
 from checker.schema.reference import REGENERATE, event_type, model_examples, nested_models, reference_pages
 
 FORMAT_SCHEMAS = ("event.schema.json", "submission.schema.json", "prereg.schema.json")

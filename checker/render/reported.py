@@ -6,7 +6,8 @@ and slow to render. So each source gets its own page (`reported/<source>/`), its
 their group column (`GROUP_COLUMNS`: the ARG file's `row_kind`, the DRIFT-Bench file's `table`),
 and within a group a column blank in every row is named once instead of shown as a column of
 dashes, and a column with one value in every row is stated once above the table. Nothing is
-dropped: every value of the file is on its pages, and the overview links the whole file's CSV/JSON.
+dropped: every value of the file is on its pages, each table has its CSV/JSON (its columns, as shown),
+and the overview and each source page link the whole file's.
 A source whose groups hold more than `PART_BYTES` of rows continues on `reported/<source>-part-2/`, ...
 (whole groups per part, packed in order: `checker.render.runs.page_ranges`).
 """
@@ -55,8 +56,7 @@ def reported_groups(table: Table) -> list[ReportedGroup]:
         out.append({"title": title, "blank": blank, "constant": constant,
                     "table": Table(name, f"{title} ({len(rows)} rows, not verified)",
                                    [Column(k, k) for k in keys if k not in shared],
-                                   [{k: v for k, v in r.items() if k not in shared} for r in rows],
-                                   downloads=False)})
+                                   [{k: v for k, v in r.items() if k not in shared} for r in rows])})
     return out
 
 
