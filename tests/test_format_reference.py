@@ -9,10 +9,13 @@ import pytest
 from conftest import REPO
 from pydantic import BaseModel, ConfigDict, Field
 
+from checker.schema.agent import AGENT_EVENTS
+from checker.schema.common import RunEnd, RunStart
+from checker.schema.constraint import CONSTRAINT_EVENTS
 from checker.schema.events import EVENT_ADAPTER, EVENT_MODELS
 from checker.schema.export import schemas
 from checker.schema.manifest import Prereg, Submission
-from checker.schema.reference import REGENERATE, event_type, model_examples, nested_models, reference_markdown
+from checker.schema.reference import REGENERATE, event_type, model_examples, nested_models, reference_pages
 
 FORMAT_SCHEMAS = ("event.schema.json", "submission.schema.json", "prereg.schema.json")
 """The documents a submitter writes (the results schema is the checker's output, documented elsewhere)."""
@@ -129,15 +132,40 @@ def test_nested_objects_have_an_example_for_every_field():
     assert {k: v for k, v in missing.items() if v} == {}
 
 
-def test_the_committed_page_is_what_the_models_generate():
-    page = REPO / "site" / "format-reference.md"
-    assert page.read_text(encoding="utf-8") == reference_markdown(), f"stale page: run `{REGENERATE}`"
+def test_the_committed_pages_are_what_the_models_generate():
+    pages = reference_pages()
+    assert set(pages) == {"format-reference.md", "format-reference/agent-track.md",
+                          "format-reference/constraint-track.md", "format-reference/manifests.md"}
+    for rel, text in pages.items():
+        assert (REPO / "site" / rel).read_text(encoding="utf-8") == text, f"stale page {rel}: run `{REGENERATE}`"
+    committed = {p.relative_to(REPO / "site").as_posix() for p in (REPO / "site" / "format-reference").glob("*.md")}
+    assert committed == set(pages) - {"format-reference.md"}, "a page left over from an older layout"
 
 
-def test_the_page_lists_every_event_type_and_links_its_section():
-    text = reference_markdown()
-    for model in EVENT_MODELS:
-        etype = event_type(model)
-        anchor = etype.replace("_", "-")
-        assert f"| [`{etype}`](#{anchor}) |" in text
-        assert f"### `{etype}` {{#{anchor}}}" in text
+@pytest.mark.parametrize(("model", "page"), [(m, "format-reference/agent-track.md") for m in AGENT_EVENTS]
+                         + [(m, "format-reference/constraint-track.md") for m in CONSTRAINT_EVENTS]
+                         + [(m, "format-reference.md") for m in (RunStart, RunEnd)])
+def test_the_first_page_lists_every_event_type_and_links_its_section(model, page):
+    pages = reference_pages()
+    etype = event_type(model)
+    anchor = etype.replace("_", "-")
+    link = f"#{anchor}" if page == "format-reference.md" else f"{page}#{anchor}"
+    assert f"| [`{etype}`]({link}) |" in pages["format-reference.md"]
+    assert f"`{etype}` {{#{anchor}}}" in pages[page]
+    assert sum(f"{{#{anchor}}}" in text for text in pages.values()) == 1, "one section per event type"
+
+
+def test_links_between_the_pages_resolve():
+    """Every `[..](#a)` or `[..](page.md#a)` of the reference names an anchor of the page it points to."""
+    import posixpath
+    import re
+
+    pages = reference_pages()
+    anchors = {rel: set(re.findall(r"\{#([a-z0-9-]+)\}", text)) for rel, text in pages.items()}
+    links = 0
+    for rel, text in pages.items():
+        for target, frag in re.findall(r"\]\(([^)#]*)#([a-z0-9-]+)\)", text):
+            there = posixpath.normpath(posixpath.join(posixpath.dirname(rel), target)) if target else rel
+            assert frag in anchors.get(there, set()), f"{rel}: ({target}#{frag})"
+            links += 1
+    assert links > 30

@@ -248,10 +248,12 @@ def test_reported_page_is_distinct(site: Path, tmp_path: Path) -> None:
     assert name == "arg" and table.records() == [{"run": "full1", "gds_bind": "0.4"}, {"run": "full2", "gds_bind": None}]
 
 
-def test_metrics_page_defines_undefined_cases(site: Path) -> None:
-    doc = soup(site, "metrics")
-    for name in ("gds_bind", "gds_abandon", "drift_total", "turn_accuracy", "drift_rate"):
-        h = doc.select_one(f"h3#{name}")
+@pytest.mark.parametrize(("page", "names"), [("metrics/agent", ("gds_bind", "gds_abandon", "drift_total")),
+                                              ("metrics/constraint", ("turn_accuracy", "drift_rate"))])
+def test_metrics_page_defines_undefined_cases(site: Path, page: str, names: tuple[str, ...]) -> None:
+    doc = soup(site, page)
+    for name in names:
+        h = doc.select_one(f"h2#{name}")
         assert h is not None, name
         assert "Undefined" in h.find_next_sibling("p").find_next_sibling("p").get_text()
 
@@ -342,3 +344,21 @@ def test_csv_downloads_neutralise_spreadsheet_formulas() -> None:
     assert [r[0] for r in rows[1:]] == [*("'" + p for p in payloads), "plain"]
     assert [r[1] for r in rows[1:]] == ["-1.5"] * len(payloads) + [""]   # numbers stay numbers
     assert [r["text"] for r in json.loads(table.to_json())["rows"]] == [*payloads, "plain"]  # JSON unchanged
+
+
+def test_reported_groups_state_shared_and_blank_columns_once() -> None:
+    from checker.render.reported import reported_groups
+    from checker.render.tables import Column, Table
+
+    rows = [{"row_kind": "run", "source": "S", "a": "1", "b": None, "c": "x"},
+            {"row_kind": "run", "source": "S", "a": "2", "b": None, "c": None},
+            {"row_kind": "cell", "source": "T", "a": None, "b": "3", "c": None}]
+    groups = reported_groups(Table("arg", "Reported in arg.csv (not verified)",
+                                   [Column(k, k) for k in ("row_kind", "source", "a", "b", "c")], rows))
+    assert [g["title"] for g in groups] == ["row_kind = run", "row_kind = cell"]
+    run, cell = groups
+    assert run["constant"] == [("row_kind", "run"), ("source", "S")] and run["blank"] == ["b"]
+    assert [c.key for c in run["table"].columns] == ["a", "c"]
+    assert run["table"].rows == [{"a": "1", "c": "x"}, {"a": "2", "c": None}]
+    assert cell["constant"] == [] and cell["blank"] == ["a", "c"], "one row: nothing is constant, blanks named"
+    assert [c.key for c in cell["table"].columns] == ["row_kind", "source", "b"]

@@ -106,3 +106,43 @@ def test_dialogue_refuses_a_log_whose_bytes_changed(tmp_path: Path) -> None:
     run = r.runs[0].model_copy(update={"log_sha256": "0" * 64})
     rows, note = constraint_dialogue(run, LOGS_ROOT)
     assert rows is None and "SHA-256" in note
+
+
+def test_pages_split_by_rows_and_by_bytes() -> None:
+    from checker.render.runs import page_ranges
+
+    assert page_ranges([], 3, 100) == [(0, 0)], "no rows: one empty page"
+    assert page_ranges([10] * 7, 3, 1000) == [(0, 3), (3, 6), (6, 7)], "by rows"
+    assert page_ranges([40, 40, 40, 40], 10, 100) == [(0, 2), (2, 4)], "by bytes: 80 fits, 120 does not"
+    assert page_ranges([10, 500, 10], 10, 100) == [(0, 1), (1, 2), (2, 3)], "a row larger than a page: alone"
+    sizes = [37, 5, 90, 12, 60, 60, 1, 99, 3]
+    ranges = page_ranges(sizes, 4, 100)
+    assert [i for lo, hi in ranges for i in range(lo, hi)] == list(range(len(sizes))), "every row once, in order"
+    assert all(hi - lo <= 4 and (hi - lo == 1 or sum(sizes[lo:hi]) <= 100) for lo, hi in ranges)
+
+
+def test_the_pager_shows_a_window_of_constant_size() -> None:
+    from checker.render.runs import pager_window
+
+    assert pager_window(1, 1) == [1]
+    assert pager_window(5, 3) == [1, 2, 3, 4, 5]
+    assert pager_window(12, 6) == [1, None, 4, 5, 6, 7, 8, None, 12]
+    assert pager_window(12, 1) == [1, 2, 3, None, 12]
+    assert pager_window(12, 12) == [1, None, 10, 11, 12]
+    assert max(len(pager_window(1000, p)) for p in range(1, 1001)) == 9
+
+
+def test_a_long_constraint_run_pages_by_bytes(viewer_site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a byte budget of about two rows, every page of a constraint run holds at most that, and all its turns."""
+    results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json")) if p.name != "index.json"]
+    constraint = next(r for r in results if r.track == "constraint")
+    first = next(t for x in constraint.runs for t in x.turns or [])
+    run = constraint.runs[0].model_copy(update={"turns": [first.model_copy(update={"line": i}) for i in (3, 4, 5, 6)]})
+    n = 4
+    monkeypatch.setattr(runs_module, "ROWS_BYTES_PER_PAGE", 1)  # every row is over: one turn per page
+    pages = runs_module.run_pages(constraint, run, None, "")
+    assert len(pages) == n
+    rows = [ctx["turns"].rows for _md, ctx in pages]
+    assert [len(r) for r in rows] == [1] * n and [r[0]["line"] for r in rows] == [t.line for t in run.turns or []]
+    last = pages[-1][1]
+    assert [x["text"] for x in last["pager"] if x["current"]] == [f"turns {n}–{n} (page {n} of {n})"]

@@ -4,6 +4,11 @@ Measured as a reader's browser loads the page: Debian's Chromium driven by Playw
 response of one page load (HTML, CSS, JS, fonts, images, JSON) summed as uncompressed body bytes,
 after the network goes idle. The search index and worker load only when a reader searches, and
 Vega only on pages with a chart (`tests/test_site_browser.py`), so neither counts here.
+
+Every page of the built fixture site is covered: each HTML file is measured from disk
+(`checker.render.weight.page_weight`: the page plus every stylesheet, script, icon and image it
+links), skipping the pages that load Vega (decided from what the page loads: `loads_charts`), and
+Chromium measures a sample of one page of each type, where the two measures must agree byte for byte.
 """
 
 from __future__ import annotations
@@ -15,7 +20,18 @@ from pathlib import Path
 import pytest
 from test_site_browser import base_url, browser  # noqa: F401  (pytest fixtures)
 
-from checker.render.weight import EXTENSION_CLASSES, PAGE_WEIGHT_BUDGET, slim_page, subset_fits, theme_allowed, theme_css_subset
+from checker.render.weight import (
+    EXTENSION_CLASSES,
+    PAGE_WEIGHT_BUDGET,
+    loads_charts,
+    page_resources,
+    page_weight,
+    site_weights,
+    slim_page,
+    subset_fits,
+    theme_allowed,
+    theme_css_subset,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -28,8 +44,14 @@ PAGES_WITHOUT_CHARTS = {
     "submit docs": "submit/",
     "track definition docs": "tracks/agent/",
     "reference baselines docs": "baselines/",
+    "reported source": "reported/arg-published-runs/",
+    "format reference (agent track)": "format-reference/agent-track/",
+    "performance": "performance/",
+    "metrics (agent track)": "metrics/agent/",
 }
-"""One page of each type without a chart, in the fixture site (`site_fixtures.built_site`)."""
+"""One page of each type without a chart, in the fixture site (`site_fixtures.built_site`): Chromium's sample."""
+CHART_PAGES = ("leaderboards/agent/", "leaderboards/constraint/")
+"""Pages with charts in the fixture site: the disk measure must tell them apart by what they load."""
 
 
 def load(browser, url: str) -> list[tuple[str, int, int]]:  # noqa: F811
@@ -60,6 +82,61 @@ def test_page_without_charts_is_under_the_budget(browser, base_url: str, kind: s
     listing = "; ".join(f"{u.removeprefix(base_url) or '/'} {n / 1000:.1f} KB" for u, n, _g in heaviest)
     assert total < PAGE_WEIGHT_BUDGET, (f"{kind} ({PAGES_WITHOUT_CHARTS[kind] or '/'}) loads {total / 1000:.1f} KB "
                                         f"> {PAGE_WEIGHT_BUDGET / 1000:.0f} KB; heaviest: {listing}")
+
+
+def _site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder the `base_url` fixture serves (`test_site_browser.base_url` builds the fixture site there)."""
+    return tmp_path_factory.getbasetemp() / "fixture-site" / "site"
+
+
+def test_every_page_without_charts_is_under_the_budget(base_url: str,  # noqa: F811
+                                                        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every HTML page of the built site, measured from disk; pages that load Vega are the only ones skipped."""
+    weights = site_weights(_site_dir(tmp_path_factory))
+    charts = {url for url, _total, has_charts in weights if has_charts}
+    assert set(CHART_PAGES) <= charts, "the leaderboards have charts: the skip rule must find them"
+    assert not any(url.startswith(("runs/", "format", "reported", "performance", "metrics")) for url in charts)
+    chart_free = [(url, total) for url, total, has_charts in weights if not has_charts]
+    assert len(chart_free) > 40 and {"", *PAGES_WITHOUT_CHARTS.values()} <= {url for url, _t in chart_free}
+    over = [f"/{url} {total / 1000:.1f} KB" for url, total in chart_free if total >= PAGE_WEIGHT_BUDGET]
+    assert over == [], f"over {PAGE_WEIGHT_BUDGET / 1000:.0f} KB: {over}"
+
+
+@pytest.mark.parametrize("path", [*PAGES_WITHOUT_CHARTS.values(), *CHART_PAGES])
+def test_the_disk_measure_agrees_with_chromium(browser, base_url: str, path: str,  # noqa: F811
+                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    """On the sample, the disk measure fetches exactly what Chromium fetches, byte for byte; a chart page loads Vega."""
+    html_file = _site_dir(tmp_path_factory) / path / "index.html"
+    seen = load(browser, base_url + path)
+    fetched = {u.removeprefix(base_url): n for u, n, _g in seen}
+    if loads_charts(html_file.read_text(encoding="utf-8")):
+        assert path in CHART_PAGES and any("vega" in u for u in fetched), f"/{path}: the disk measure says charts"
+        return
+    assert not any("vega" in u for u in fetched), f"/{path} loads Vega but the disk measure says no charts"
+    disk = page_weight(html_file)
+    expected = {(path if url == "" else _join(path, url)): n for url, n in disk.items()}
+    assert fetched == expected
+    assert sum(fetched.values()) == sum(disk.values())
+
+
+def _join(base: str, url: str) -> str:
+    """Site-relative path of `url` linked from the page at site-relative `base` (a folder URL)."""
+    import posixpath
+
+    return posixpath.normpath(posixpath.join(base, url))
+
+
+def test_page_resources_reads_what_a_browser_fetches() -> None:
+    html = ('<link rel="stylesheet" href="../a.css"><link rel="icon" href="../f.svg?v=1"><link rel="canonical" '
+            'href="https://x/"><link rel="prev" href="../"><script src="b.js"></script><script>var x;</script>'
+            '<img alt="" src="i.png"><img src="data:image/png;base64,AA"><script src="//cdn/x.js"></script>'
+            '<p><code>&lt;script src="no.js"&gt;</code> <code>dir="rtl"</code></p><link href="../a.css" rel="stylesheet">')
+    assert page_resources(html) == ["../a.css", "../f.svg", "b.js", "i.png"]
+    assert subset_fits(html), "the words dir=\"rtl\" in a page's text do not make it right to left"
+    assert not loads_charts(html + '<script src="../javascripts/charts.js"></script>'), "the loader without a chart"
+    assert not loads_charts(html + '<div class="vega-chart" data-spec="c.json"></div>'), "a chart without the loader"
+    assert loads_charts(html + '<div class="vega-chart" data-spec="c.json"></div>'
+                               '<script src="../javascripts/charts.js"></script>')
 
 
 def test_the_measure_counts_every_resource(browser, base_url: str) -> None:  # noqa: F811

@@ -240,10 +240,14 @@ class MetricDoc(TypedDict):
 
 
 class MetricsContext(PageContext):
-    """`metrics.md`."""
+    """`metrics.md` (the entries of both tracks) and `metrics/<track>.md` (one track's entries; page weight)."""
 
     metrics: list[MetricDoc]
     undocumented: list[str]
+    sections: list[tuple[str, str]]
+    """(track, label) of the entries on this page."""
+    subpages: list[tuple[str, str]]
+    """(label, docs-relative path) of the per-track pages, listed on the first page ([] on a track's page)."""
 
 
 class FormatExtraContext(TypedDict):

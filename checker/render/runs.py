@@ -2,7 +2,8 @@
 
 A page shows the verdict and why, the validity gate's condition table, milestones claimed vs
 verified, recorded-vs-recomputed mismatches, the run's metrics and, for a constraint run, every
-turn (ledger size, SAT, answer vs ledger, channel, MUS) in pages of `TURNS_PER_PAGE`, with a link to
+turn (ledger size, SAT, answer vs ledger, channel, MUS) in pages of at most `TURNS_PER_PAGE` rows
+and about `ROWS_BYTES_PER_PAGE` bytes of row text (page weight: `page_ranges`), with a link to
 the raw log at the pinned commit and its SHA-256. Everything comes from the results file, so the
 build stays linear in events and byte-identical for the same results. Run tables have no CSV/JSON
 downloads of their own (the submission's results file, linked from the submission page, holds them).
@@ -17,12 +18,56 @@ from typing import Any
 from checker.render.citation import REPO
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.tables import Column, Table
-from checker.render.text import slug
+from checker.render.text import md_escape, slug
 from checker.render.timeline import agent_timeline, constraint_dialogue
 from checker.results_model import ResultsFile, RunResult
 
 TURNS_PER_PAGE = 250
-"""Turns (constraint) or timeline events (agent) per page of a run (longer runs continue on `…/turns-2/`, …)."""
+"""Most turns (constraint) or timeline events (agent) on one page of a run (longer runs continue on `…/turns-2/`, …)."""
+ROWS_BYTES_PER_PAGE = 40_000
+"""Most bytes of turn or event rows on one page of a run (estimated by `row_bytes`). A page without charts
+must load under `checker.render.weight.PAGE_WEIGHT_BUDGET` (300 KB), of which the theme's stylesheets and
+scripts take ~228 KB and the rest of a run page (header, gate, metrics, pager) up to ~20 KB."""
+PAGER_NEIGHBOURS = 2
+"""Pages linked on either side of the current one in a run's pager (plus the first and the last)."""
+_CELL_BYTES = 9
+"""Markup around one table cell (`<td></td>`)."""
+
+
+def row_bytes(row: dict[str, Any]) -> int:
+    """Estimated bytes of one table row as rendered: the escaped text of every value plus the cell markup."""
+    return 9 + sum(_CELL_BYTES + (len(str(md_escape(v)).encode("utf-8")) if isinstance(v, str) else 5)
+                   for v in row.values())
+
+
+def page_ranges(sizes: list[int], max_rows: int, max_bytes: int) -> list[tuple[int, int]]:
+    """Split rows of the given byte sizes, in order, into `[lo, hi)` pages of at most `max_rows` rows and `max_bytes`.
+
+    A single row larger than `max_bytes` gets a page of its own; no rows give one empty page. Linear in the rows.
+    """
+    ranges: list[tuple[int, int]] = []
+    lo, used = 0, 0
+    for i, size in enumerate(sizes):
+        if i > lo and (i - lo >= max_rows or used + size > max_bytes):
+            ranges.append((lo, i))
+            lo, used = i, 0
+        used += size
+    ranges.append((lo, len(sizes)))
+    return ranges
+
+
+def pager_window(n_pages: int, current: int, neighbours: int = PAGER_NEIGHBOURS) -> list[int | None]:
+    """Pages (1-based) the pager of page `current` links: first, last, `neighbours` on each side; None marks a gap.
+
+    Constant size per page, so a run of thousands of turns still builds in time linear in its turns.
+    """
+    shown = sorted({1, n_pages, *range(max(1, current - neighbours), min(n_pages, current + neighbours) + 1)})
+    out: list[int | None] = []
+    for i, page in enumerate(shown):
+        if i and page > shown[i - 1] + 1:
+            out.append(None)
+        out.append(page)
+    return out
 
 
 def repository_url(root: Path = REPO) -> str:
@@ -87,25 +132,29 @@ def _metrics(run: RunResult) -> Table:
                  downloads=False)
 
 
-def _turns(run: RunResult, lo: int, hi: int, dialogue: dict[int, tuple[str, str]] | None) -> Table:
+def _turn_rows(run: RunResult, dialogue: dict[int, tuple[str, str]] | None) -> list[dict[str, Any]]:
     rows = []
-    for t in (run.turns or [])[lo:hi]:
+    for t in run.turns or []:
         asked, answered = (dialogue or {}).get(t.line, (None, None))
         rows.append({"line": t.line, "problem": t.problem_id, "domain": t.domain, "turn": t.turn_number,
                      "asked": asked, "answered": answered,
                      "ledger": t.ledger_size, "sat": t.ledger_sat, "answer_ok": t.answer_satisfies_ledger,
                      "correct": t.correct, "channel": t.channel, "mus": ", ".join(t.mus) if t.mus else None,
                      "note": t.solver_error or (None if t.parse else "answer not parsed")})
+    return rows
+
+
+def _turns(rows: list[dict[str, Any]], lo: int, hi: int, dialogue: bool) -> Table:
     dialogue_cols = ([Column("asked", "user message", wide=True), Column("answered", "model response", wide=True)]
                      if dialogue else [])
-    return Table("turns", f"Turns {lo + 1}–{min(hi, len(run.turns or []))}: "
+    return Table("turns", f"Turns {lo + 1}–{hi} of {len(rows)}: "
                  + ("the dialogue (from the log), then " if dialogue else "") + "ledger, answer, SAT, channel, MUS",
                  [Column("line", "line", numeric=True), Column("problem", "problem"), Column("domain", "domain"),
                   Column("turn", "turn", numeric=True), *dialogue_cols,
                   Column("ledger", "ledger size", numeric=True),
                   Column("sat", "ledger SAT"), Column("answer_ok", "answer satisfies ledger"),
                   Column("correct", "correct"), Column("channel", "channel"), Column("mus", "MUS"),
-                  Column("note", "note")], rows, sortable=False, empty="No turns recorded for this run.",
+                  Column("note", "note")], rows[lo:hi], sortable=False, empty="No turns recorded for this run.",
                  downloads=False)
 
 
@@ -137,16 +186,22 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
         timeline, note = agent_timeline(run, logs_root)
     elif r.track == "constraint" and logs_root is not None:
         dialogue, dialogue_note = constraint_dialogue(run, logs_root)
-    n_turns = len(timeline) if timeline is not None else len(run.turns or [])
-    n_pages = max(1, -(-n_turns // TURNS_PER_PAGE))
+    turn_rows = _turn_rows(run, dialogue) if r.track == "constraint" else []
+    rows = timeline if timeline is not None else turn_rows
+    n_turns = len(rows)
+    ranges = page_ranges([row_bytes(row) for row in rows], TURNS_PER_PAGE, ROWS_BYTES_PER_PAGE)
+    n_pages = len(ranges)
     commit = r.provenance.commit
     raw = f"{repository}/blob/{commit}/{run.path}" if repository and commit else ""
+    unit = "events" if timeline is not None else "turns"
     pages_out = []
-    for p in range(1, n_pages + 1):
+    for p, (lo, hi) in enumerate(ranges, start=1):
         md = run_path(r, run, p)
-        unit = "events" if timeline is not None else "turns"
-        pager = [{"text": f"{unit} {(i - 1) * TURNS_PER_PAGE + 1}–{min(i * TURNS_PER_PAGE, n_turns)}",
-                  "href": url_of(run_path(r, run, i)), "current": i == p} for i in range(1, n_pages + 1)]
+        pager = [{"text": "…", "current": False, "href": ""} if i is None else
+                 {"text": f"{unit} {ranges[i - 1][0] + 1}–{ranges[i - 1][1]}" if i != p else
+                  f"{unit} {lo + 1}–{hi} (page {p} of {n_pages})",
+                  "href": url_of(run_path(r, run, i)), "current": i == p}
+                 for i in pager_window(n_pages, p)]
         ctx: dict[str, Any] = {
             "root": root_of(md), "page_title": f"Run {run_slug(run)}" + (f" (turns page {p})" if p > 1 else ""),
             "generated_note": "Generated by `driftboard build` from the verified results files; do not edit.",
@@ -154,13 +209,12 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
             "cell": run.cell, "cell_href": url_of(cell_path(r, run.cell)) if run.cell is not None else "",
             "seed": run.seed, "verdict": run.verdict, "reasons": list(run.reasons), "track": r.track,
             "path": run.path, "sha256": run.log_sha256, "commit": commit, "raw": raw, "page": p,
-            "pager": pager if n_pages > 1 else [], "n_turns": n_turns, "gds": run.gds.model_dump() if run.gds else None,
+            "pager": pager if n_pages > 1 else [], "n_pages": n_pages, "n_turns": n_turns,
+            "gds": run.gds.model_dump() if run.gds else None,
             "gate": _gate(run), "milestones": _milestones(run), "mismatches": _mismatches(run),
             "metrics": _metrics(run),
-            "turns": (_turns(run, (p - 1) * TURNS_PER_PAGE, p * TURNS_PER_PAGE, dialogue)
-                      if r.track == "constraint" else None),
-            "timeline": (_timeline(timeline, (p - 1) * TURNS_PER_PAGE, p * TURNS_PER_PAGE, n_turns)
-                         if timeline is not None else None),
+            "turns": _turns(turn_rows, lo, hi, dialogue is not None) if r.track == "constraint" else None,
+            "timeline": _timeline(timeline, lo, hi, n_turns) if timeline is not None else None,
             "timeline_note": (note if r.track == "agent" and timeline is None
                               else dialogue_note if r.track == "constraint" and dialogue is None else ""),
         }

@@ -44,6 +44,7 @@ from checker.render.hooks import fragments_path
 from checker.render.metrics import METRICS, documented
 from checker.render.paths import url_of
 from checker.render.releases import release_files, release_label, results_changelog
+from checker.render.reported import part_path, reported_parts
 from checker.render.runs import repository_url, run_pages
 from checker.render.shell import Stager, publish_runs, write_shell_sources
 from checker.render.stream import iter_results, light, results_paths
@@ -267,11 +268,24 @@ def reported_context(repo: Path) -> ReportedContext:
             "sources": sources, "source_dir": (src.relative_to(repo).as_posix() if src else REPORTED_DIRS[0]) + "/"}
 
 
-def metrics_context(results: list[ResultsFile]) -> MetricsContext:
-    """Definitions, plus any metric present in results that has no definition yet."""
+METRIC_PAGES = (("agent", "Agent track", "metrics/agent.md"), ("constraint", "Constraint track", "metrics/constraint.md"))
+"""Tracks whose metric entries have a page of their own (page weight: one page of every entry loaded over 300 KB)."""
+
+
+def metrics_context(results: list[ResultsFile], track: str | None = None) -> MetricsContext:
+    """Definitions, plus any metric present in results that has no definition yet.
+
+    `track`: the context of that track's page (`METRIC_PAGES`); None: the first page (metrics of both tracks,
+    the undocumented ones, links to the tracks' pages).
+    """
+    if track is not None:
+        label = next(lab for t, lab, _rel in METRIC_PAGES if t == track)
+        return {**page("../../", f"Metrics: {label.lower()}"),  # type: ignore[typeddict-item]
+                "metrics": METRICS, "undocumented": [], "sections": [(track, label)], "subpages": []}
     seen = {name for r in results for c in r.cells for name in c.metrics}
     return {**page("../", "Metrics"),  # type: ignore[typeddict-item]
-            "metrics": METRICS, "undocumented": sorted(seen - documented())}
+            "metrics": METRICS, "undocumented": sorted(seen - documented()), "sections": [("both", "Both tracks")],
+            "subpages": [(label, rel) for _t, label, rel in METRIC_PAGES]}
 
 
 def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None,
@@ -336,8 +350,20 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
                {**pages.track_context(track, summaries, charts, (docs / f"tracks/{track}.md").is_file()),
                 "release": label})
     w.page("submissions/index.md", "submissions.md.j2", pages.submissions_context(summaries))
-    w.page("reported.md", "reported.md.j2", reported_context(repo))
+    reported = reported_context(repo)
+    w.page("reported.md", "reported.md.j2", reported)
+    for name, table in reported["sources"]:
+        parts = reported_parts(table)
+        links = [{"href": part_path(name, i).removeprefix("reported/"), "titles": [g["title"] for g in groups]}
+                 for i, groups in enumerate(parts, start=1)]
+        for i, groups in enumerate(parts, start=1):
+            w.page(part_path(name, i), "reported_source.md.j2",
+                   {**page("../../", table.caption + (f", part {i} of {len(parts)}" if len(parts) > 1 else "")),
+                    "table": table, "groups": groups, "source_dir": reported["source_dir"], "part": i,
+                    "parts": links if len(parts) > 1 else []})
     w.page("metrics.md", "metrics.md.j2", metrics_context(summaries))
+    for track, _label, rel in METRIC_PAGES:
+        w.page(rel, "metrics.md.j2", metrics_context(summaries, track))
     for rel, text in sorted(charts.items()):
         w.text(rel, text)
 
@@ -372,14 +398,23 @@ def nav(docs: Path) -> list[Any]:
                         {"Submissions": "submissions/index.md"},
                         {"Releases": "releases/index.md"},
                         {"Reported, not verified": "reported.md"},
-                        {"Metrics": "metrics.md"}]
+                        {"Metrics": [{"Overview and both tracks": "metrics.md"},
+                                     *({label: rel} for _t, label, rel in METRIC_PAGES)]}]
     tracks = [{label: rel} for label, rel in (("Agent track", "tracks/agent.md"),
                                               ("Constraint track", "tracks/constraint.md")) if have(rel)]
     if tracks:
         items.append({"Track definitions": tracks})
-    items += [{label: rel} for label, rel in (("Reference baselines", "baselines.md"), ("Performance", "performance.md"),
+    performance: list[Any] = [{"Overview": "performance.md"}] + [
+        {label: rel} for label, rel in (("Page weight", "performance/page-weight.md"),
+                                        ("Agent verify against json.loads", "performance/agent-verify.md"),
+                                        ("Scale", "performance/scale.md"), ("Fuzzing", "performance/fuzzing.md"))
+        if have(rel)]
+    items += [{label: rel} for label, rel in (("Reference baselines", "baselines.md"),
                                               ("How to submit", "submit.md"), ("Run with Inspect", "inspect.md"),
                                              ("Log format", "format.md"), ("Changelog", "changelog.md")) if have(rel)]
+    if have("performance.md"):  # after the baselines, as before: its own pages as a section
+        at = next((i + 1 for i, x in enumerate(items) if "Reference baselines" in x), len(items))
+        items.insert(at, {"Performance": performance} if len(performance) > 1 else {"Performance": "performance.md"})
     return items
 
 

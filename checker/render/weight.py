@@ -50,6 +50,8 @@ EXTENSION_CLASSES = re.compile(
 """Class names (matched from the start) that only Markdown extensions this site does not enable write:
 pymdownx.tabbed, keys, critic, arithmatex, tasklist, highlight (or codehilite), footnotes, emoji, and
 superfences' mermaid fences. A page carrying one links the theme's full stylesheet."""
+_RTL = re.compile(r'<[a-zA-Z][^<>]*\sdir="rtl"')
+"""A tag that sets right to left (not the words `dir="rtl"` in a page's text, as on the Performance pages)."""
 _CLASS_ATTR = re.compile(r'\sclass="([^"]*)"')
 _CLASS_TOKEN = re.compile(r"\.((?:[\w-]|\\.)+)")
 _FUNCTIONAL = re.compile(r":(?:not|is|where|has|matches)\((?:[^()]|\([^()]*\))*\)")
@@ -95,7 +97,7 @@ def drop_hidden_toc(html: str) -> str:
 
 def subset_fits(html: str) -> bool:
     """Whether the theme's stylesheet subsets style `html` exactly: left to right, no class of `EXTENSION_CLASSES`."""
-    if 'dir="rtl"' in html:
+    if _RTL.search(html):
         return False
     return not any(EXTENSION_CLASSES.match(name) for value in _CLASS_ATTR.findall(html) for name in value.split())
 
@@ -240,3 +242,87 @@ def minify_assets(site_dir: Path, paths: Iterable[str]) -> list[Path]:
         path.write_text(small, encoding="utf-8")
         done.append(path)
     return done
+
+
+# ------------------------------------------------------------------------------------------- measure
+
+_TAG = re.compile(r"<(link|script|img)\b([^<>]*)>", re.I)
+_ATTR_VALUE = re.compile(r'\b(rel|href|src)="([^"]*)"', re.I)
+CHART_LOADER = "javascripts/charts.js"
+"""The script that loads Vega and the chart specs, when the page holds a chart element (`_CHART_ELEMENT`)."""
+_CHART_ELEMENT = re.compile(r'<div\b(?=[^<>]*\sclass="vega-chart")(?=[^<>]*\sdata-spec=")', re.I)
+
+
+def page_resources(html: str) -> list[str]:
+    """What loading `html` fetches besides itself: stylesheets, scripts, icons and images, as linked (relative URLs).
+
+    External URLs (`https:`, `//`, `data:`) are left out: the site makes no external request (`font: false`).
+    """
+    out: list[str] = []
+    for tag, attrs in _TAG.findall(html):
+        values = {k.lower(): v for k, v in _ATTR_VALUE.findall(attrs)}
+        if tag.lower() == "link":
+            if not {"stylesheet", "icon"} & set(values.get("rel", "").lower().split()):
+                continue
+            url = values.get("href", "")
+        else:
+            url = values.get("src", "")
+        url = url.split("#", 1)[0].split("?", 1)[0]
+        if url and not re.match(r"^(?:[a-z][a-z0-9+.-]*:|//)", url, re.I) and url not in out:
+            out.append(url)
+    return out
+
+
+def loads_charts(html: str) -> bool:
+    """Whether loading a built page fetches Vega: it links the chart loader and holds a chart for it to draw.
+
+    (`site/javascripts/charts.js` fetches Vega only for a `div.vega-chart[data-spec]`; run pages link the
+    loader, as every page shell does, but have no chart.)
+    """
+    return bool(_CHART_ELEMENT.search(html)) and any(url.endswith(CHART_LOADER) for url in page_resources(html))
+
+
+def page_weight(page: Path) -> dict[str, int]:
+    """Bytes of one load of a built page from disk: the page (`""`) and each resource it links (by its URL).
+
+    The same sum as the browser's (`tests/test_site_weight.py` checks the two agree on a sample), for a page
+    whose scripts fetch nothing more at load: true of every page without charts (search and the table
+    sorter load on use).
+    """
+    html = page.read_text(encoding="utf-8")
+    sizes = {"": len(html.encode("utf-8"))}
+    for url in page_resources(html):
+        target = (page.parent / url).resolve()
+        sizes[url] = target.stat().st_size if target.is_file() else 0
+    return sizes
+
+
+def site_weights(site_dir: Path) -> list[tuple[str, int, bool]]:
+    """`(page URL, bytes of one load, has charts)` of every HTML page of a built site, heaviest first."""
+    rows = []
+    for page in sorted(site_dir.rglob("*.html")):
+        rel = page.relative_to(site_dir).as_posix()
+        url = rel.removesuffix("index.html") if rel.endswith("index.html") else rel
+        rows.append((url, sum(page_weight(page).values()), loads_charts(page.read_text(encoding="utf-8"))))
+    return sorted(rows, key=lambda r: (-r[1], r[0]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m checker.render.weight SITE [N]`: the N (default 20) heaviest pages without charts of a built site."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        print("usage: python -m checker.render.weight SITE [N]", file=sys.stderr)
+        return 2
+    rows = [r for r in site_weights(Path(args[0])) if not r[2]]
+    for url, total, _charts in rows[: int(args[1]) if len(args) > 1 else 20]:
+        flag = "  OVER" if total >= PAGE_WEIGHT_BUDGET else ""
+        print(f"{total / 1000:8.1f} KB  /{url}{flag}")
+    over = sum(1 for r in rows if r[1] >= PAGE_WEIGHT_BUDGET)
+    print(f"{len(rows)} pages without charts, {over} over {PAGE_WEIGHT_BUDGET / 1000:.0f} KB")
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -14,6 +14,7 @@ schemas do not.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import typing
 from pathlib import Path
@@ -230,9 +231,20 @@ def _document(model: type[BaseModel], heading: str, ident: str, intro: str) -> l
     return lines
 
 
-def reference_markdown() -> str:
-    """The whole page, from the models."""
-    lines = [
+SUBPAGES = {"Agent track": "agent-track", "Constraint track": "constraint-track"}
+"""Sections of `SECTIONS` on a page of their own, `site/format-reference/<name>.md` (page weight: one page of
+everything loaded over 300 KB); the manifests are on `site/format-reference/manifests.md`."""
+MANIFESTS = "manifests"
+_LINK = re.compile(r"\]\(#([a-z0-9-]+)\)")
+_ANCHOR = re.compile(r"\{#([a-z0-9-]+)\}")
+
+
+def reference_pages() -> dict[str, str]:
+    """Every page of the format reference, from the models: `format-reference.md`, then `format-reference/<name>.md`.
+
+    A link to an anchor on another page of the reference points there (`../format-reference.md#ledgerentry`).
+    """
+    main = [
         "# Format reference",
         "",
         f"<!-- Generated from checker/schema/ by `{REGENERATE}`; do not edit by hand. -->",
@@ -247,6 +259,11 @@ def reference_markdown() -> str:
         "for every number. A harness passes the fields to `RunLogWriter.write` without `seq` and `prev`, "
         "which the writer fills in.",
         "",
+        "The reference has four pages: this one (every event type, the fields of every line, the events of both "
+        "tracks, the objects inside events), "
+        + ", ".join(f"[the {heading.lower()}](format-reference/{name}.md)" for heading, name in SUBPAGES.items())
+        + f" and [`submission.yaml` and `prereg.yaml`](format-reference/{MANIFESTS}.md).",
+        "",
         "## Event types {#event-types}",
         "",
         "| type | track | what it records |",
@@ -258,37 +275,68 @@ def reference_markdown() -> str:
         for model in models:
             schema = model.model_json_schema()
             etype = event_type(model)
-            lines.append(f"| [`{etype}`](#{anchor(etype)}) | {track} | "
-                         f"{_cell(str(schema.get('description', '')).split(chr(10))[0])} |")
+            main.append(f"| [`{etype}`](#{anchor(etype)}) | {track} | "
+                        f"{_cell(str(schema.get('description', '')).split(chr(10))[0])} |")
             inner.update(nested_models(model))
             _nested_examples(schema, model_examples(model)[0], schema.get("$defs", {}), nested)
-    lines += ["", "## Fields of every line {#every-line}", "",
-              "Besides its own fields, every event carries these (they define the hash chain):", ""]
-    lines += field_table(EventBase, None)
-    lines += ["| `type` | string | required |  | The event type: one of the types above. |  |", ""]
+    main += ["", "## Fields of every line {#every-line}", "",
+             "Besides its own fields, every event carries these (they define the hash chain):", ""]
+    main += field_table(EventBase, None)
+    main += ["| `type` | string | required |  | The event type: one of the types above. |  |", ""]
+    pages: dict[str, list[str]] = {"format-reference.md": main}
     for heading, _track, models in SECTIONS:
-        lines += [f"## {heading} {{#{anchor(heading.replace(' ', '_'))}}}", ""]
+        if heading in SUBPAGES:
+            lines = [f"# Format reference: {heading.lower()} {{#{anchor(heading.replace(' ', '_'))}}}", "",
+                     f"<!-- Generated from checker/schema/ by `{REGENERATE}`; do not edit by hand. -->", "",
+                     "Part of the [format reference](../format-reference.md) (types, defaults and units as there).", ""]
+            pages[f"format-reference/{SUBPAGES[heading]}.md"] = lines
+        else:
+            lines = main
+            lines += [f"## {heading} {{#{anchor(heading.replace(' ', '_'))}}}", ""]
+        level = "##" if heading in SUBPAGES else "###"
         for model in models:
-            schema = model.model_json_schema()
-            etype = event_type(model)
-            lines += _model_section("###", f"`{etype}`", anchor(etype), model, model_examples(model)[0],
-                                    skip=COMMON_FIELDS)
-    lines += ["## Objects inside events {#event-objects}", ""]
+            lines += _model_section(level, f"`{event_type(model)}`", anchor(event_type(model)), model,
+                                    model_examples(model)[0], skip=COMMON_FIELDS)
+    main += ["## Objects inside events {#event-objects}", ""]
     for name, model in sorted(inner.items()):
-        lines += _model_section("###", f"`{name}`", anchor(name), model, nested.get(name))
-    lines += _document(Submission, "`submission.yaml`", "submission-yaml",
-                       "The manifest: who submitted what, and the files it contains.")
-    lines += _document(Prereg, "`prereg.yaml`", "prereg-yaml",
-                       "The pre-registration, committed before the runs (see [the submission format](format.md)).")
-    return "\n".join(lines).rstrip("\n") + "\n"
+        main += _model_section("###", f"`{name}`", anchor(name), model, nested.get(name))
+    manifests = ["# Format reference: `submission.yaml` and `prereg.yaml` {#manifests}", "",
+                 f"<!-- Generated from checker/schema/ by `{REGENERATE}`; do not edit by hand. -->", "",
+                 "Part of the [format reference](../format-reference.md) (types, defaults and units as there).", ""]
+    manifests += _document(Submission, "`submission.yaml`", "submission-yaml",
+                           "The manifest: who submitted what, and the files it contains.")
+    manifests += _document(Prereg, "`prereg.yaml`", "prereg-yaml",
+                           "The pre-registration, committed before the runs (see [the submission format](../format.md)).")
+    pages[f"format-reference/{MANIFESTS}.md"] = manifests
+    texts = {rel: "\n".join(lines).rstrip("\n") + "\n" for rel, lines in pages.items()}
+    home = {a: rel for rel, text in texts.items() for a in _ANCHOR.findall(text)}
+
+    def relink(rel: str, text: str) -> str:
+        def target(m: re.Match[str]) -> str:
+            there = home.get(m.group(1), rel)
+            if there == rel:
+                return m.group(0)
+            path = there if "/" not in rel else ("../" + there if "/" not in there else there.split("/", 1)[1])
+            return f"]({path}#{m.group(1)})"
+        return _LINK.sub(target, text)
+
+    return {rel: relink(rel, text) for rel, text in texts.items()}
+
+
+def reference_markdown() -> str:
+    """The reference's first page (`format-reference.md`); `reference_pages` has every page."""
+    return reference_pages()["format-reference.md"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the page to the path given (default `site/format-reference.md`)."""
+    """Write the pages: the first at the path given (default `site/format-reference.md`), the others beside it."""
     args = sys.argv[1:] if argv is None else argv
     path = Path(args[0]) if args else PAGE
-    path.write_text(reference_markdown(), encoding="utf-8")
-    print(path.as_posix())
+    for rel, text in reference_pages().items():
+        target = path if rel == "format-reference.md" else path.parent / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        print(target.as_posix())
     return 0
 
 
