@@ -52,6 +52,16 @@
     if (!th || th.closest("table").dataset.sortable) return;
     load().then(function () { th.click(); });
   }, true);
-  if (typeof document$ !== "undefined") { document$.subscribe(cue); }
-  else { document.addEventListener("DOMContentLoaded", cue); }
+  function focusable() {
+    // the theme wraps each Markdown table in a scrolling box; one that scrolls must take keyboard focus
+    // (axe: scrollable-region-focusable), as our own tables' `div.db-scroll` boxes do
+    document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])").forEach(function (box) {
+      box.tabIndex = 0;
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", "Table (scrolls sideways when wider than the page)");
+    });
+  }
+  function ready() { cue(); setTimeout(focusable, 0); }
+  if (typeof document$ !== "undefined") { document$.subscribe(ready); }
+  else { document.addEventListener("DOMContentLoaded", ready); }
 })();
