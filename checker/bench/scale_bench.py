@@ -774,7 +774,10 @@ class Bench:
         if m.code != 0:
             raise DriftboardError(f"merge exited {m.code}; see {self.out / 'merge.log'}")
         self.emit("merge", s=round(m.wall_s, 2), rss_max_mb=round(m.rss_max_mb), results_mb=round(_dir_bytes(merged) / 1e6, 1))
-        b = measure([sys.executable, "-m", "checker", "build", "--no-verify", "--results", str(merged), "--out", str(site)],
+        # the workdir holds both halves' submissions (verify ran there, so results name them relative to it):
+        # `build` publishes only results verified from the tree it is given
+        b = measure([sys.executable, "-m", "checker", "build", "--no-verify", "--submissions", ".", "--results", str(merged),
+                     "--out", str(site)],
                     self.workdir, self.out / "build.log")
         if b.code != 0:
             raise DriftboardError(f"build exited {b.code}; see {self.out / 'build.log'}:\n{_tail(self.out / 'build.log', 2000)}")
