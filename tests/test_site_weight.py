@@ -75,7 +75,8 @@ def load(browser, url: str) -> list[tuple[str, int, int]]:  # noqa: F811
 def test_page_without_charts_is_under_the_budget(browser, base_url: str, kind: str) -> None:  # noqa: F811
     seen = load(browser, base_url + PAGES_WITHOUT_CHARTS[kind])
     urls = [u for u, _n, _g in seen]
-    assert urls and urls[0] == base_url + PAGES_WITHOUT_CHARTS[kind], "the page itself is the first response"
+    # the page itself is among the responses, once (their order follows when each body arrived, not the requests)
+    assert urls.count(base_url + PAGES_WITHOUT_CHARTS[kind]) == 1, f"the page itself is measured once: {urls}"
     assert not any("vega" in u or "search_index.json" in u or "/workers/search" in u for u in urls)
     total = sum(n for _u, n, _g in seen)
     heaviest = sorted(seen, key=lambda s: -s[1])[:6]
