@@ -18,26 +18,26 @@ GIT_TIMEOUT = 20
 """Seconds a single git query may take (a submission folder's history is a handful of commits)."""
 
 
-def _git(root: Path, *args: str) -> str | None:
+def git_output(root: Path, *args: str) -> str | None:
+    """Stripped stdout of `git -C root ARGS` (decoded as UTF-8, bad bytes replaced), or None if git fails or times out."""
     try:
-        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False,
-                             timeout=GIT_TIMEOUT)
+        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, timeout=GIT_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return out.stdout.strip() if out.returncode == 0 else None
+    return out.stdout.decode("utf-8", "replace").strip() if out.returncode == 0 else None
 
 
 def submission_provenance(folder: Path) -> Provenance:
     """Submitted date, verified date and pinned commit of a submission folder (None where git cannot say)."""
     folder = folder.resolve()
     root = folder if folder.is_dir() else folder.parent
-    if _git(root, "rev-parse", "--git-dir") is None:
+    if git_output(root, "rev-parse", "--git-dir") is None:
         return Provenance()
-    last = _git(root, "log", "-1", "--format=%H %cI", "--", str(folder))
+    last = git_output(root, "log", "-1", "--format=%H %cI", "--", str(folder))
     if not last:
         return Provenance()
     commit, verified = last.split(" ", 1)
-    first = _git(root, "log", "--diff-filter=A", "--format=%cI", "--", str(folder))
+    first = git_output(root, "log", "--diff-filter=A", "--format=%cI", "--", str(folder))
     submitted = first.splitlines()[-1] if first else verified
-    dirty = _git(root, "status", "--porcelain", "--", str(folder))
+    dirty = git_output(root, "status", "--porcelain", "--", str(folder))
     return Provenance(submitted=submitted[:10], verified=verified[:10], commit=commit, uncommitted=bool(dirty))

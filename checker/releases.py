@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,6 +33,7 @@ from pydantic import ValidationError
 
 from checker import __version__
 from checker.errors import DriftboardError, UsageError, visible
+from checker.provenance import git_output
 from checker.release_model import ReleaseCell, ReleaseFile, ReleaseSubmission, Withdrawal
 from checker.results_io import canonical_json, canonical_with_digest, combined_log_digest, content_digest
 from checker.results_model import CellResult, ResultsFile
@@ -47,7 +48,6 @@ MAX_LOCATED_BYTES = 4_000_000
 """Malformed release files up to this size get line numbers in their messages (larger ones: line 1)."""
 MAX_MESSAGES = 20
 """Validation problems listed per malformed release file."""
-GIT_TIMEOUT = 20
 
 
 class ReleaseError(DriftboardError):
@@ -55,14 +55,6 @@ class ReleaseError(DriftboardError):
 
 
 # ---------------------------------------------------------------- git
-
-
-def _git(root: Path, *args: str) -> str | None:
-    try:
-        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, timeout=GIT_TIMEOUT)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.decode("utf-8", "replace").strip() if out.returncode == 0 else None
 
 
 @dataclass(frozen=True)
@@ -85,7 +77,7 @@ def commit_of(root: Path, rev: str = "HEAD") -> Commit:
     Raises:
         UsageError: not a git repository, or `rev` names no commit.
     """
-    line = _git(root, "log", "-1", "--format=%H %cI %ct", rev, "--")
+    line = git_output(root, "log", "-1", "--format=%H %cI %ct", rev, "--")
     if not line:
         raise UsageError(f"{root}: cannot read commit {rev!r} (not a git repository, or no such commit)")
     sha, iso, ts = line.split(" ")
@@ -251,7 +243,7 @@ def published(folder: Path) -> dict[str, tuple[str, str]]:
     parent = folder.resolve().parent
     if not parent.is_dir():
         return {}
-    log = _git(parent, "log", "--diff-filter=A", "--raw", "--no-abbrev", "--no-renames", "--format=commit %H",
+    log = git_output(parent, "log", "--diff-filter=A", "--raw", "--no-abbrev", "--no-renames", "--format=commit %H",
                "--relative", "--", f"{folder.name}/")
     if not log:
         return {}
@@ -434,6 +426,9 @@ def cited_release(releases: list[ReleaseFile], submission: str, cell: str, diges
     return None
 
 
+_PLAIN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*(-[A-Za-z0-9_.]+)*$")
+
+
 def anchor(submission: str, cell: str) -> str:
     """The id of a cell's row on a release page: stable across releases, unique per (submission, cell).
 
@@ -441,11 +436,7 @@ def anchor(submission: str, cell: str) -> str:
     holds `--`, so the pair reads back unambiguously); otherwise `r-` + the first 16 hex digits of
     the SHA-256 of the pair (ids and cell names may hold any character).
     """
-    import hashlib
-    import re
-
-    plain = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*(-[A-Za-z0-9_.]+)*$")
-    if plain.match(submission) and plain.match(cell):
+    if _PLAIN_NAME.match(submission) and _PLAIN_NAME.match(cell):
         return f"{submission}--{cell}"
     return "r-" + hashlib.sha256(f"{submission}\x00{cell}".encode()).hexdigest()[:16]
 

@@ -226,7 +226,7 @@ def synthetic(workdir: Path | None) -> None:
         click.echo(f"  adversarial_speedup={t_scan / t_index:.1f}")
 
 
-def _cpu(fn: Callable[[], Any], repeats: int) -> float:
+def best_cpu(fn: Callable[[], Any], repeats: int) -> float:
     """Best CPU time (seconds) of `repeats` calls of `fn`."""
     return _best(fn, repeats, time.process_time)
 
@@ -265,10 +265,10 @@ def time_case(case: Path, tmp: Path, repeats: int) -> CaseTiming | None:
         return out
 
     sub = do_import()
-    t: dict[str, float] = {"import": _cpu(do_import, repeats)}
+    t: dict[str, float] = {"import": best_cpu(do_import, repeats)}
     report = verify_paths([sub], profile="arg-v1.0")  # warm-up, and the beats
     (result,) = report.submissions
-    t["verify"] = _cpu(lambda: verify_paths([sub], profile="arg-v1.0"), repeats)
+    t["verify"] = best_cpu(lambda: verify_paths([sub], profile="arg-v1.0"), repeats)
     prereg = load_submission(sub, sub.name).prereg
     ctx = VerifyContext(profile="arg-v1.0", prereg=prereg)
     logs = sorted((sub / "runs").glob("*.jsonl"))
@@ -283,23 +283,23 @@ def time_case(case: Path, tmp: Path, repeats: int) -> CaseTiming | None:
 
     kept_logs = validate_all()
     records = [kept_record(k, log.name) for k, log in zip(kept_logs, logs, strict=True)]
-    t["validate"] = _cpu(validate_all, repeats)
-    t["score"] = _cpu(lambda: [score_run(r, ctx) for r in records], repeats)
-    t["replay"] = _cpu(lambda: [replay(r) for r in records], repeats)
+    t["validate"] = best_cpu(validate_all, repeats)
+    t["score"] = best_cpu(lambda: [score_run(r, ctx) for r in records], repeats)
+    t["replay"] = best_cpu(lambda: [replay(r) for r in records], repeats)
     raw = [_lines(log) for log in logs]
-    t["json_loads"] = _cpu(lambda: [json.loads(line) for lines in raw for line in lines], repeats)
-    t["chain_sha256"] = _cpu(lambda: [hashlib.sha256(line).hexdigest() for lines in raw for line in lines], repeats)
-    t["parse"] = _cpu(lambda: [jiter.from_json(line, allow_inf_nan=False, catch_duplicate_keys=True)
+    t["json_loads"] = best_cpu(lambda: [json.loads(line) for lines in raw for line in lines], repeats)
+    t["chain_sha256"] = best_cpu(lambda: [hashlib.sha256(line).hexdigest() for lines in raw for line in lines], repeats)
+    t["parse"] = best_cpu(lambda: [jiter.from_json(line, allow_inf_nan=False, catch_duplicate_keys=True)
                               for lines in raw for line in lines], repeats)
     objs = [jiter.from_json(line) for lines in raw for line in lines]
     validate = EVENT_ADAPTER.validator.validate_python
-    t["models"] = _cpu(lambda: [validate(o) for o in objs], repeats)
+    t["models"] = best_cpu(lambda: [validate(o) for o in objs], repeats)
     # what writing a log costs beyond validating each event (the importer's `RunLogWriter`)
     events = [e for r in records for e in (r.start, *r.events, *([r.end] if r.end is not None else []))]
-    t["dump"] = _cpu(lambda: [e.model_dump(mode="json", exclude_none=True, by_alias=True) for e in events], repeats)
+    t["dump"] = best_cpu(lambda: [e.model_dump(mode="json", exclude_none=True, by_alias=True) for e in events], repeats)
     dumped = [e.model_dump(mode="json", exclude_none=True, by_alias=True) for e in events]
-    t["json_dumps"] = _cpu(lambda: [dump_event(d) for d in dumped], repeats)
-    t["payload_digest"] = _cpu(lambda: [_payload(r.events) for r in records], repeats)
+    t["json_dumps"] = best_cpu(lambda: [dump_event(d) for d in dumped], repeats)
+    t["payload_digest"] = best_cpu(lambda: [_payload(r.events) for r in records], repeats)
     beats = sum(a for r in result.runs if isinstance(a := r.metric("actions"), int))
     return CaseTiming(case.name, len(result.runs), beats, len(objs), t)
 

@@ -39,19 +39,11 @@ from typing import Any
 import click
 import jiter
 
+from checker.bench.agent_bench import best_cpu
 from checker.errors import DriftboardError
 
 RATIO_GOAL = 0.4
 """Issue 17: verify at one job at least 0.4x the speed of `json.loads` over the same bytes."""
-
-
-def _cpu(fn: Callable[[], Any], repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t0)
-    return best
 
 
 def generated_submission(root: Path, runs: int, events: int) -> tuple[Path, int]:
@@ -80,7 +72,7 @@ def stage_times(sub: Path, repeats: int) -> dict[str, float]:
     bad = [r for s in report.submissions for r in s.runs if r.verdict != "VALID"]
     if bad or report.exit_code != 0:
         raise DriftboardError(f"the generated runs do not verify: {[(r.path, r.verdict, r.reasons[:1]) for r in bad]}")
-    t: dict[str, float] = {"verify": _cpu(lambda: verify_paths([sub], jobs=1), repeats)}
+    t: dict[str, float] = {"verify": best_cpu(lambda: verify_paths([sub], jobs=1), repeats)}
     ctx = VerifyContext(profile="driftboard", prereg=load_submission(sub, sub.name).prereg)
     clock = time.process_time
     stages = ("validate", "payload_digest", "score", "replay", "evidence")
@@ -111,13 +103,13 @@ def stage_times(sub: Path, repeats: int) -> dict[str, float]:
             del kept, record, state
         for key in stages:
             t[key] = min(t[key], spent[key])
-    t["json_loads"] = _cpu(lambda: json_loads_files(logs), repeats)
+    t["json_loads"] = best_cpu(lambda: json_loads_files(logs), repeats)
     raw = [line for log in logs for line in log.read_bytes().split(b"\n")[:-1]]
-    t["chain_sha256"] = _cpu(lambda: _each(lambda line: hashlib.sha256(line).hexdigest(), raw), repeats)
-    t["parse"] = _cpu(lambda: _each(lambda line: jiter.from_json(line, allow_inf_nan=False, catch_duplicate_keys=True),
+    t["chain_sha256"] = best_cpu(lambda: _each(lambda line: hashlib.sha256(line).hexdigest(), raw), repeats)
+    t["parse"] = best_cpu(lambda: _each(lambda line: jiter.from_json(line, allow_inf_nan=False, catch_duplicate_keys=True),
                                     raw), repeats)
     objs = [jiter.from_json(line) for line in raw]
-    t["models"] = _cpu(lambda: _each(EVENT_ADAPTER.validator.validate_python, objs), repeats)
+    t["models"] = best_cpu(lambda: _each(EVENT_ADAPTER.validator.validate_python, objs), repeats)
     return t
 
 
