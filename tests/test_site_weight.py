@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import re
 from pathlib import Path
+from urllib.request import urlopen
 
 import pytest
 from test_site_browser import base_url, browser  # noqa: F401  (pytest fixtures)
@@ -61,7 +62,14 @@ def load(browser, url: str) -> list[tuple[str, int, int]]:  # noqa: F811
     seen: list[tuple[str, int, int]] = []
 
     def record(response) -> None:
-        body = response.body() if response.ok else b""
+        if not response.ok:
+            body = b""
+        else:
+            try:
+                body = response.body()
+            except Exception:  # the browser may have dropped a body already used (busy machine)
+                with urlopen(response.url) as fh:  # the fixture's own static server: the same bytes
+                    body = fh.read()
         seen.append((response.url, len(body), len(gzip.compress(body, 9, mtime=0))))
 
     page.on("response", record)
@@ -116,6 +124,9 @@ def test_the_disk_measure_agrees_with_chromium(browser, base_url: str, path: str
     assert not any("vega" in u for u in fetched), f"/{path} loads Vega but the disk measure says no charts"
     disk = page_weight(html_file)
     expected = {(path if url == "" else _join(path, url)): n for url, n in disk.items()}
+    if fetched != expected and set(fetched) < set(expected):
+        # on a busy machine a response event can be lost before the context closes: load once more
+        fetched = {u.removeprefix(base_url): n for u, n, _g in load(browser, base_url + path)}
     assert fetched == expected
     assert sum(fetched.values()) == sum(disk.values())
 
