@@ -51,9 +51,13 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    # Chromium's own scratch folders go to a pytest folder of their own, not the guarded temporary
+    # folder (a renderer killed at context close under load leaves one behind)
+    scratch = tmp_path_factory.mktemp("chromium-scratch")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS,
+                              env={**os.environ, "TMPDIR": str(scratch)})
         try:
             yield b
         finally:
