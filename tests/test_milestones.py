@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checker.replay import replay
-from checker.score.milestones import RangeMin, first_below, milestones
+from checker.score.milestones import FirstBelow, RangeMin, first_below, milestones
 
 
 def claim(turn, claim_id="M1", **kw):
@@ -92,3 +92,16 @@ def test_first_below_is_the_linear_scan(values, lo, hi, bound):
     lo, hi = min(lo, len(values)), min(hi, len(values))
     want = next((k for k in range(lo, hi) if values[k] < bound), None)
     assert first_below(RangeMin(values), lo, hi, bound) == want
+
+
+@given(st.lists(st.integers(0, 60), max_size=70), st.booleans(), st.integers(0, 75), st.integers(0, 75),
+       st.integers(-1, 65))
+def test_first_below_without_a_table_when_sorted(values, ordered, lo, hi, bound):
+    """`FirstBelow` finds what the linear scan finds; a non-decreasing list (the usual log) builds no table."""
+    values = sorted(values) if ordered else values
+    lo, hi = min(lo, len(values)), min(hi, len(values))
+    want = next((k for k in range(lo, hi) if values[k] < bound), None)
+    search = FirstBelow(values)
+    assert search.find(lo, hi, bound) == want
+    if ordered:
+        assert search.table is None

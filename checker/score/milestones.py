@@ -22,6 +22,7 @@ By default only irreversible evidence verifies (`include_reversible=False`).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from operator import itemgetter
 from typing import Any
 
 from checker.metricdef import BOTH_UNDEF, NEVER, Metric
@@ -113,8 +114,12 @@ def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[i
                 mismatches.append(unbacked)
                 continue
         items.append((line, ev.turn, ev.kind))
-    items.sort(key=lambda it: (it[1], it[0]))
+    items.sort(key=_BEAT_THEN_LINE)
     return items, mismatches
+
+
+_BEAT_THEN_LINE = itemgetter(1, 0)
+"""Sort key of an evidence item (line, beat, kind): (beat, line)."""
 
 
 class _Reached:
@@ -175,6 +180,28 @@ class RangeMin:
         return min(level[lo], level[hi - (1 << j)])
 
 
+class FirstBelow:
+    """`first_below` over a fixed list; O(1) a query when the list is non-decreasing, else a `RangeMin`.
+
+    Evidence sorted by beat is almost always sorted by line too (a log is written beat by beat):
+    then the first value in a slice is its minimum and no table is built.
+    """
+
+    def __init__(self, values: list[int]) -> None:
+        """Keep the values; the sparse table is built on the first query only if they are not sorted."""
+        self.values = values
+        self.ordered = values == sorted(values)
+        self.table: RangeMin | None = None
+
+    def find(self, lo: int, hi: int, bound: int) -> int | None:
+        """The first index k in [lo, hi) with values[k] < bound, or None (as `first_below`)."""
+        if self.ordered:
+            return lo if lo < hi and self.values[lo] < bound else None
+        if self.table is None:
+            self.table = RangeMin(self.values)
+        return first_below(self.table, lo, hi, bound)
+
+
 def first_below(table: RangeMin, lo: int, hi: int, bound: int) -> int | None:
     """The first index k in [lo, hi) with values[k] < bound, or None: a binary search on prefix minima."""
     if lo >= hi or table.min(lo, hi) >= bound:
@@ -202,7 +229,7 @@ def milestones(state: AgentState, include_reversible: bool = False, receipt_matc
     items, mismatches = (_evidence(state, include_reversible, receipt_match, backed_by_later) if state.claims
                          else ([], []))
     turns = [it[1] for it in items]
-    lines = RangeMin([it[0] for it in items])
+    lines = FirstBelow([it[0] for it in items])
     details = []
     verified = 0
     for claim, line in zip(state.claims, state.claim_lines, strict=True):
@@ -223,7 +250,7 @@ def milestones(state: AgentState, include_reversible: bool = False, receipt_matc
             start = step.turn
         # the earliest-beat evidence in the window logged before the claim: O(log^2 n) per claim, so a
         # log of many claims over one wide window of late evidence costs n log^2 n, not n^2
-        k = first_below(lines, bisect_left(turns, start), bisect_right(turns, claim.turn), line)
+        k = lines.find(bisect_left(turns, start), bisect_right(turns, claim.turn), line)
         hit = items[k] if k is not None else None
         if hit is not None:
             verified += 1
