@@ -114,20 +114,23 @@ def receipt_match(rc: Receipt) -> int | None:
     observed value is 0, `"nonzero"` -> it is a number other than 0, anything else -> equal
     (booleans and 0/1 compare equal).
     """
-    if not rc.predicted:
+    predicted = rc.predicted
+    if not predicted:
         return None
     observed = rc.observed or {}
-    for key, want in rc.predicted.items():
+    for key, want in predicted.items():
         # a key `observed` lacks is read from the receipt's own columns (no dict built per receipt)
         got = observed[key] if key in observed else getattr(rc, key) if key in _RECEIPT_COLUMNS else None
         if want == "zero" or want == "nonzero":
-            if not isinstance(got, int | float) or isinstance(got, bool) or (got == 0) != (want == "zero"):
+            if not isinstance(got, _NUMBER) or isinstance(got, bool) or (got == 0) != (want == "zero"):
                 return 0
         elif got is None or got != want:
             return 0
     return 1
 
 
+_NUMBER = (int, float)
+"""`isinstance` with a tuple, not `int | float` (a union object built on every call)."""
 _RECEIPT_COLUMNS = frozenset({"score_event", "level_event", "life_event"})
 """Receipt columns a prediction may name when `observed` lacks the key (`receipt_match`)."""
 
@@ -151,18 +154,45 @@ def _status_at(history: dict[str, tuple[list[int], list[str]]], entity: str, lin
     return entry[1][k - 1] if k else None
 
 
-def _references(state: AgentState, res: EvidenceResult) -> None:
-    """Derive each beat's reference step and check the recorded stamps against the log."""
-    steps = state.plan_steps
+def _receipts(state: AgentState, res: EvidenceResult) -> tuple[list[dict[str, Any]], dict[int, tuple[int, str]]]:
+    """One pass over the receipts: `match` recomputed (into `res.receipt_match`) and its mismatches; STEP receipts.
+
+    Returns the mismatches and, per beat number, (line, step) of its first STEP receipt (`_references`).
+    """
     step_receipt: dict[int, tuple[int, str]] = {}
+    mismatches: list[dict[str, Any]] = []
+    matches = res.receipt_match
     for rc, line in zip(state.receipts, state.receipt_lines, strict=True):
         if rc.predictor_kind == "STEP" and rc.predictor_id and rc.turn not in step_receipt:
             step_receipt[rc.turn] = (line, rc.predictor_id)
+        derived = receipt_match(rc) if rc.predicted else None  # no prediction: nothing to recompute
+        matches.append(derived)
+        if rc.match != derived:
+            mismatches.append(_mm("receipts", line, "match", rc.match, derived,
+                                  f"predicted {_short(rc.predicted)} vs observed {_short(rc.observed)}: "
+                                  + ("no prediction to match" if derived is None else
+                                     f"the prediction {'held' if derived else 'failed'}")))
+    return mismatches, step_receipt
+
+
+def _references(state: AgentState, res: EvidenceResult, step_receipt: dict[int, tuple[int, str]]) -> None:
+    """Derive each beat's reference step and check the recorded stamps against the log.
+
+    `step_receipt` is, per beat number, (line, step) of the beat's first STEP receipt (`_receipts`).
+    """
+    steps = state.plan_steps
     substituted: dict[int, str] = {}
     for sub in state.substitutions:
         substituted.setdefault(sub.turn, sub.step_target)
-    goals = _status_history(state, "GOAL")
-    rules = _status_history(state, "RULE")
+    histories: dict[str, dict[str, tuple[list[int], list[str]]]] = {}  # GOAL / RULE, built when first needed
+
+    def status_at(kind: str, entity: str, line: int) -> str | None:
+        if kind not in histories:
+            histories[kind] = _status_history(state, kind)
+        return _status_at(histories[kind], entity, line)
+
+    # shadow_step_id -> (fields, problem, reference): a shadow step is parsed and looked up once per log
+    shadows: dict[str, tuple[list[str], str | None, Reference | None]] = {}
     in_force: str | None = None
     for beat, line in zip(state.beats, state.beat_lines, strict=True):
         ref: Reference | None = None
@@ -174,7 +204,7 @@ def _references(state: AgentState, res: EvidenceResult) -> None:
             res.mismatches.append(_mm("reference", line, "step_id", sid, None,
                                       f"the beat's live stamp names step {sid}, which no plan_step of the log "
                                       "defines"))
-        receipt = step_receipt.get(beat.turn)
+        receipt = step_receipt.get(beat.turn) if step_receipt else None
         derived_sid = sid if sid in steps else None
         if receipt is not None and receipt[1] in steps and receipt[1] != sid:
             res.mismatches.append(_mm("reference", line, "step_id", sid, receipt[1],
@@ -192,18 +222,22 @@ def _references(state: AgentState, res: EvidenceResult) -> None:
         elif beat.turn in substituted:  # no step_id, or one naming no plan step
             ref = (beat.action, substituted[beat.turn], True)
         elif not sid and beat.shadow_step_id:
-            fields = beat.shadow_step_id.split("|")
-            problem = _shadow_problem(state, fields)
-            if problem:
-                res.mismatches.append(_mm("reference", line, "shadow_step_id", beat.shadow_step_id, None,
-                                          f"not a shadow step of this log: {problem}"))
-            if len(fields) >= 3:
-                ref = (fields[1], None if fields[2] == "-" else fields[2], False)
-                in_force = beat.shadow_step_id
+            shadow = beat.shadow_step_id
+            parsed = shadows.get(shadow)
+            if parsed is None:
+                fields = shadow.split("|")
+                parsed = shadows[shadow] = (fields, _shadow_problem(state, fields), (
+                    (fields[1], None if fields[2] == "-" else fields[2], False) if len(fields) >= 3 else None))
+            if parsed[1]:
+                res.mismatches.append(_mm("reference", line, "shadow_step_id", shadow, None,
+                                          f"not a shadow step of this log: {parsed[1]}"))
+            if parsed[2] is not None:
+                ref = parsed[2]
+                in_force = shadow
         elif not sid and beat.drift_ref == "SHADOW" and in_force is not None:
             fields = in_force.split("|")
-            goal_status = _status_at(goals, fields[0], line)
-            rule_status = _status_at(rules, fields[3], line) if len(fields) > 3 and fields[3] != "-" else None
+            goal_status = status_at("GOAL", fields[0], line)
+            rule_status = status_at("RULE", fields[3], line) if len(fields) > 3 and fields[3] != "-" else None
             if goal_status in CLOSED_GOAL or rule_status in DROPPED_RULE:
                 in_force = None
             else:
@@ -217,13 +251,13 @@ def _references(state: AgentState, res: EvidenceResult) -> None:
 
 def _consumed_steps(state: AgentState, res: EvidenceResult) -> None:
     """A step the log marks CONSUMED must have been executed by a beat logged before that transition."""
+    consumed = [(row, line) for row, line in zip(state.transitions, state.transition_lines, strict=True)
+                if row.entity_kind == "COMMITMENT_STEP" and row.to_status == "CONSUMED"]
     first_beat: dict[str, int] = {}
-    for beat, line in zip(state.beats, state.beat_lines, strict=True):
+    for beat, line in zip(state.beats, state.beat_lines, strict=True) if consumed else ():
         if beat.step_id:
             first_beat.setdefault(beat.step_id, line)
-    for row, line in zip(state.transitions, state.transition_lines, strict=True):
-        if row.entity_kind != "COMMITMENT_STEP" or row.to_status != "CONSUMED":
-            continue
+    for row, line in consumed:
         executed = first_beat.get(row.entity_id)
         if executed is None or executed > line:
             res.mismatches.append(_mm("reference", line, "step_id", None, row.entity_id,
@@ -247,18 +281,25 @@ def _shadow_problem(state: AgentState, fields: list[str]) -> str | None:
 
 def _aim(state: AgentState, res: EvidenceResult) -> None:
     targeted = targeted_actions(state)
-    for beat, line in zip(state.beats, state.beat_lines, strict=True):
-        aim = aim_of(beat.params)
-        spec = targeted.get(beat.action)
-        res.aimed.append(aim is not None or spec is not None)
+    aimed = res.aimed
+    # a beat's `Landing.aimed` is `aim_of(params) is not None` (replay): parameters are read again only for the
+    # actions the startup probe declares targeted
+    for beat, line, landing in zip(state.beats, state.beat_lines, state.landings, strict=True):
+        spec = targeted.get(beat.action) if targeted else None
         if spec is None:
+            aimed.append(landing.aimed)
             continue
+        aimed.append(True)
+        aim = aim_of(beat.params)
         if aim is None:
             res.mismatches.append(_mm("aim", line, "params", beat.params, "integer x and y",
                                       f"{beat.action} is a targeted action in the run's startup probe "
                                       "(action_interface): it must carry the coordinates it was emitted with"))
             continue
-        for value, bounds, axis in ((aim[0], spec[0], "x"), (aim[1], spec[1], "y")):
+        (x, y), (x_range, y_range) = aim, spec
+        if (x_range is None or x_range[0] <= x <= x_range[1]) and (y_range is None or y_range[0] <= y <= y_range[1]):
+            continue
+        for value, bounds, axis in ((x, x_range, "x"), (y, y_range, "y")):
             if bounds is not None and not bounds[0] <= value <= bounds[1]:
                 res.mismatches.append(_mm("aim", line, f"params.{axis}", value, list(bounds),
                                           f"{axis} {value} is outside the range [{bounds[0]}, {bounds[1]}] the "
@@ -380,19 +421,13 @@ def accepted_counts(state: AgentState) -> tuple[dict[str, int], list[dict[str, A
 def check_evidence(state: AgentState) -> EvidenceResult:
     """Run every evidence cross-check over a replayed run (see the module docstring)."""
     res = EvidenceResult()
-    _references(state, res)
+    receipt_mm, step_receipt = _receipts(state, res)
+    _references(state, res, step_receipt)
     _consumed_steps(state, res)
     _aim(state, res)
     res.echoed, echo_mm = echo_values(state)
     res.mismatches.extend(echo_mm)
-    for rc, line in zip(state.receipts, state.receipt_lines, strict=True):
-        derived = receipt_match(rc)
-        res.receipt_match.append(derived)
-        if rc.match != derived:
-            res.mismatches.append(_mm("receipts", line, "match", rc.match, derived,
-                                      f"predicted {_short(rc.predicted)} vs observed {_short(rc.observed)}: "
-                                      + ("no prediction to match" if derived is None else
-                                         f"the prediction {'held' if derived else 'failed'}")))
+    res.mismatches.extend(receipt_mm)
     res.rejects, reject_mm = reject_counts(state, res.echoed)
     res.mismatches.extend(reject_mm)
     res.accepted, accepted_mm = accepted_counts(state)

@@ -181,6 +181,8 @@ def aim_of(params: dict[str, Any] | None) -> tuple[int, int] | None:
     if not params:
         return None
     x, y = params.get("x"), params.get("y")
+    if type(x) is int and type(y) is int:  # the usual click
+        return x, y
     if isinstance(x, int) and isinstance(y, int) and not isinstance(x, bool) and not isinstance(y, bool):
         return x, y
     return None

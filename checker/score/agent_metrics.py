@@ -70,7 +70,7 @@ def lifecycle(state: AgentState, n_acted: int, strict: bool) -> dict[str, Any]:
     apr: float | None = None
     if n_acted:
         hits = 0
-        for b in state.beats:
+        for b in state.beats if never_validated else ():  # no goal rejected as never validated: no hit
             if b.action == "RESET" or not b.step_id:
                 continue
             step = state.plan_steps.get(b.step_id)
@@ -84,7 +84,7 @@ def lifecycle(state: AgentState, n_acted: int, strict: bool) -> dict[str, Any]:
         if e.target_kind == "REFERENT" and (e.target_id not in first_edge or e.turn < first_edge[e.target_id]):
             first_edge[e.target_id] = e.turn
     receipt_turns: dict[str, list[int]] = {}
-    for rc in state.receipts:
+    for rc in state.receipts if first_edge else ():  # receipts matter only on referents with an edge
         if rc.target_ref is not None and rc.target_ref in first_edge:
             receipt_turns.setdefault(rc.target_ref, []).append(rc.turn)
     dtl_samples = []
