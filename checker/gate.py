@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from checker.evidence import EvidenceResult, echo_values
@@ -54,19 +56,30 @@ def _round3(x: float) -> float:
     return round(x, 3)
 
 
+_RENDER_TOKENS = attrgetter("render_tokens")
+
+
+def _above(values: list[int], lines: list[int], b: int) -> list[int]:
+    """The lines whose value is above `b` (none without a scan when the largest value is not)."""
+    if not values or max(values) <= b:
+        return []
+    return [ln for value, ln in zip(values, lines, strict=True) if value > b]
+
+
 def render_ceiling(state: AgentState, b: int, profile: str = "arg-v1.0") -> dict[str, Any]:
     """Condition 1: no beat and no LLM call renders more than B tokens (strict >).
 
     In profile `driftboard` render captures count too (a capture above B is a render above B);
     ARG reads only beats and calls.
     """
-    beat_lines = [ln for beat, ln in zip(state.beats, state.beat_lines, strict=True) if beat.render_tokens > b]
-    call_lines = [ln for call, ln in zip(state.llm_calls, state.llm_lines, strict=True) if call.render_tokens > b]
     captures = profile == "driftboard"
-    cap_lines = ([ln for cap, ln in zip(state.captures, state.capture_lines, strict=True) if cap.render_tokens > b]
-                 if captures else [])
-    peak = max([b_.render_tokens for b_ in state.beats] + [c.render_tokens for c in state.llm_calls]
-               + ([c.render_tokens for c in state.captures] if captures else []), default=0)
+    beat_tokens = list(map(_RENDER_TOKENS, state.beats))
+    call_tokens = list(map(_RENDER_TOKENS, state.llm_calls))
+    cap_tokens = list(map(_RENDER_TOKENS, state.captures)) if captures else []
+    beat_lines = _above(beat_tokens, state.beat_lines, b)
+    call_lines = _above(call_tokens, state.llm_lines, b)
+    cap_lines = _above(cap_tokens, state.capture_lines, b)
+    peak = max(chain(beat_tokens, call_tokens, cap_tokens), default=0)
     breaches = len(beat_lines) + len(call_lines) + len(cap_lines)
     empty = not state.beats and not state.llm_calls and not (captures and state.captures)
     status = NOT_APPLICABLE if empty else FAIL if breaches else PASS
@@ -80,10 +93,15 @@ def render_ceiling(state: AgentState, b: int, profile: str = "arg-v1.0") -> dict
 
 def silent_degrade(state: AgentState) -> dict[str, Any]:
     """Condition 2: every non-RESET beat carries a reference stamp (drift_ref LIVE or SHADOW)."""
-    acted = [(b, ln) for b, ln in zip(state.beats, state.beat_lines, strict=True) if b.action != "RESET"]
-    lines = [ln for b, ln in acted if b.drift_ref is None]
+    acted = 0
+    lines = []
+    for b, ln in zip(state.beats, state.beat_lines, strict=True):
+        if b.action != "RESET":
+            acted += 1
+            if b.drift_ref is None:
+                lines.append(ln)
     status = NOT_APPLICABLE if not acted else FAIL if lines else PASS
-    return {"status": status, "count": len(lines), "acted_beats": len(acted), "lines": lines[:MAX_LINES]}
+    return {"status": status, "count": len(lines), "acted_beats": acted, "lines": lines[:MAX_LINES]}
 
 
 def startup_probe(state: AgentState, profile: str = "driftboard") -> dict[str, Any]:

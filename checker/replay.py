@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
+from itertools import count
 from typing import Any, cast
 
 from checker.schema.agent import (
@@ -192,28 +193,33 @@ def replay(run: RunRecord) -> AgentState:
     """Fold a run's events into an `AgentState` (one pass; cost linear in the number of events)."""
     st = AgentState()
     geo = _Geometry()
-    # rows that are only collected in log order (with their lines where findings cite them): one lookup each
-    collected: dict[str, tuple[list[Any], list[int] | None]] = {
-        "receipt": (st.receipts, st.receipt_lines), "canary_echo": (st.echoes, st.echo_lines),
-        "render_capture": (st.captures, st.capture_lines), "llm_call": (st.llm_calls, st.llm_lines),
-        "canary_salt": (st.salts, None), "write_reject": (st.write_rejects, None),
-        "goal_binding": (st.bindings, None), "goal_edge": (st.goal_edges, None),
-        "deficit_stamp": (st.deficit_stamps, None), "relevance_edge": (st.relevance_edges, None),
-        "level": (st.level_events, st.level_lines), "substitution": (st.substitutions, None),
-        "milestone_claim": (st.claims, st.claim_lines), "evidence": (st.evidence, st.evidence_lines),
+    # rows that are only collected in log order (with their lines where findings cite them): by event model
+    # (each model has one `type`), so a collected row costs one lookup of its class and its appends
+    collected: dict[type[Any], tuple[list[Any], list[int] | None]] = {
+        Receipt: (st.receipts, st.receipt_lines), CanaryEcho: (st.echoes, st.echo_lines),
+        RenderCapture: (st.captures, st.capture_lines), LlmCall: (st.llm_calls, st.llm_lines),
+        CanarySalt: (st.salts, None), WriteReject: (st.write_rejects, None),
+        GoalBinding: (st.bindings, None), GoalEdge: (st.goal_edges, None),
+        DeficitStamp: (st.deficit_stamps, None), RelevanceEdge: (st.relevance_edges, None),
+        LevelEvent: (st.level_events, st.level_lines), Substitution: (st.substitutions, None),
+        MilestoneClaim: (st.claims, st.claim_lines), Evidence: (st.evidence, st.evidence_lines),
     }
-    get_collected = collected.get
+    appends = {cls: (rows.append, lines.append if lines is not None else None) for cls, (rows, lines) in collected.items()}
+    get_appends = appends.get
     beats, beat_lines, landings, first_beat = st.beats, st.beat_lines, st.landings, st.step_first_beat
     transitions, transition_lines, statuses = st.transitions, st.transition_lines, st.statuses
     land = geo.land
-    for position, (event, line) in enumerate(zip(run.events, run.lines, strict=True)):
-        kind = event.type
-        into = get_collected(kind)
+    events, lines = run.events, run.lines
+    if len(events) != len(lines):
+        raise ValueError("a run record holds one line number per event")
+    for position, event, line in zip(count(), events, lines):
+        cls = type(event)
+        into = get_appends(cls)
         if into is not None:
-            into[0].append(event)
+            into[0](event)
             if into[1] is not None:
-                into[1].append(line)
-        elif kind == "beat":
+                into[1](line)
+        elif cls is Beat:
             assert isinstance(event, Beat)
             beats.append(event)
             beat_lines.append(line)
@@ -222,37 +228,37 @@ def replay(run: RunRecord) -> AgentState:
             step_id = event.step_id
             if step_id and step_id not in first_beat:
                 first_beat[step_id] = event.turn
-        elif kind == "status":
+        elif cls is StatusTransition:
             assert isinstance(event, StatusTransition)
             transitions.append(event)
             transition_lines.append(line)
             statuses[(event.entity_kind, event.entity_id)] = event
             if event.entity_kind == "REFERENT_LIFE":
                 geo.set_dormant(event.entity_id, event.to_status == "DORMANT")
-        elif kind == "referent":
+        elif cls is Referent:
             assert isinstance(event, Referent)
             st.referent_ids.setdefault(event.ref_id, line)
             cur = st.referents.get(event.ref_id)
             if cur is None or event.version >= cur.version:
                 st.referents[event.ref_id] = event
                 geo.update(event, position)
-        elif kind == "plan_step":
+        elif cls is PlanStep:
             assert isinstance(event, PlanStep)
             st.plan_step_rows.append(event)
             st.plan_steps.setdefault(event.step_id, event)
-        elif kind == "commitment":
+        elif cls is Commitment:
             assert isinstance(event, Commitment)
             st.commitments.setdefault((event.commit_id, event.version), event)
-        elif kind == "goal":
+        elif cls is Goal:
             assert isinstance(event, Goal)
             st.goals.setdefault(event.goal_id, []).append(event)
-        elif kind == "rule":
+        elif cls is Rule:
             assert isinstance(event, Rule)
             st.rule_versions.append(event)
             cur_rule = st.rules.get(event.rule_id)
             if cur_rule is None or event.version >= cur_rule.version:
                 st.rules[event.rule_id] = event
-        elif kind == "startup_probe":
+        elif cls is StartupProbe:
             assert isinstance(event, StartupProbe)
             if st.startup is None:
                 st.startup = event

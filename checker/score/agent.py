@@ -29,7 +29,7 @@ from checker.rules import is_comparator_cell, within_horizon
 from checker.schema.manifest import Thresholds
 from checker.score.agent_metrics import bins, chain, counts, lifecycle, render_tokens, write_path
 from checker.score.gds import Gds, attribution_mismatches, gds, landings
-from checker.score.grounding import grounding, hypotheses
+from checker.score.grounding import acted_landings, grounding, hypotheses
 from checker.score.milestones import figure_check, milestones
 from checker.seeds import seed_labels
 from checker.tracks import RunRecord, VerifyContext, incomplete_reason
@@ -51,7 +51,8 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     evidence = check_evidence(state) if strict else None  # labels vs the log's own rows (checker.evidence)
     decomposition = (gds(state, landing, evidence.references, evidence.aimed) if evidence is not None
                      else gds(state, landing))
-    n_acted = sum(1 for b in state.beats if b.action != "RESET")
+    acted = acted_landings(state, landing)  # the landing of every acted (non-RESET) beat
+    n_acted = len(acted)
     native = run.start.source.native_run_id if run.start.source and run.start.source.native_run_id else None
     metrics: dict[str, Any] = {"run": native or run.start.run_id}
     metrics.update(counts(state))
@@ -92,7 +93,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
         "run_id": run.start.run_id, "native_run_id": native, "track": "agent", "cell": run.start.cell,
         "seed": run.start.seed, "comparator": comparator, "profile": profile,
         "thresholds": thresholds.model_dump(),
-        "rates": _rate_pairs(decomposition, state, landing, n_acted),
+        "rates": _rate_pairs(decomposition, state, acted),
     }
     if comparator:
         reasons = ["comparator run: not gated (used for compute parity only)"]
@@ -118,8 +119,11 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     return RunResult.model_validate(result)
 
 
-def _rate_pairs(decomposition: Gds, state: AgentState, landing: list[str | None], n_acted: int) -> dict[str, list[int]]:
-    """Rates over beats as [numerator, denominator], so that cells can pool them across seeds."""
+def _rate_pairs(decomposition: Gds, state: AgentState, acted: list[str | None]) -> dict[str, list[int]]:
+    """Rates over beats as [numerator, denominator], so that cells can pool them across seeds.
+
+    `acted` is the landing of every acted beat (`checker.score.grounding.acted_landings`).
+    """
     n_ref = decomposition.reference_beats
     pairs = {
         "gds_bind": [decomposition.bind, n_ref],
@@ -129,9 +133,7 @@ def _rate_pairs(decomposition: Gds, state: AgentState, landing: list[str | None]
     }
     bound = {b.ref_id for b in state.bindings}
     if bound:
-        hits = sum(1 for beat, land in zip(state.beats, landing, strict=True)
-                   if beat.action != "RESET" and land in bound)
-        pairs["GA"] = [hits, n_acted]
+        pairs["GA"] = [sum(map(bound.__contains__, acted)), len(acted)]
     return pairs
 
 

@@ -7,6 +7,9 @@ values (WER with no ops, FBR/FSN with no acted beat) into None.
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
+from operator import add, attrgetter
 from typing import Any
 
 from checker.metricdef import BOTH_UNDEF, NEVER, OLD_STORE, Metric
@@ -20,6 +23,15 @@ ECR_CLASSES = frozenset({"UNCONTAINED_PARAM", "OUT_OF_SCHEMA", "DANGLING_REF"})
 SRR_OPS = frozenset({"ABORT_STEP", "RANK_TIEBREAK"})
 
 
+_SOURCE_STAMP = attrgetter("source_stamp")
+_LEVEL_COUNTER = attrgetter("level_counter")
+_RENDER_TOKENS = attrgetter("render_tokens")
+_TURN = attrgetter("turn")
+_PROMPT_TOKENS = attrgetter("prompt_tokens")
+_COMPLETION_TOKENS = attrgetter("completion_tokens")
+_BIN_FIELDS = attrgetter("action", "turn", "match", "step_id")
+
+
 def _r3(num: float, den: float) -> float:
     return round(num / den, 3)
 
@@ -27,12 +39,12 @@ def _r3(num: float, den: float) -> float:
 def counts(state: AgentState) -> dict[str, Any]:
     """`actions`, `completions`, `decision_mix`, `referents` (§c.1)."""
     mix: dict[str, int] = {}
-    for b in state.beats:
-        key = b.source_stamp if b.source_stamp is not None else "UNSTAMPED"
-        mix[key] = mix.get(key, 0) + 1
+    for stamp, n in Counter(map(_SOURCE_STAMP, state.beats)).items():
+        key = stamp if stamp is not None else "UNSTAMPED"
+        mix[key] = mix.get(key, 0) + n
     return {
         "actions": len(state.beats),
-        "completions": max((b.level_counter for b in state.beats), default=0),
+        "completions": max(map(_LEVEL_COUNTER, state.beats), default=0),
         "decision_mix": dict(sorted(mix.items())),
         "referents": len(state.referent_ids),
     }
@@ -199,15 +211,17 @@ def _slope(points: list[tuple[int, int]]) -> float | None:
 
 def render_tokens(state: AgentState, b: int, captures: bool = False) -> dict[str, Any]:
     """Render peak and ceiling, LLM calls and tokens, token slope (§c.7); `captures` counts render captures too."""
-    peak = max([x.render_tokens for x in state.beats] + [c.render_tokens for c in state.llm_calls]
-               + ([c.render_tokens for c in state.captures] if captures else []), default=0)
+    peak = max(itertools.chain(map(_RENDER_TOKENS, state.beats), map(_RENDER_TOKENS, state.llm_calls),
+                     map(_RENDER_TOKENS, state.captures) if captures else ()), default=0)
+    calls = state.llm_calls
+    tokens = list(map(add, map(_PROMPT_TOKENS, calls), map(_COMPLETION_TOKENS, calls)))  # per call
     return {
         "max_render_tokens": peak,
         "render_ceiling_B": b,
         "R9_ok": peak <= b,
-        "llm_calls": len(state.llm_calls),
-        "llm_tokens": sum(c.prompt_tokens + c.completion_tokens for c in state.llm_calls),
-        "tokens_vs_beat_slope": _slope([(c.turn, c.prompt_tokens + c.completion_tokens) for c in state.llm_calls]),
+        "llm_calls": len(calls),
+        "llm_tokens": sum(tokens),
+        "tokens_vs_beat_slope": _slope(list(zip(map(_TURN, calls), tokens, strict=True))),
     }
 
 
@@ -216,18 +230,18 @@ def bins(state: AgentState, landing: list[str | None]) -> dict[str, Any]:
     bound = {g.ref_id for g in state.bindings}
     # per bin: n, matched, matched==1, decided, decided==1, landed in Bd
     acc = [[0, 0, 0, 0, 0, 0] for _ in BINS]
-    for b, land in zip(state.beats, landing, strict=True):
-        if b.action == "RESET" or b.turn < 1:
+    for (action, turn, match, step_id), land in zip(map(_BIN_FIELDS, state.beats), landing, strict=True):
+        if action == "RESET" or turn < 1:
             continue
-        i = 0 if b.turn <= 50 else 1 if b.turn <= 150 else 2
+        i = 0 if turn <= 50 else 1 if turn <= 150 else 2
         a = acc[i]
         a[0] += 1
-        if b.match is not None:
+        if match is not None:
             a[1] += 1
-            a[2] += b.match == 1
-            if b.step_id:
+            a[2] += match == 1
+            if step_id:
                 a[3] += 1
-                a[4] += b.match == 1
+                a[4] += match == 1
         if land in bound:
             a[5] += 1
     out: dict[str, Any] = {}

@@ -116,7 +116,9 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
 
 def attribution_mismatches(state: AgentState) -> list[dict[str, Any]]:
     """Beats whose recorded landing differs from the one recomputed from geometry."""
-    out = []
+    out: list[dict[str, Any]] = []
+    if [beat.target_ref for beat in state.beats] == [land.ref for land in state.landings]:
+        return out  # every recorded landing is the recomputed one
     for beat, line, land in zip(state.beats, state.beat_lines, state.landings, strict=True):
         if beat.action == "RESET" or beat.target_ref == land.ref:
             continue

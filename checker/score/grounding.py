@@ -20,6 +20,11 @@ from checker.metricdef import LANDING, NEVER, Metric
 from checker.replay import AgentState
 
 
+def acted_landings(state: AgentState, landing: list[str | None]) -> list[str | None]:
+    """The landing of every acted (non-RESET) beat, in log order (`landing`: one per beat)."""
+    return [land for beat, land in zip(state.beats, landing, strict=True) if beat.action != "RESET"]
+
+
 def grounding(state: AgentState, landing: list[str | None], strict: bool) -> dict[str, Any]:
     """Rung distribution, grounding rate, goal-bound referents, RGR and GA.
 
@@ -42,8 +47,8 @@ def grounding(state: AgentState, landing: list[str | None], strict: bool) -> dic
         rgr: float | None = round(sum(1 for r in bound if latest_rung.get(r) == "CHARACTERIZED") / len(bound), 3)
     else:
         rgr = None if strict else 0.0
-    acted = [land for beat, land in zip(state.beats, landing, strict=True) if beat.action != "RESET"]
-    ga = round(sum(1 for land in acted if land in bound) / len(acted), 3) if acted and bound else None
+    acted = acted_landings(state, landing) if bound else []
+    ga = round(sum(map(bound.__contains__, acted)) / len(acted), 3) if acted and bound else None
     return {"rung_distribution": dict(sorted(rungs.items())), "grounding_rate_all": rate,
             "goal_bound_referents": len(bound), "RGR": rgr, "GA": ga}
 
@@ -153,4 +158,4 @@ METRICS: tuple[Metric, ...] = (
 """The metrics this module computes, declared once (gathered by `checker.metrics`)."""
 
 
-__all__ = ["grounding", "hypotheses"]
+__all__ = ["acted_landings", "grounding", "hypotheses"]
