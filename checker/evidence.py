@@ -35,7 +35,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.replay import AgentState, aim_of
+from checker.replay import AgentState
 from checker.schema.agent import Receipt
 
 CLOSED_GOAL = frozenset({"ACCEPTED", "REJECTED", "ABANDONED", "RETIRED", "COMPLETED", "DONE", "FAILED",
@@ -114,15 +114,22 @@ def receipt_match(rc: Receipt) -> int | None:
     observed value is 0, `"nonzero"` -> it is a number other than 0, anything else -> equal
     (booleans and 0/1 compare equal).
     """
-    predicted = rc.predicted
+    return _match(rc, rc.predicted)
+
+
+def _match(rc: Receipt, predicted: dict[str, Any] | None) -> int | None:
+    """`receipt_match` of `rc`, whose `predicted` the caller has read already."""
     if not predicted:
         return None
     observed = rc.observed or {}
     for key, want in predicted.items():
         # a key `observed` lacks is read from the receipt's own columns (no dict built per receipt)
         got = observed[key] if key in observed else getattr(rc, key) if key in _RECEIPT_COLUMNS else None
-        if want == "zero" or want == "nonzero":
-            if not isinstance(got, _NUMBER) or isinstance(got, bool) or (got == 0) != (want == "zero"):
+        if want == "nonzero":
+            if not isinstance(got, _NUMBER) or isinstance(got, bool) or got == 0:
+                return 0
+        elif want == "zero":
+            if not isinstance(got, _NUMBER) or isinstance(got, bool) or got != 0:
                 return 0
         elif got is None or got != want:
             return 0
@@ -165,11 +172,12 @@ def _receipts(state: AgentState, res: EvidenceResult) -> tuple[list[dict[str, An
     for rc, line in zip(state.receipts, state.receipt_lines, strict=True):
         if rc.predictor_kind == "STEP" and rc.predictor_id and rc.turn not in step_receipt:
             step_receipt[rc.turn] = (line, rc.predictor_id)
-        derived = receipt_match(rc) if rc.predicted else None  # no prediction: nothing to recompute
+        predicted = rc.predicted
+        derived = _match(rc, predicted) if predicted else None  # no prediction: nothing to recompute
         matches.append(derived)
         if rc.match != derived:
             mismatches.append(_mm("receipts", line, "match", rc.match, derived,
-                                  f"predicted {_short(rc.predicted)} vs observed {_short(rc.observed)}: "
+                                  f"predicted {_short(predicted)} vs observed {_short(rc.observed)}: "
                                   + ("no prediction to match" if derived is None else
                                      f"the prediction {'held' if derived else 'failed'}")))
     return mismatches, step_receipt
@@ -199,30 +207,30 @@ def _references(state: AgentState, res: EvidenceResult, step_receipt: dict[int, 
         if beat.action == "RESET":
             res.references.append(None)
             continue
-        sid = beat.step_id
+        sid, turn = beat.step_id, beat.turn
         if sid and sid not in steps:
             res.mismatches.append(_mm("reference", line, "step_id", sid, None,
                                       f"the beat's live stamp names step {sid}, which no plan_step of the log "
                                       "defines"))
-        receipt = step_receipt.get(beat.turn) if step_receipt else None
+        receipt = step_receipt.get(turn) if step_receipt else None
         derived_sid = sid if sid in steps else None
+        subst = turn in substituted
         if receipt is not None and receipt[1] in steps and receipt[1] != sid:
             res.mismatches.append(_mm("reference", line, "step_id", sid, receipt[1],
-                                      f"the STEP receipt of beat {beat.turn} (line {receipt[0]}) was registered "
+                                      f"the STEP receipt of beat {turn} (line {receipt[0]}) was registered "
                                       f"for step {receipt[1]}: the beat executed that step"))
             derived_sid = receipt[1]
-        elif not sid and (beat.turn in substituted or beat.source_stamp in LIVE_STAMPS):
-            why = (f"a substitution row of beat {beat.turn} says a live step's aimed action landed elsewhere"
-                   if beat.turn in substituted else f"its source_stamp {beat.source_stamp} says it executed a live step")
+        elif not sid and (subst or beat.source_stamp in LIVE_STAMPS):
+            why = (f"a substitution row of beat {turn} says a live step's aimed action landed elsewhere"
+                   if subst else f"its source_stamp {beat.source_stamp} says it executed a live step")
             res.mismatches.append(_mm("reference", line, "step_id", None, "a plan step",
                                       f"the beat carries no step_id but {why}"))
         if derived_sid is not None:
             step = steps[derived_sid]
             ref = (step.action, step.target_ref, True)
-        elif beat.turn in substituted:  # no step_id, or one naming no plan step
-            ref = (beat.action, substituted[beat.turn], True)
-        elif not sid and beat.shadow_step_id:
-            shadow = beat.shadow_step_id
+        elif subst:  # no step_id, or one naming no plan step
+            ref = (beat.action, substituted[turn], True)
+        elif not sid and (shadow := beat.shadow_step_id):
             parsed = shadows.get(shadow)
             if parsed is None:
                 fields = shadow.split("|")
@@ -282,15 +290,14 @@ def _shadow_problem(state: AgentState, fields: list[str]) -> str | None:
 def _aim(state: AgentState, res: EvidenceResult) -> None:
     targeted = targeted_actions(state)
     aimed = res.aimed
-    # a beat's `Landing.aimed` is `aim_of(params) is not None` (replay): parameters are read again only for the
-    # actions the startup probe declares targeted
+    # a beat's aim is in its `Landing` (`aim_of(params)`, computed by replay)
     for beat, line, landing in zip(state.beats, state.beat_lines, state.landings, strict=True):
         spec = targeted.get(beat.action) if targeted else None
         if spec is None:
             aimed.append(landing.aimed)
             continue
         aimed.append(True)
-        aim = aim_of(beat.params)
+        aim = landing.aim
         if aim is None:
             res.mismatches.append(_mm("aim", line, "params", beat.params, "integer x and y",
                                       f"{beat.action} is a targeted action in the run's startup probe "
@@ -326,19 +333,21 @@ def echo_values(state: AgentState) -> tuple[list[bool], list[dict[str, Any]]]:
     values: list[bool] = []
     mismatches: list[dict[str, Any]] = []
     for echo, line in zip(state.echoes, state.echo_lines, strict=True):
-        nonces = salts.get((echo.organ, echo.call_idx, echo.zone), [])
-        if echo.nonce in nonces:
-            nonce: str | None = echo.nonce
+        nonces = salts.get((echo.organ, echo.call_idx, echo.zone))  # never an empty list
+        recorded = echo.nonce
+        if nonces is not None and recorded in nonces:
+            nonce: str | None = recorded
         else:
-            nonce = nonces[0] if nonces else echo.nonce
+            nonce = nonces[0] if nonces else recorded
             where = f"{echo.organ} call {echo.call_idx} zone {echo.zone}"
-            mismatches.append(_mm("canary", line, "nonce", echo.nonce, nonce if nonces else None,
+            mismatches.append(_mm("canary", line, "nonce", recorded, nonce if nonces else None,
                                   f"the salt row of {where} placed {nonce}" if nonces else
                                   f"no canary_salt row salts {where}: the echo cannot be checked"))
-        if echo.output_text is not None:
-            values.append(bool(nonce) and nonce is not None and nonce in echo.output_text)  # "" is in every text
+        text = echo.output_text
+        if text is not None:
+            values.append(bool(nonce) and nonce is not None and nonce in text)  # "" is in every text
         else:
-            values.append(echo.echoed and nonce == echo.nonce)
+            values.append(echo.echoed and nonce == recorded)
     return values, mismatches
 
 

@@ -55,6 +55,8 @@ class Landing:
     """True when the beat carries integer `x` and `y` parameters."""
     ref: str | None
     """Recomputed landing (None = background, or an untargeted action)."""
+    aim: tuple[int, int] | None = None
+    """(x, y) when `aimed` (`aim_of` of the beat's parameters)."""
 
 
 @dataclass
@@ -224,7 +226,7 @@ def replay(run: RunRecord) -> AgentState:
             beats.append(event)
             beat_lines.append(line)
             aim = aim_of(event.params)
-            landings.append(Landing(aim is not None, land(aim[0], aim[1]) if aim else None))
+            landings.append(Landing(aim is not None, land(aim[0], aim[1]) if aim else None, aim))
             step_id = event.step_id
             if step_id and step_id not in first_beat:
                 first_beat[step_id] = event.turn
@@ -232,9 +234,10 @@ def replay(run: RunRecord) -> AgentState:
             assert isinstance(event, StatusTransition)
             transitions.append(event)
             transition_lines.append(line)
-            statuses[(event.entity_kind, event.entity_id)] = event
-            if event.entity_kind == "REFERENT_LIFE":
-                geo.set_dormant(event.entity_id, event.to_status == "DORMANT")
+            kind, entity = event.entity_kind, event.entity_id
+            statuses[(kind, entity)] = event
+            if kind == "REFERENT_LIFE":
+                geo.set_dormant(entity, event.to_status == "DORMANT")
         elif cls is Referent:
             assert isinstance(event, Referent)
             st.referent_ids.setdefault(event.ref_id, line)

@@ -76,7 +76,8 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
     out = Gds()
     steps = state.plan_steps
     for k, (beat, landed) in enumerate(zip(state.beats, landing, strict=True)):
-        if beat.action == "RESET":
+        action = beat.action
+        if action == "RESET":
             continue
         is_aimed = aimed[k] if aimed is not None else beat.params is not None
         if references is not None:
@@ -102,7 +103,7 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
             out.live += 1
         else:
             out.shadow += 1
-        on_plan = not ref_action or beat.action == ref_action
+        on_plan = not ref_action or action == ref_action
         if on_plan and tgt and is_aimed and landed != tgt:
             out.bind += 1
         elif live:

@@ -90,11 +90,12 @@ def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[i
     items, mismatches = _level_events(state, backed_by_later)
     prev_level = prev_score = None
     for beat, line in zip(state.beats, state.beat_lines, strict=True):
-        if prev_level is not None and beat.level_counter > prev_level:
+        level, score = beat.level_counter, beat.score
+        if prev_level is not None and level > prev_level:
             items.append((line, beat.turn, "level"))
-        elif prev_score is not None and beat.score > prev_score:
+        elif prev_score is not None and score > prev_score:
             items.append((line, beat.turn, "score"))
-        prev_level, prev_score = beat.level_counter, beat.score
+        prev_level, prev_score = level, score
     matches = receipt_match if receipt_match is not None else [rc.match for rc in state.receipts]
     for rc, line, match in zip(state.receipts, state.receipt_lines, matches, strict=True):
         if rc.predictor_kind is not None and match == 1:
