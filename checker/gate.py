@@ -168,17 +168,17 @@ def canary_echo(
         derived = [e.echoed for e in state.echoes]
     else:
         derived = derived_echoes if derived_echoes is not None else echo_values(state)[0]
+    as_recorded = profile == "arg-v1.0"
     for echo, ln, from_salt in zip(state.echoes, state.echo_lines, derived, strict=True):
-        echoed = echo.echoed
-        if echo.output_text is not None:
-            recomputed = bool(echo.nonce) and echo.nonce in echo.output_text  # "" occurs in every text
+        text = echo.output_text
+        if text is not None:
+            recomputed = bool(echo.nonce) and echo.nonce in text  # "" occurs in every text
             if recomputed != echo.echoed:
                 mismatches.append({"line": ln, "field": "echoed", "recorded": echo.echoed, "recomputed": recomputed,
                                    "reason": f"nonce {echo.nonce} {'occurs' if recomputed else 'does not occur'} "
                                              "in the logged output text"})
-        if profile != "arg-v1.0":
-            echoed = from_salt  # the salt's nonce in the output text (checker.evidence.echo_values)
-        rows.append((echo.call_idx, echo.zone, echoed))
+        # driftboard: the salt's nonce in the output text (checker.evidence.echo_values)
+        rows.append((echo.call_idx, echo.zone, echo.echoed if as_recorded else from_salt))
     if not rows:
         return {"status": NOT_APPLICABLE, "floor": floor, "warmup": warmup, "rows": 0, "rows_used": 0,
                 "fallback_all_rows": False, "rates": {}, "zones_below": []}, mismatches
