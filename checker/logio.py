@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from checker import FORMAT_VERSION
 from checker.errors import LogFormatError, UnsupportedVersionError
 from checker.schema.common import RunEnd, RunStart
-from checker.schema.events import EVENT_ADAPTER, EVENT_MODELS, EVENT_TYPES, Event
+from checker.schema.events import EVENT_ADAPTER, EVENT_MODELS, EVENT_TYPES, Event, canonical_line
 
 MAX_LINE_BYTES = 1 << 20
 """Longest accepted line, in bytes (1 MiB); longer lines are reported and skipped."""
@@ -392,7 +392,7 @@ class RunLogWriter:
             model = EVENT_ADAPTER.validate_python(payload)
         except ValidationError as exc:
             raise describe_event_error(payload, exc) from None
-        line = dump_event(model.model_dump(mode="json", exclude_none=True, by_alias=True))
+        line = canonical_line(model)  # so that validation takes every line a writer wrote on its fast path
         self._fh.write(line + b"\n")
         if self.flush or self.fsync:
             self._fh.flush()

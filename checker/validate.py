@@ -30,7 +30,7 @@ from checker.logio import (
 )
 from checker.precheck import claim_findings, coverage_findings, header_findings
 from checker.schema.base import INT_MAX
-from checker.schema.events import EVENT_ADAPTER
+from checker.schema.events import EVENT_ADAPTER, canonical_line, payload_bytes
 
 INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
 """The one validate finding that is a result (verify scores the run as INCOMPLETE), not a format error."""
@@ -44,6 +44,9 @@ CASE_REMEDY = "write digests in lower-case hex, as RunLogWriter does"
 MAX_FINDINGS_PER_FILE = 1000
 """After this many problems in one file the rest are counted, not listed."""
 BOM = b"\xef\xbb\xbf"
+FAST_PATH = True
+"""Take canonical lines on the fast path (one validating parse, `checker.logio.canonical_line`); tests
+turn it off to show both paths find the same problems and keep the same events."""
 
 
 @dataclass
@@ -91,6 +94,8 @@ class KeptLog:
     """Line number of each of `events`."""
     sha256: str = ""
     """SHA-256 of the file's bytes (when `complete`)."""
+    content_sha256: str = ""
+    """Payload digest of `events` (`checker.copies.PayloadDigest`; when `complete`)."""
 
 
 @dataclass
@@ -224,6 +229,9 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     file_hash = hashlib.sha256() if kept is not None else None
     weight = 0
     container_bytes, max_weight = (kept.container_bytes, kept.max_weight) if kept is not None else (0, 0)
+    # every object or array takes at least 2 bytes: a file this small cannot pass the bound, and its lines
+    # need not be counted (two scans of each line, a tenth of the time of a typical line)
+    weigh = kept is not None and size * (1 + container_bytes / 2) > max_weight
 
     def problem(line: int | None, message: str) -> None:
         findings.append(Finding(display, line, message))
@@ -237,10 +245,14 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     reported_after_end = False
     refused = False
     validate = EVENT_ADAPTER.validator.validate_python
+    validate_json = EVENT_ADAPTER.validator.validate_json
     from_json = jiter.from_json
     sha256 = hashlib.sha256
+    payload = sha256()  # the payload digest of the kept events (`checker.copies`)
+    payload_update = payload.update
     limit = MAX_LINE_BYTES + 1
     lineno = 0
+    fast = FAST_PATH
     with fh:
         readline = fh.readline
         # the loop is inlined (no per-line helper objects): it is the validator's hot path
@@ -249,7 +261,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
             if not chunk:
                 break
             lineno += 1
-            if kept is not None:
+            if weigh and kept is not None:
                 weight += len(chunk) + container_bytes * (chunk.count(b"{") + chunk.count(b"["))
                 if weight > max_weight:  # too large to replay: validated streaming, nothing kept
                     kept.events.clear()
@@ -274,6 +286,31 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 prev_digest = sha256(chunk).hexdigest()
                 problem(lineno, "truncated last line (no newline at end of file)")
                 continue
+            if fast and lineno > 1 and ended_at is None:
+                # the fast path: a canonical line (its bytes are those its event serialises to) holds no
+                # duplicate key, NaN, CR, BOM or blank, so one validating parse stands for the strict parse and
+                # the schema; a line that is not canonical, or not the next link of the chain, takes the
+                # full path below, which finds and words every problem
+                try:
+                    event = validate_json(data)
+                    line = event.__pydantic_serializer__.to_json(event, exclude_none=True, by_alias=True)  # canonical_line
+                except ValueError:
+                    pass
+                else:
+                    if line == data and event.seq == last_seq + 1 and event.prev == expected_prev \
+                            and event.type != "run_start":
+                        last_seq += 1
+                        if event.type == "run_end":
+                            ended_at = lineno
+                            info.ended = True
+                            if kept is not None:
+                                kept.end = event
+                        elif kept is not None:
+                            kept.events.append(event)
+                            kept.lines.append(lineno)
+                            payload_update(b"{" + line[line.index(b',"type":') + 1:])  # payload_bytes
+                            payload_update(b"\n")
+                        continue
             if lineno == 1 and data.startswith(BOM):
                 problem(1, "UTF-8 byte order mark at start of file is not allowed")
                 data = data[len(BOM):]
@@ -367,10 +404,13 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 elif event.type != "run_end":
                     kept.events.append(event)
                     kept.lines.append(lineno)
+                    payload.update(payload_bytes(canonical_line(event)))
+                    payload.update(b"\n")
     info.lines = prev_lineno
     report.lines += prev_lineno
     if kept is not None and file_hash is not None and not refused:
         kept.sha256 = file_hash.hexdigest()
+        kept.content_sha256 = payload.hexdigest()
         kept.complete = True
     if crlf_first is not None:
         problem(crlf_first, f"CRLF line endings on {crlf_count} line(s): lines must end with LF only")

@@ -352,10 +352,8 @@ def _init_worker(problem_sets: Mapping[str, Any]) -> None:
 
 def kept_record(kept: KeptLog, shown: str) -> RunRecord:
     """The `RunRecord` of a log whose events validation kept (the same record `read_run` reads)."""
-    payload = PayloadDigest()
-    payload.add_all(kept.events)
     return RunRecord(path=shown, sha256=kept.sha256, start=kept.start, end=kept.end, events=kept.events,
-                     lines=kept.lines, content_sha256=payload.hexdigest())
+                     lines=kept.lines, content_sha256=kept.content_sha256)
 
 
 ScoreTask = tuple[int, Path, str, str, Prereg | None, tuple[str, str] | None]

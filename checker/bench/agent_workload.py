@@ -9,13 +9,17 @@ so CPU time is the figure other jobs' load does not inflate; the load average is
 
 * `verify`: `verify_paths([submission], jobs=1)` without a cache, as `verify --no-cache --jobs 1`
   runs it (validate, replay, evidence, gate, metrics, cells, results file);
-* its stages over the same logs: the one validation pass (read, chain, strict parse, event
-  models, events kept), the payload digest of copy detection, and replay + evidence + gate +
-  metrics (`score_run`), with replay and the evidence checks on their own;
+* its stages over the same logs: the one validation pass (read, chain, the validating parse of
+  each canonical line, its canonical bytes, the payload digest of copy detection, events kept),
+  and replay + evidence + gate + metrics (`score_run`), with replay and the evidence checks on
+  their own;
+* the slow path on its own: `verify` with `checker.validate.FAST_PATH` off, so every line takes
+  the strict parse (`jiter`: duplicate keys, NaN, limits) and the event models (what a log that
+  is not canonical costs; the generated logs, written by `RunLogWriter`, are);
 * the baseline and the inherent costs over the same bytes: a bare `json.loads` per line, read
   from the files and discarded (the baseline `bench scale` uses), SHA-256 per line (the chain),
-  the strict parse (`jiter`) and event-model validation of already-parsed lines (each result
-  discarded, as the baseline's).
+  the validating parse (pydantic's `validate_json` into the event models) and the canonical bytes
+  of each event (`checker.schema.events.canonical_line`), each result discarded, as the baseline's.
 
 The last line is `ratio_vs_json_loads=… verify_us_per_event=… json_loads_us_per_event=…
 events=… peak_rss_mb=… load_avg=…` (ratio = json.loads time / verify time; issue 17's goal is
@@ -57,11 +61,12 @@ def generated_submission(root: Path, runs: int, events: int) -> tuple[Path, int]
 
 def stage_times(sub: Path, repeats: int) -> dict[str, float]:
     """Best CPU seconds of verify, of its stages and of the baselines over the logs of `sub` (see the module docstring)."""
+    from checker import validate as validate_module
     from checker.evidence import check_evidence
     from checker.load import load_submission
     from checker.logio import MAX_REPLAY_BYTES, REPLAY_CONTAINER_BYTES
     from checker.replay import replay
-    from checker.schema.events import EVENT_ADAPTER
+    from checker.schema.events import EVENT_ADAPTER, canonical_line
     from checker.score.agent import score_run
     from checker.tracks import VerifyContext
     from checker.validate import KeptLog, ValidationReport, validate_run_file
@@ -73,9 +78,14 @@ def stage_times(sub: Path, repeats: int) -> dict[str, float]:
     if bad or report.exit_code != 0:
         raise DriftboardError(f"the generated runs do not verify: {[(r.path, r.verdict, r.reasons[:1]) for r in bad]}")
     t: dict[str, float] = {"verify": best_cpu(lambda: verify_paths([sub], jobs=1), repeats)}
+    validate_module.FAST_PATH = False
+    try:
+        t["verify_slow"] = best_cpu(lambda: verify_paths([sub], jobs=1), repeats)
+    finally:
+        validate_module.FAST_PATH = True
     ctx = VerifyContext(profile="driftboard", prereg=load_submission(sub, sub.name).prereg)
     clock = time.process_time
-    stages = ("validate", "payload_digest", "score", "replay", "evidence")
+    stages = ("validate", "record", "score", "replay", "evidence")
     for key in stages:
         t[key] = float("inf")
     for _ in range(repeats):
@@ -106,10 +116,11 @@ def stage_times(sub: Path, repeats: int) -> dict[str, float]:
     t["json_loads"] = best_cpu(lambda: json_loads_files(logs), repeats)
     raw = [line for log in logs for line in log.read_bytes().split(b"\n")[:-1]]
     t["chain_sha256"] = best_cpu(lambda: _each(lambda line: hashlib.sha256(line).hexdigest(), raw), repeats)
+    t["models"] = best_cpu(lambda: _each(EVENT_ADAPTER.validator.validate_json, raw), repeats)
+    events = [EVENT_ADAPTER.validator.validate_json(line) for line in raw]
+    t["canonical"] = best_cpu(lambda: _each(canonical_line, events), repeats)
     t["parse"] = best_cpu(lambda: _each(lambda line: jiter.from_json(line, allow_inf_nan=False, catch_duplicate_keys=True),
                                     raw), repeats)
-    objs = [jiter.from_json(line) for line in raw]
-    t["models"] = best_cpu(lambda: _each(EVENT_ADAPTER.validator.validate_python, objs), repeats)
     return t
 
 
@@ -128,15 +139,16 @@ def _each(fn: Callable[[Any], Any], items: list[Any]) -> None:
 
 
 ROWS = (("verify", "verify --no-cache --jobs 1 (in process)"),
-        ("validate", "  validate: read, chain, strict parse, models, kept"),
-        ("payload_digest", "  payload digest (copy detection)"),
+        ("validate", "  validate (chain, parse, canonical, payload, kept)"),
         ("score", "  replay + evidence + gate + metrics"),
         ("replay", "    of which replay"),
         ("evidence", "    of which evidence cross-checks"),
+        ("verify_slow", "slow path: verify, every line strict parse + models"),
         ("json_loads", "baseline: json.loads per line"),
         ("chain_sha256", "inherent: SHA-256 per line (chain)"),
-        ("parse", "inherent: strict JSON parse (jiter)"),
-        ("models", "inherent: event-model validation"))
+        ("models", "inherent: validating parse (validate_json)"),
+        ("canonical", "inherent: canonical bytes (payload, fast path)"),
+        ("parse", "slow path's strict JSON parse (jiter)"))
 
 
 def run(runs: int, events: int, repeats: int, workdir: Path | None) -> int:
@@ -151,8 +163,8 @@ def run(runs: int, events: int, repeats: int, workdir: Path | None) -> int:
                f"in-process, warm, best of {repeats}, CPU:")
     for key, what in ROWS:
         click.echo(f"  {what:<54} {t[key]:7.3f} s  {t[key] / n * 1e6:6.2f} us/event")
-    inherent = t["chain_sha256"] + t["parse"] + t["models"]
-    click.echo(f"  {'inherent floor (chain + strict parse + models)':<54} {inherent:7.3f} s  "
+    inherent = t["chain_sha256"] + t["models"] + t["canonical"]
+    click.echo(f"  {'inherent floor (chain + parse+models + canonical)':<54} {inherent:7.3f} s  "
                f"{inherent / n * 1e6:6.2f} us/event (ratio at the floor {t['json_loads'] / inherent:.2f})")
     ratio = t["json_loads"] / t["verify"]
     click.echo(f"goal: ratio vs json.loads >= {RATIO_GOAL}: {'met' if ratio >= RATIO_GOAL else 'NOT met'}")
