@@ -123,8 +123,8 @@ def shadow_identity(state: AgentState, profile: str) -> dict[str, Any]:
     """Condition 4: a zone rendered live and in shadow is byte-identical."""
     pairs = 0
     differing: list[dict[str, Any]] = []
-    flags = [cap.shadow for cap in state.captures]
-    if True not in flags or False not in flags:
+    shadow_flags = [cap.shadow for cap in state.captures]
+    if True not in shadow_flags or False not in shadow_flags:
         pass  # a pair needs a live and a shadow capture: none without both kinds
     elif profile == "arg-v1.0":
         last: dict[tuple[int, str], dict[bool, tuple[str, int]]] = {}

@@ -68,6 +68,15 @@ def test_shadow_identity_vacuous_pass_and_fail(tmp_path):
     assert g.legibility["shadow_ok"] is False
 
 
+def test_shadow_identity_needs_a_live_and_a_shadow_capture(tmp_path):
+    # only shadow captures (or only live ones), however their digests differ: no pair in either profile
+    for k, profile in enumerate(("driftboard", "arg-v1.0")):
+        for flag in (True, False):
+            events = [startup(), capture(1, flag, "a"), capture(1, flag, "b"), capture(2, flag, "c", call_idx=2)]
+            cond = gate(tmp_path / f"{k}{flag}", events, profile).conditions["shadow_identity"]
+            assert (cond["status"], cond["paired_groups"], cond["differing"]) == ("NOT_APPLICABLE", 0, 0)
+
+
 def test_shadow_identity_profiles_differ_on_earlier_captures(tmp_path):
     # two shadow captures in one (turn, zone) from different calls: arg-v1.0 keeps only the last one
     events = [startup(), capture(1, False, "a", call_idx=1), capture(1, True, "b", call_idx=1),

@@ -65,6 +65,14 @@ def test_untargeted_actions_land_nowhere(tmp_path):
     assert [(land.aimed, land.ref) for land in st.landings] == [(False, None), (False, None)]
 
 
+def test_landing_keeps_the_aim_it_was_computed_from(tmp_path):
+    # the aim check reads the beat's (x, y) from its landing: exactly aim_of(params), None when untargeted
+    run = make_run(tmp_path, [referent(0, "R1", BIG), click(1, 3, 2), beat(2, "ACTION6", params={"x": True, "y": 1}),
+                              beat(3, "ACTION1")])
+    assert [(land.aimed, land.aim, land.ref) for land in replay(run).landings] == [
+        (True, (3, 2), "R1"), (False, None, None), (False, None, None)]
+
+
 def test_step_start_is_the_first_beat_executing_it(tmp_path):
     run = make_run(tmp_path, [beat(3, step_id="C1-S0"), beat(4, step_id="C1-S0")])
     assert replay(run).step_first_beat == {"C1-S0": 3}
