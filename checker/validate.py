@@ -30,7 +30,8 @@ from checker.logio import (
 )
 from checker.precheck import claim_findings, coverage_findings, header_findings
 from checker.schema.base import INT_MAX
-from checker.schema.events import EVENT_ADAPTER, canonical_line, payload_bytes
+from checker.schema.common import RunEnd, RunStart
+from checker.schema.events import EVENT_ADAPTER, TO_JSON, canonical_line, payload_bytes
 
 INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
 """The one validate finding that is a result (verify scores the run as INCOMPLETE), not a format error."""
@@ -291,16 +292,20 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 # duplicate key, NaN, CR, BOM or blank, so one validating parse stands for the strict parse and
                 # the schema; a line that is not canonical, or not the next link of the chain, takes the
                 # full path below, which finds and words every problem
+                # (fields are read from the model's dict: each attribute read goes through pydantic's
+                # `__getattr__` hook, which costs ten dict lookups)
                 try:
                     event = validate_json(data)
-                    line = event.__pydantic_serializer__.to_json(event, exclude_none=True, by_alias=True)  # canonical_line
+                    model = type(event)
+                    line = TO_JSON[model](event, exclude_none=True, by_alias=True)  # canonical_line
                 except ValueError:
                     pass
                 else:
-                    if line == data and event.seq == last_seq + 1 and event.prev == expected_prev \
-                            and event.type != "run_start":
+                    fields = event.__dict__
+                    if line == data and fields["seq"] == last_seq + 1 and fields["prev"] == expected_prev \
+                            and model is not RunStart:
                         last_seq += 1
-                        if event.type == "run_end":
+                        if model is RunEnd:
                             ended_at = lineno
                             info.ended = True
                             if kept is not None:

@@ -56,6 +56,11 @@ EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 """Validates one decoded JSON object into an event model."""
 
 
+TO_JSON = {model: model.__pydantic_serializer__.to_json for model in EVENT_MODELS}
+"""Event model -> its serializer's `to_json` (read once: an attribute read on a model instance goes
+through pydantic's `__getattr__` hook, about ten times the cost of a dict lookup)."""
+
+
 def canonical_line(event: Event) -> bytes:
     """The canonical bytes of an event: compact JSON, fields in schema order, null fields left out.
 
@@ -63,7 +68,7 @@ def canonical_line(event: Event) -> bytes:
     canonical bytes of the event it validates to holds no duplicate key, no NaN, no escape that need
     not be, no CR and no whitespace: `checker.validate` takes such lines on its fast path.
     """
-    return event.__pydantic_serializer__.to_json(event, exclude_none=True, by_alias=True)
+    return TO_JSON[type(event)](event, exclude_none=True, by_alias=True)
 
 
 def payload_bytes(line: bytes) -> bytes:
