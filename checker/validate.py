@@ -46,7 +46,7 @@ MAX_FINDINGS_PER_FILE = 1000
 """After this many problems in one file the rest are counted, not listed."""
 BOM = b"\xef\xbb\xbf"
 FAST_PATH = True
-"""Take canonical lines on the fast path (one validating parse, `checker.logio.canonical_line`); tests
+"""Take canonical lines on the fast path (one validating parse, `checker.schema.events.canonical_line`); tests
 turn it off to show both paths find the same problems and keep the same events."""
 
 

@@ -259,3 +259,17 @@ def test_make_site_says_what_each_step_does_and_pip_is_not_silenced():
             if line.startswith("$(") or line.startswith("$(PY)"):
                 assert i > 0 and commands[i - 1].startswith("@echo "), f"{target} runs `{line}` without saying so"
     assert "--quiet" not in makefile and "-q " not in makefile
+
+
+def test_a_bench_workdir_is_created_and_one_that_cannot_be_is_bad_usage(run_line, tmp_path):
+    # `bench validate --workdir` of a folder that does not exist yet used to end in a traceback
+    missing = tmp_path / "not" / "yet"
+    result = run_line(["bench", "validate", "--size-mb", "1", "--workdir", str(missing)])
+    assert result.exit_code == 0, result.output
+    assert missing.is_dir() and "ratio_vs_json_loads=" in result.output
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    for command in (["validate", "--size-mb", "1"], ["agent", "--generated"], ["cli"], ["site"], ["scale", "--quick"]):
+        result = run_line(["bench", *command, "--workdir", str(blocked / "sub")])
+        assert result.exit_code == 2, (command, result.output)
+        assert "cannot create the folder" in result.output and "Traceback" not in result.output
