@@ -248,3 +248,30 @@ def test_a_reformatted_copy_has_the_same_payload_digest(base, tmp_path, monkeypa
 def test_shipped_logs_give_the_same_result_both_ways(log, monkeypatch):
     findings, *_ = _same_both_ways(log, monkeypatch)
     assert findings == []
+
+
+def test_a_log_of_non_canonical_lines_stops_trying_the_fast_path(tmp_path, monkeypatch):
+    # a harness writing `json.dumps` defaults (spaces after separators): every line misses the fast path, so
+    # after FAST_PATH_GIVE_UP + 1 misses it is not tried again (a miss costs a second parse); a duplicate key
+    # late in the log is still found, and both ways agree
+    events = [beat(t, "ACTION1") for t in range(60)]
+    lines = write_log(tmp_path / "w.jsonl", events).read_bytes().split(b"\n")[:-1]
+    spaced = [_dumps(list(json.loads(line).items()), (", ", ": ")) for line in lines]
+    spaced[50] = spaced[50].replace(b'"turn": 49', b'"turn": 49, "turn": 49', 1)
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"\n".join(_chained(spaced, "t/r1", 1)) + b"\n")
+    tried = []
+    real = validate.EVENT_ADAPTER.validator
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        def validate_json(self, data: bytes) -> Any:
+            tried.append(data)
+            return real.validate_json(data)
+
+    monkeypatch.setattr(validate, "EVENT_ADAPTER", type("A", (), {"validator": Counting()})())
+    findings, *_ = _same_both_ways(path, monkeypatch)
+    assert findings == ["r.jsonl:51: invalid JSON: duplicate key 'turn'"]
+    assert len(tried) == validate.FAST_PATH_GIVE_UP + 1

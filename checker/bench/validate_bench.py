@@ -1,7 +1,10 @@
 """`driftboard bench validate`: stream-validate a large run log; compare with a bare json.loads loop.
 
 Both measurements run in fresh child processes (so peak RSS is the validator's own), on the
-same file, in the same run, alternating, best of two each.
+same file, in the same run, alternating, best of two each. Two logs of the same events: one in
+canonical lines (what `RunLogWriter` writes: the validator's fast path; the headline figures), one
+written with `json.dumps` (defaults left out: every line misses the fast path, which gives up after
+`checker.validate.FAST_PATH_GIVE_UP` lines; reported on its own as `slow_path_*`).
 """
 
 from __future__ import annotations
@@ -40,8 +43,10 @@ print(dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, report.lines)
 """
 
 
-def generate(path: Path, size_mb: int) -> int:
-    """Write a valid agent run log of at least `size_mb` MB; returns its line count."""
+def generate(path: Path, size_mb: int, canonical: bool = True) -> int:
+    """Write a valid agent run log of at least `size_mb` MB (canonical lines, or `json.dumps`'s); returns its line count."""
+    from checker.schema.events import EVENT_ADAPTER, canonical_line
+
     target = size_mb * 1_000_000
     run_id = "bench-validate-run"
     prev = hashlib.sha256(run_id.encode()).hexdigest()
@@ -50,7 +55,9 @@ def generate(path: Path, size_mb: int) -> int:
 
     def emit(fh, obj: dict) -> None:  # type: ignore[no-untyped-def]
         nonlocal prev, written, seq
-        line = json.dumps({"seq": seq, "prev": prev, **obj}, separators=(",", ":")).encode()
+        event = {"seq": seq, "prev": prev, **obj}
+        line = (canonical_line(EVENT_ADAPTER.validate_python(event)) if canonical
+                else json.dumps(event, separators=(",", ":")).encode())
         fh.write(line + b"\n")
         prev = hashlib.sha256(line).hexdigest()
         written += len(line) + 1
@@ -83,19 +90,25 @@ def _child(script: str, path: Path) -> tuple[float, float, int]:
 
 def run(size_mb: int, workdir: Path | None) -> int:
     """Generate, measure, print; the last line carries the figures."""
+    figures = []
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
-        path = Path(tmp) / "bench.jsonl"
-        lines = generate(path, size_mb)
-        mb = path.stat().st_size / 1_000_000
-        click.echo(f"generated {path.name}: {mb:.1f} MB, {lines} lines")
-        base, val, rss = [], [], []
-        for _ in range(2):
-            b = _child(BASELINE, path)
-            v = _child(VALIDATE, path)
-            base.append(b[0])
-            val.append(v[0])
-            rss.append(v[1])
-            click.echo(f"json.loads loop {b[0]:.2f} s ({b[1]:.0f} MB peak); validate {v[0]:.2f} s ({v[1]:.0f} MB peak)")
-        t_base, t_val = min(base), min(val)
-        click.echo(f"mb_per_s={mb / t_val:.1f} ratio_vs_json_loads={t_base / t_val:.2f} peak_rss_mb={max(rss):.0f}")
+        for canonical in (True, False):
+            path = Path(tmp) / ("canonical.jsonl" if canonical else "json-dumps.jsonl")
+            lines = generate(path, size_mb, canonical)
+            mb = path.stat().st_size / 1_000_000
+            click.echo(f"generated {path.name}: {mb:.1f} MB, {lines} lines"
+                       + ("" if canonical else " (not canonical: the slow path)"))
+            base, val, rss = [], [], []
+            for _ in range(2):
+                b = _child(BASELINE, path)
+                v = _child(VALIDATE, path)
+                base.append(b[0])
+                val.append(v[0])
+                rss.append(v[1])
+                click.echo(f"json.loads loop {b[0]:.2f} s ({b[1]:.0f} MB peak); validate {v[0]:.2f} s ({v[1]:.0f} MB peak)")
+            t_base, t_val = min(base), min(val)
+            figures.append((mb / t_val, t_base / t_val, max(rss)))
+    (fast_mb, fast_ratio, fast_rss), (slow_mb, slow_ratio, slow_rss) = figures
+    click.echo(f"mb_per_s={fast_mb:.1f} ratio_vs_json_loads={fast_ratio:.2f} peak_rss_mb={max(fast_rss, slow_rss):.0f} "
+               f"slow_path_mb_per_s={slow_mb:.1f} slow_path_ratio_vs_json_loads={slow_ratio:.2f}")
     return 0
