@@ -7,6 +7,8 @@ import json
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from submission_factory import make_agent_submission
 
 from checker.results_model import RunResult
@@ -253,3 +255,24 @@ def test_bootstrap_depends_on_values_not_order():
 
     assert bootstrap_ci([0.1, 0.9, 0.4], "k") == bootstrap_ci([0.9, 0.4, 0.1], "k")
     assert bootstrap_ci([0.5], "k") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(st.floats(min_value=-1e300, max_value=1e300), st.integers(-10**6, 10**6),
+                       st.sampled_from([0.1, 1 / 3, -0.0, 0.0, 1e-300, 2.5e-5])),
+       n=st.integers(5, 40), key=st.text(max_size=8))
+def test_bootstrap_of_equal_values_is_the_full_bootstrap(value, n, key):
+    # the shortcut for a sample of equal values gives what the 2,000 resamples give, bit for bit
+    import numpy as np
+
+    from checker.aggregate import BOOTSTRAP_RESAMPLES, bootstrap_ci, seed_for
+    from checker.numbers import clean
+
+    values = [value] * n
+    rng = np.random.default_rng(seed_for(key))
+    arr = np.sort(np.asarray(values, dtype=float))
+    means = arr[rng.integers(0, len(arr), size=(BOOTSTRAP_RESAMPLES, len(arr)))].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    full = [clean(float(lo)), clean(float(hi))]
+    got = bootstrap_ci(values, key)
+    assert got is not None and [x.hex() for x in got] == [x.hex() for x in full]
