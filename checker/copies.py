@@ -4,7 +4,7 @@ Run ids, seed labels and the hash chain are the submitter's to choose, so a good
 another seed under a new run id (and re-chained) has new bytes but the same events. Two runs are
 *copies* when their **payload digests** are equal: SHA-256 over every event between `run_start`
 and `run_end`, each as canonical JSON (compact, fields in schema order, null fields left out:
-`checker.logio.canonical_line`) without its chain fields (`seq`, `prev`), in log order.
+`checker.schema.events.canonical_line`) without its chain fields (`seq`, `prev`), in log order.
 `run_start` (ids, labels, `started_at` and the other declared inputs) and `run_end` (status and
 free-text reason) are left out; events carry no other timestamp.
 
@@ -36,9 +36,9 @@ from checker.schema.manifest import Prereg
 class PayloadDigest:
     """Incremental payload digest, fed one event at a time while a log is read.
 
-    Each event adds its canonical bytes without the chain fields (`checker.logio.payload_bytes`
-    of `checker.logio.canonical_line`) and a LF; `checker.validate` computes the same digest from
-    the lines it validates (`KeptLog.content_sha256`).
+    Each event adds its canonical bytes without the chain fields (`checker.schema.events.payload_bytes`
+    of `checker.schema.events.canonical_line`) and a LF. `checker.validate` feeds it the canonical
+    lines it has already compared (`add_canonical`), so no event is serialised twice.
     """
 
     def __init__(self) -> None:
@@ -46,7 +46,11 @@ class PayloadDigest:
 
     def add(self, event: Event) -> None:
         """Add one body event (not `run_start` / `run_end`)."""
-        self._h.update(payload_bytes(canonical_line(event)))
+        self.add_canonical(canonical_line(event))
+
+    def add_canonical(self, line: bytes) -> None:
+        """Add one body event by its canonical bytes (`canonical_line` of the event)."""
+        self._h.update(payload_bytes(line))
         self._h.update(b"\n")
 
     def add_all(self, events: Iterable[Event]) -> None:

@@ -51,12 +51,15 @@ from checker.tracks import RunRecord
 class Landing:
     """The recomputed landing of one beat."""
 
-    aimed: bool
-    """True when the beat carries integer `x` and `y` parameters."""
     ref: str | None
     """Recomputed landing (None = background, or an untargeted action)."""
     aim: tuple[int, int] | None = None
-    """(x, y) when `aimed` (`aim_of` of the beat's parameters)."""
+    """(x, y) of the beat's integer `x` and `y` parameters (`aim_of`), None without them."""
+
+    @property
+    def aimed(self) -> bool:
+        """True when the beat carries integer `x` and `y` parameters."""
+        return self.aim is not None
 
 
 @dataclass
@@ -226,7 +229,7 @@ def replay(run: RunRecord) -> AgentState:
             beats.append(event)
             beat_lines.append(line)
             aim = aim_of(event.params)
-            landings.append(Landing(aim is not None, land(aim[0], aim[1]) if aim else None, aim))
+            landings.append(Landing(land(aim[0], aim[1]) if aim else None, aim))
             step_id = event.step_id
             if step_id and step_id not in first_beat:
                 first_beat[step_id] = event.turn

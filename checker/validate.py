@@ -16,6 +16,7 @@ from typing import Any
 import jiter
 from pydantic import ValidationError
 
+from checker.copies import PayloadDigest
 from checker.errors import Finding, UnsupportedVersionError
 from checker.load import RefusedFile, Target, discover, load_submission, open_regular
 from checker.logio import (
@@ -31,7 +32,7 @@ from checker.logio import (
 from checker.precheck import claim_findings, coverage_findings, header_findings
 from checker.schema.base import INT_MAX
 from checker.schema.common import RunEnd, RunStart
-from checker.schema.events import EVENT_ADAPTER, TO_JSON, canonical_line, payload_bytes
+from checker.schema.events import EVENT_ADAPTER, canonical_line
 
 INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
 """The one validate finding that is a result (verify scores the run as INCOMPLETE), not a format error."""
@@ -252,8 +253,8 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     validate_json = EVENT_ADAPTER.validator.validate_json
     from_json = jiter.from_json
     sha256 = hashlib.sha256
-    payload = sha256()  # the payload digest of the kept events (`checker.copies`)
-    payload_update = payload.update
+    payload = PayloadDigest()  # of the kept events (copy detection)
+    add_payload = payload.add_canonical
     limit = MAX_LINE_BYTES + 1
     lineno = 0
     fast = FAST_PATH
@@ -301,7 +302,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 try:
                     event = validate_json(data)
                     model = type(event)
-                    line = TO_JSON[model](event, exclude_none=True, by_alias=True)  # canonical_line
+                    line = canonical_line(event)
                 except ValueError:
                     pass
                 else:
@@ -317,8 +318,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                         elif kept is not None:
                             kept.events.append(event)
                             kept.lines.append(lineno)
-                            payload_update(b"{" + line[line.index(b',"type":') + 1:])  # payload_bytes
-                            payload_update(b"\n")
+                            add_payload(line)
                         continue
                 misses += 1
                 if misses > FAST_PATH_GIVE_UP and 2 * misses > lineno:
@@ -416,8 +416,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 elif event.type != "run_end":
                     kept.events.append(event)
                     kept.lines.append(lineno)
-                    payload.update(payload_bytes(canonical_line(event)))
-                    payload.update(b"\n")
+                    payload.add(event)
     info.lines = prev_lineno
     report.lines += prev_lineno
     if kept is not None and file_hash is not None and not refused:
