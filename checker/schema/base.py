@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from math import isfinite
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -42,7 +41,7 @@ def _bounded(value: Any) -> Any:
                 if not INT_MIN <= item <= INT_MAX:
                     break
             elif kind is float:
-                if not isfinite(item):
+                if not math.isfinite(item):
                     break
             elif kind is dict or kind is list:
                 break
