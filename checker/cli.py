@@ -71,6 +71,11 @@ def make_workdir(ctx: click.Context, param: click.Parameter, value: Path | None)
     return value
 
 
+def workdir_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A bench's `--workdir PATH` option (`make_workdir`: created when missing)."""
+    return click.option("--workdir", type=click.Path(path_type=Path), default=None, callback=make_workdir, help=help)
+
+
 @click.group(context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, prog_name="driftboard")
 def cli() -> None:
@@ -393,8 +398,7 @@ def bench() -> None:
 
 @bench.command("validate")
 @click.option("--size-mb", default=200, show_default=True, help="Size of the generated log.")
-@click.option("--workdir", type=click.Path(path_type=Path), default=None, callback=make_workdir,
-              help="Where to write the log.")
+@workdir_option("Where to write the log.")
 def bench_validate(size_mb: int, workdir: Path | None) -> None:
     """Generate a large valid run log, validate it, compare with a bare json.loads loop."""
     from checker.bench.validate_bench import run
@@ -429,8 +433,7 @@ def bench_constraint(problems: Path, jobs: int, naive_sample: int, limit: int | 
 @click.option("--startup-runs", default=5, show_default=True, help="Fresh processes per command for the start-up figure.")
 @click.option("--synthetic/--no-synthetic", default=False, show_default=True,
               help="Also time generated runs of 400 and 10,000 beats (linearity).")
-@click.option("--workdir", type=click.Path(path_type=Path), default=None, callback=make_workdir,
-              help="Where to write imported and generated logs.")
+@workdir_option("Where to write imported and generated logs.")
 @click.option("--generated", is_flag=True,
               help="Instead: verify of a generated submission (bench scale's agent runs) against json.loads of its bytes.")
 @click.option("--generated-runs", default=20, show_default=True, help="Runs of the generated submission.")
@@ -464,8 +467,7 @@ def bench_agent(cases: Path | None, repeats: int, startup_runs: int, synthetic: 
               help="ARG conformance cases (the one-run submission is imported from them)  "
                    "[default: $DRIFTBOARD_SHARED_DATA/arg/cases, else ../shared/data/arg/cases].")
 @click.option("--runs", default=10, show_default=True, help="Fresh processes per command.")
-@click.option("--workdir", type=click.Path(path_type=Path), default=None, callback=make_workdir,
-              help="Where to put the one-run submission.")
+@workdir_option("Where to put the one-run submission.")
 def bench_cli(cases: Path | None, runs: int, workdir: Path | None) -> None:
     """Start-up: `--help`, `validate` and `verify` of a one-run submission in fresh processes (median wall, CPU).
 
@@ -479,8 +481,7 @@ def bench_cli(cases: Path | None, runs: int, workdir: Path | None) -> None:
 
 
 @bench.command("site")
-@click.option("--workdir", type=click.Path(path_type=Path), default=None, callback=make_workdir,
-              help="Where to build.")
+@workdir_option("Where to build.")
 def bench_site(workdir: Path | None) -> None:
     """Build the site for 10 and for 200 synthetic submissions and time both."""
     from checker.bench.site_bench import run
@@ -504,8 +505,7 @@ def bench_site(workdir: Path | None) -> None:
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Worker processes to compare with 1  [default: 2].")
 @click.option("--z3-subset", type=click.IntRange(1), default=None,
               help="Constraint submissions verified with the solver shortcuts off  [default: 1].")
-@click.option("--workdir", type=click.Path(path_type=Path), default=None, callback=make_workdir,
-              help="Where generated data is kept and reused  [default: $TMPDIR/driftboard-bench-scale].")
+@workdir_option("Where generated data is kept and reused  [default: $TMPDIR/driftboard-bench-scale].")
 @click.option("--json", "json_out", type=click.Path(path_type=Path), default=None, help="Also write the figures as JSON.")
 @click.option("--markdown", "md_out", type=click.Path(path_type=Path), default=None,
               help="Also write the figures as Markdown tables.")

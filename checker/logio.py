@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -331,11 +330,6 @@ def read_events(path: Path) -> Iterator[tuple[int, Event]]:
                 )
                 raise LogFormatError(str(path), raw.lineno, "; ".join(messages)) from None
             yield raw.lineno, event
-
-
-def dump_event(payload: dict[str, Any]) -> bytes:
-    """Serialise one event deterministically (compact, UTF-8, no NaN)."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 class RunLogWriter:

@@ -14,7 +14,7 @@ stages, each timed on its own over the same logs:
 Baselines timed in the same run over the same bytes: a bare `json.loads` per line, SHA-256 per
 line (the chain's inherent cost), strict parsing (`jiter`) and event-model validation of the
 already-parsed lines (the validation's inherent cost); for writing (the importer), each event
-model back to a dict and that dict to a JSON line; and the payload digest of copy detection.
+model to its canonical line, as `RunLogWriter` writes it; and the payload digest of copy detection.
 The reference is ARG's own probes (`probe_arg_metrics.compute` + `probe_arg_legibility.verify`, in-process): 0.27 ms of CPU per
 beat, as measured in issue 21 (ARG's probes are not code in this repository, so the figure is a
 stated constant). Beats are the runs' `actions` (RESET rows included), as ARG counts them.
@@ -52,9 +52,9 @@ from checker.bench.cli_bench import ONE_RUN_CASE, cases_dir_or_fail, import_one_
 from checker.copies import PayloadDigest
 from checker.importers.arg import import_submission, thresholds_from_arg
 from checker.load import load_submission
-from checker.logio import REPLAY_CONTAINER_BYTES, RunLogWriter, dump_event
+from checker.logio import REPLAY_CONTAINER_BYTES, RunLogWriter
 from checker.replay import replay
-from checker.schema.events import EVENT_ADAPTER
+from checker.schema.events import EVENT_ADAPTER, canonical_line
 from checker.score.agent import score_run
 from checker.tracks import VerifyContext
 from checker.validate import KeptLog, ValidationReport, validate_run_file
@@ -232,7 +232,7 @@ def best_cpu(fn: Callable[[], Any], repeats: int) -> float:
 
 
 STAGES = ("import", "verify", "validate", "score", "replay", "json_loads", "chain_sha256", "parse", "models", "dump",
-          "json_dumps", "payload_digest")
+          "payload_digest")
 """What is timed per case (see the module docstring); `verify` contains `validate` and `score`."""
 
 
@@ -296,9 +296,7 @@ def time_case(case: Path, tmp: Path, repeats: int) -> CaseTiming | None:
     t["models"] = best_cpu(lambda: [validate(o) for o in objs], repeats)
     # what writing a log costs beyond validating each event (the importer's `RunLogWriter`)
     events = [e for r in records for e in (r.start, *r.events, *([r.end] if r.end is not None else []))]
-    t["dump"] = best_cpu(lambda: [e.model_dump(mode="json", exclude_none=True, by_alias=True) for e in events], repeats)
-    dumped = [e.model_dump(mode="json", exclude_none=True, by_alias=True) for e in events]
-    t["json_dumps"] = best_cpu(lambda: [dump_event(d) for d in dumped], repeats)
+    t["dump"] = best_cpu(lambda: [canonical_line(e) for e in events], repeats)
     t["payload_digest"] = best_cpu(lambda: [_payload(r.events) for r in records], repeats)
     beats = sum(a for r in result.runs if isinstance(a := r.metric("actions"), int))
     return CaseTiming(case.name, len(result.runs), beats, len(objs), t)
@@ -306,8 +304,7 @@ def time_case(case: Path, tmp: Path, repeats: int) -> CaseTiming | None:
 
 def _payload(events: list[Any]) -> str:
     digest = PayloadDigest()
-    for event in events:
-        digest.add(event)
+    digest.add_all(events)
     return digest.hexdigest()
 
 
@@ -349,8 +346,7 @@ def report_lines(timings: list[CaseTiming]) -> list[str]:
                             ("chain_sha256", "inherent: SHA-256 per line (chain)"),
                             ("parse", "inherent: strict JSON parse (jiter)"),
                             ("models", "inherent: event-model validation"),
-                            ("dump", "inherent, writing: event model -> dict"),
-                            ("json_dumps", "inherent, writing: dict -> JSON line"),
+                            ("dump", "inherent, writing: event model -> canonical line"),
                             ("payload_digest", "copy detection: payload digest")):
             ms = _per_beat(group, stage)
             per_event = 1e6 * sum(c.seconds[stage] for c in group) / events

@@ -59,7 +59,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     rates = decomposition.rates()
     metrics["drift_ref_beats"] = decomposition.reference_beats
     metrics.update(rates)
-    metrics.update(grounding(state, landing, strict))
+    metrics.update(grounding(state, acted, strict))
     metrics.update(lifecycle(state, n_acted, strict))
     metrics.update(write_path(state, strict, evidence.rejects if evidence is not None else None,
                               evidence.accepted if evidence is not None else None))

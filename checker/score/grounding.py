@@ -25,12 +25,12 @@ def acted_landings(state: AgentState, landing: list[str | None]) -> list[str | N
     return [land for beat, land in zip(state.beats, landing, strict=True) if beat.action != "RESET"]
 
 
-def grounding(state: AgentState, landing: list[str | None], strict: bool) -> dict[str, Any]:
+def grounding(state: AgentState, acted: list[str | None], strict: bool) -> dict[str, Any]:
     """Rung distribution, grounding rate, goal-bound referents, RGR and GA.
 
     Args:
         state: the replayed run.
-        landing: landing per beat (recorded or recomputed).
+        acted: landing of every acted beat (`acted_landings`, from the recorded or recomputed landings).
         strict: True in profile `driftboard` (empty denominators give None).
     """
     rungs: dict[str, int] = {}
@@ -47,7 +47,6 @@ def grounding(state: AgentState, landing: list[str | None], strict: bool) -> dic
         rgr: float | None = round(sum(1 for r in bound if latest_rung.get(r) == "CHARACTERIZED") / len(bound), 3)
     else:
         rgr = None if strict else 0.0
-    acted = acted_landings(state, landing) if bound else []
     ga = round(sum(map(bound.__contains__, acted)) / len(acted), 3) if acted and bound else None
     return {"rung_distribution": dict(sorted(rungs.items())), "grounding_rate_all": rate,
             "goal_bound_referents": len(bound), "RGR": rgr, "GA": ga}
