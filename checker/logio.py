@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from checker import FORMAT_VERSION
 from checker.errors import LogFormatError, UnsupportedVersionError
 from checker.schema.common import RunEnd, RunStart
-from checker.schema.events import EVENT_ADAPTER, EVENT_MODELS, EVENT_TYPES, Event, canonical_line
+from checker.schema.events import EVENT_ADAPTER, EVENT_MODELS, EVENT_TYPES, Event, canonical_line, validate_event
 
 MAX_LINE_BYTES = 1 << 20
 """Longest accepted line, in bytes (1 MiB); longer lines are reported and skipped."""
@@ -244,7 +244,7 @@ def format_validation_error(exc: ValidationError) -> list[str]:
         field = ".".join(loc)
         if err["type"] == "missing":
             messages.append(f"missing field {field!r}")
-        elif err["type"] == "extra_forbidden":
+        elif err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
             messages.append(f"unexpected field {field!r}")
         else:
             msg = err["msg"]
@@ -322,8 +322,8 @@ def read_events(path: Path) -> Iterator[tuple[int, Event]]:
             if raw.oversize:
                 raise LogFormatError(str(path), raw.lineno, "line longer than the limit")
             try:
-                obj = decode_json(raw.data)
-                event = EVENT_ADAPTER.validate_python(obj)
+                decode_json(raw.data)  # strict: no duplicate key, NaN or infinity
+                event = EVENT_ADAPTER.validate_json(raw.data)
             except ValueError as exc:
                 messages = (
                     format_validation_error(exc) if isinstance(exc, ValidationError) else [str(exc)]
@@ -383,7 +383,7 @@ class RunLogWriter:
         payload = {"seq": self._seq, "prev": self._prev, **{k: v for k, v in event.items() if v is not None}}
         payload["seq"], payload["prev"] = self._seq, self._prev
         try:
-            model = EVENT_ADAPTER.validate_python(payload)
+            model = validate_event(payload)
         except ValidationError as exc:
             raise describe_event_error(payload, exc) from None
         line = canonical_line(model)  # so that validation takes every line a writer wrote on its fast path

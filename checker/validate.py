@@ -249,7 +249,6 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     ended_at: int | None = None
     reported_after_end = False
     refused = False
-    validate = EVENT_ADAPTER.validator.validate_python
     validate_json = EVENT_ADAPTER.validator.validate_json
     from_json = jiter.from_json
     sha256 = hashlib.sha256
@@ -297,8 +296,6 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 # duplicate key, NaN, CR, BOM or blank, so one validating parse stands for the strict parse and
                 # the schema; a line that is not canonical, or not the next link of the chain, takes the
                 # full path below, which finds and words every problem
-                # (fields are read from the model's dict: each attribute read goes through pydantic's
-                # `__getattr__` hook, which costs ten dict lookups)
                 try:
                     event = validate_json(data)
                     model = type(event)
@@ -306,8 +303,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 except ValueError:
                     pass
                 else:
-                    fields = event.__dict__
-                    if line == data and fields["seq"] == last_seq + 1 and fields["prev"] == expected_prev \
+                    if line == data and event.seq == last_seq + 1 and event.prev == expected_prev \
                             and model is not RunStart:
                         last_seq += 1
                         if model is RunEnd:
@@ -392,7 +388,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 problem(1, f"first event must be run_start, not {etype!r}" if isinstance(etype, str)
                         else "first event must be run_start")
             try:
-                event = validate(obj)
+                event = validate_json(data)  # the object `from_json` read, validated as its JSON (events are strict dataclasses)
             except ValidationError as exc:
                 for message in format_validation_error(exc):
                     problem(lineno, message)

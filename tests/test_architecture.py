@@ -20,7 +20,7 @@ from checker.replay import replay
 from checker.results_model import GateConditions, ResultsFile, RunResult
 from checker.schema.agent import AGENT_EVENTS
 from checker.schema.constraint import CONSTRAINT_EVENTS
-from checker.schema.events import EVENT_ADAPTER, EVENT_TYPES
+from checker.schema.events import EVENT_TYPES, validate_event
 from checker.schema.manifest import Thresholds
 from checker.tracks import RunRecord
 
@@ -50,7 +50,7 @@ def _type_of(model: type) -> str:
 def test_every_agent_event_type_has_a_replay_handler(model: type) -> None:
     """Replaying one event of each agent type changes the replayed state: no type is silently ignored."""
     kind = _type_of(model)
-    event = EVENT_ADAPTER.validate_python(_first_of_each_type()[kind])
+    event = validate_event(_first_of_each_type()[kind])
     empty = replay(RunRecord(path="x", sha256="0", start=None, end=None, events=[], lines=[]))  # type: ignore[arg-type]
     one = replay(RunRecord(path="x", sha256="0", start=None, end=None, events=[event], lines=[2]))  # type: ignore[arg-type]
     assert one != empty, f"replay ignores {kind!r} events"

@@ -50,7 +50,7 @@ def test_bench_agent_reports_per_beat_figures_and_start_up(run_line, small_cases
     assert any(line.split()[:3] == ["t_chain2_g2-test", "1", "13"] for line in lines)
     text = result.output
     for what in ("replay + gate + metrics", "validate (one pass", "baseline: json.loads per line",
-                 "inherent: SHA-256 per line (chain)", "inherent: event-model validation", "import + verify",
+                 "inherent: SHA-256 per line (chain)", "inherent: validating parse (validate_json)", "import + verify",
                  "driftboard verify", "driftboard validate", "python -c pass (baseline)"):
         assert what in text
     assert "goals: replay + gate + metrics <= 1x ARG's probes" in text

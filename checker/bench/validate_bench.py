@@ -45,7 +45,7 @@ print(dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, report.lines)
 
 def generate(path: Path, size_mb: int, canonical: bool = True) -> int:
     """Write a valid agent run log of at least `size_mb` MB (canonical lines, or `json.dumps`'s); returns its line count."""
-    from checker.schema.events import EVENT_ADAPTER, canonical_line
+    from checker.schema.events import canonical_line, validate_event
 
     target = size_mb * 1_000_000
     run_id = "bench-validate-run"
@@ -56,7 +56,7 @@ def generate(path: Path, size_mb: int, canonical: bool = True) -> int:
     def emit(fh, obj: dict) -> None:  # type: ignore[no-untyped-def]
         nonlocal prev, written, seq
         event = {"seq": seq, "prev": prev, **obj}
-        line = (canonical_line(EVENT_ADAPTER.validate_python(event)) if canonical
+        line = (canonical_line(validate_event(event)) if canonical
                 else json.dumps(event, separators=(",", ":")).encode())
         fh.write(line + b"\n")
         prev = hashlib.sha256(line).hexdigest()

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from checker.schema.base import EventBase, Int64, Int64Max, JsonObject, Scalar, Sha256Hex, examples, unit
+from checker.schema.base import EventBase, Int64, Int64Max, JsonObject, Scalar, Sha256Hex, event_model, examples, unit
 
 Organ = Literal["OBSERVER", "SURVEYOR", "ACTUATOR", "BASELINE"]
 Cell = Annotated[list[Int64], Field(min_length=2, max_length=2)]
@@ -26,6 +26,7 @@ _CALL = unit("call number")
 _OPS = unit("write operations")
 
 
+@event_model
 class Beat(EventBase):
     """One emitted action (ARG `turn_record`)."""
 
@@ -75,6 +76,7 @@ class Beat(EventBase):
     """The harness's own frame hash after the action, in its native format (ARG: 16 hex)."""
 
 
+@event_model
 class Referent(EventBase):
     """A referent version (ARG `referent` + its GridRegion locator)."""
 
@@ -101,6 +103,7 @@ class Referent(EventBase):
     """How the version arose: OBSERVER_BIND, FISSION or MERGE."""
 
 
+@event_model
 class Commitment(EventBase):
     """A compiled commitment (plan) toward a goal (ARG `commitment`)."""
 
@@ -123,6 +126,7 @@ class Commitment(EventBase):
     """The procedure (plan template) it was compiled from, if any."""
 
 
+@event_model
 class PlanStep(EventBase):
     """A step of a commitment (ARG `commitment_step` + `step_premise`)."""
 
@@ -159,6 +163,7 @@ class PlanStep(EventBase):
     """Beats the step may stay open before it lapses (ARG_LEASE, 20 in ARG)."""
 
 
+@event_model
 class StatusTransition(EventBase):
     """A status change of any entity (ARG `status_transition`); status = latest transition."""
 
@@ -183,6 +188,7 @@ class StatusTransition(EventBase):
     """Free-text reason."""
 
 
+@event_model
 class Rule(EventBase):
     """A hypothesis (ARG `rule` version): context predicate -> effect pattern."""
 
@@ -212,6 +218,7 @@ class Rule(EventBase):
     """Beat after which the rule expires untested."""
 
 
+@event_model
 class Goal(EventBase):
     """A goal version (ARG `goal`)."""
 
@@ -236,6 +243,7 @@ class Goal(EventBase):
     """SEEDED, SURVEYOR or DEFICIT (milestone goals)."""
 
 
+@event_model
 class GoalBinding(EventBase):
     """A referent bound to a goal by plan compilation (ARG `goal_binding`)."""
 
@@ -254,6 +262,7 @@ class GoalBinding(EventBase):
     """The referent bound to it."""
 
 
+@event_model
 class GoalEdge(EventBase):
     """Parent -> child goal edge (ARG `goal_edge`)."""
 
@@ -272,6 +281,7 @@ class GoalEdge(EventBase):
     """True when the edge was verified (the child's achievement was observed to serve the parent)."""
 
 
+@event_model
 class DeficitStamp(EventBase):
     """A 'chain incomplete here' record (ARG `deficit_stamp`)."""
 
@@ -288,6 +298,7 @@ class DeficitStamp(EventBase):
     """What is missing, in the harness's format (free-form)."""
 
 
+@event_model
 class RelevanceEdge(EventBase):
     """A goal marking a rule or referent relevant (ARG `relevance_edge`)."""
 
@@ -306,6 +317,7 @@ class RelevanceEdge(EventBase):
     """Its id."""
 
 
+@event_model
 class Receipt(EventBase):
     """A consequence receipt: a prediction registered before the beat and its outcome."""
 
@@ -343,6 +355,7 @@ class Receipt(EventBase):
     """1 when a life was lost on this beat."""
 
 
+@event_model
 class LlmCall(EventBase):
     """One LLM call by an organ (ARG `llm_calls`); retries are separate calls."""
 
@@ -375,6 +388,7 @@ class LlmCall(EventBase):
     """Write operations rejected (each should also be a `write_reject` event, which is what is counted)."""
 
 
+@event_model
 class WriteReject(EventBase):
     """An organ's rejected write (ARG `write_reject`)."""
 
@@ -395,6 +409,7 @@ class WriteReject(EventBase):
     """Retry number of the call that wrote it."""
 
 
+@event_model
 class CanarySalt(EventBase):
     """A salted nonce placed in a zone of an organ's prompt (ARG `zcr_salt`)."""
 
@@ -415,6 +430,7 @@ class CanarySalt(EventBase):
     """The nonce (ARG: `ZQ` + 8 hex)."""
 
 
+@event_model
 class CanaryEcho(EventBase):
     """Whether the organ's output echoed a salted nonce (ARG `zcr_echo`).
 
@@ -443,6 +459,7 @@ class CanaryEcho(EventBase):
     """The organ's output; when logged, `echoed` is recomputed from it."""
 
 
+@event_model
 class RenderCapture(EventBase):
     """Digest of one rendered zone of a prompt view (ARG `render_capture`)."""
 
@@ -470,6 +487,7 @@ class RenderCapture(EventBase):
     """True when captured in a shadow (agenda-off) configuration."""
 
 
+@event_model
 class StartupProbe(EventBase):
     """The run's startup probe (ARG `startup_probe`); `image_receipt_ok` is tri-state."""
 
@@ -489,6 +507,7 @@ class StartupProbe(EventBase):
     """The actions and their parameters, as the probe found them (free-form)."""
 
 
+@event_model
 class LevelEvent(EventBase):
     """An environment-reported level or score change (deterministic evidence)."""
 
@@ -504,6 +523,7 @@ class LevelEvent(EventBase):
     """Score after the change."""
 
 
+@event_model
 class Substitution(EventBase):
     """An aimed live step landed elsewhere (ARG `substitution_caught`)."""
 
@@ -519,6 +539,7 @@ class Substitution(EventBase):
     """Where it landed (null = background)."""
 
 
+@event_model
 class MilestoneClaim(EventBase):
     """The model says a milestone/step is done. A claim, not an event."""
 
@@ -539,6 +560,7 @@ class MilestoneClaim(EventBase):
     """The claim in the model's words."""
 
 
+@event_model
 class Evidence(EventBase):
     """Deterministic evidence observed in the run (a file digest change, an exit code, ...)."""
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import math
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar, TypeVar, cast, dataclass_transform
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from pydantic.fields import FieldInfo
+from pydantic_core import SchemaSerializer, SchemaValidator
 
 import checker
 
@@ -114,7 +118,40 @@ class Model(BaseModel):
                               use_attribute_docstrings=checker.FIELD_DOCSTRINGS)
 
 
-class EventBase(Model):
+EVENT_CONFIG = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False,
+                          use_attribute_docstrings=checker.FIELD_DOCSTRINGS)
+"""The configuration of every event class (`event_model`): `Model`'s, for a frozen slotted dataclass."""
+
+E = TypeVar("E")
+
+
+@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(Field, FieldInfo))
+def event_model(cls: type[E]) -> type[E]:
+    """Make `cls` an event class: a frozen, slotted, keyword-only pydantic dataclass with `EVENT_CONFIG`.
+
+    Events are dataclasses, not `BaseModel`s, because a verified run keeps every one of its events
+    in memory while it is scored: a slotted event is one object of ~0.1 KB, where a model is three
+    (the model, its `__dict__` and its set of fields set, ~1.1 KB), and reading a slot skips
+    pydantic's `__getattr__` hook. A class body's `model_config` (its JSON Schema examples) is merged
+    into the configuration.
+    """
+    config = ConfigDict(**{**EVENT_CONFIG, **cls.__dict__.get("model_config", {})})
+    if "model_config" in cls.__dict__:
+        delattr(cls, "model_config")
+    for value in list(cls.__dict__.values()):
+        if isinstance(value, FieldInfo) and value.kw_only is None:
+            # a `Field(...)` left at kw_only=None is moved ahead of the other fields in the validator (the
+            # order of its errors) and the JSON Schema; keyword-only like the rest, every field keeps its
+            # place (`tests/test_schema_events.py` checks the order)
+            value.kw_only = True
+            value._attributes_set["kw_only"] = True  # what pydantic merges when it builds the field
+    made: Any = cast(Any, pydantic_dataclass)(cls, config=config, slots=True, frozen=True, kw_only=True)
+    made.model_fields, made.model_config = made.__pydantic_fields__, config
+    return cast("type[E]", made)
+
+
+@event_model
+class EventBase:
     """Fields every run-log line carries.
 
     WARNING: `seq`, `prev` and `type` define the chain. Line k carries seq = k and
@@ -122,7 +159,34 @@ class EventBase(Model):
     prev = SHA-256 of the UTF-8 run id.
     """
 
-    seq: Int64Max = Field(ge=0, json_schema_extra=unit("line index"))
-    """Zero-based position of this line in the run log (`RunLogWriter` fills it in)."""
-    prev: Sha256Hex
-    """SHA-256 of the previous line's exact bytes without its LF (line 0: of the UTF-8 run id); `RunLogWriter` fills it in."""
+    # described with `description=`, not attribute docstrings: a dataclass reads those from its own body only,
+    # and every event class inherits these two fields
+    seq: Int64Max = Field(ge=0, json_schema_extra=unit("line index"),
+                          description="Zero-based position of this line in the run log (`RunLogWriter` fills it in).")
+    prev: Sha256Hex = Field(description="SHA-256 of the previous line's exact bytes without its LF (line 0: of the "
+                                        "UTF-8 run id); `RunLogWriter` fills it in.")
+
+    model_fields: ClassVar[dict[str, FieldInfo]]
+    """Field name -> its pydantic `FieldInfo`, in schema order (as on a `BaseModel`)."""
+    model_config: ClassVar[ConfigDict]
+    """The class's configuration (`EVENT_CONFIG` and its JSON Schema examples)."""
+    __pydantic_fields__: ClassVar[dict[str, FieldInfo]]
+    __pydantic_validator__: ClassVar[SchemaValidator]
+    __pydantic_serializer__: ClassVar[SchemaSerializer]
+
+    @classmethod
+    def model_validate(cls: type[E], obj: Any) -> E:
+        """Validate a decoded JSON object (strict, as a JSON line is validated) into this event class."""
+        return cast(E, cls.__pydantic_validator__.validate_json(  # type: ignore[attr-defined]
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")))
+
+    @classmethod
+    def model_json_schema(cls, **kwargs: Any) -> dict[str, Any]:
+        """The class's JSON Schema (as `BaseModel.model_json_schema`)."""
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(cls).json_schema(**kwargs)
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        """The event as a dict (as `BaseModel.model_dump`)."""
+        return cast("dict[str, Any]", self.__pydantic_serializer__.to_python(self, **kwargs))

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from checker.schema.base import EventBase, Int64Max, JsonObject, Model, Sha256Hex, examples, unit
+from checker.schema.base import EventBase, Int64Max, JsonObject, Model, Sha256Hex, event_model, examples, unit
 from checker.schema.labels import Label
 
 Track = Literal["agent", "constraint"]
@@ -40,6 +40,7 @@ class SourceRef(Model):
     """Native tables the store does not have (older ARG schemas): the metrics read from them are undefined."""
 
 
+@event_model
 class RunStart(EventBase):
     """First event of every run log."""
 
@@ -90,6 +91,7 @@ class RunStart(EventBase):
     """Provenance when the run was imported from a native format."""
 
 
+@event_model
 class RunEnd(EventBase):
     """Last event of every run log; a run without it is INCOMPLETE."""
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from checker.schema.base import EventBase, Int64, Int64Max, JsonObject, JsonValue, Model, examples, unit
+from checker.schema.base import EventBase, Int64, Int64Max, JsonObject, JsonValue, Model, event_model, examples, unit
 
 _FLAG = unit("0/1")
 _COUNT = unit("constraints")
@@ -53,6 +53,7 @@ class RepairAttempt(Model):
     """Anything else the harness recorded (free-form)."""
 
 
+@event_model
 class ProblemStart(EventBase):
     """Opens a problem within a constraint run."""
 
@@ -69,6 +70,7 @@ class ProblemStart(EventBase):
     """Number of turns of the problem (must match the problem set)."""
 
 
+@event_model
 class Turn(EventBase):
     """One dialogue turn: the user message, the raw response, the ledger and recorded labels."""
 

@@ -38,7 +38,10 @@ EXAMPLE_CELL_CHARS = 48
 COMMON_FIELDS = ("seq", "prev")
 """Fields every event carries: described once, left out of each event's table."""
 
-SECTIONS: tuple[tuple[str, str, tuple[type[BaseModel], ...]], ...] = (
+Documented = type[BaseModel] | type[EventBase]
+"""A documented class: an event (a pydantic dataclass) or a model (manifest, pre-registration, nested objects)."""
+
+SECTIONS: tuple[tuple[str, str, tuple[type[EventBase], ...]], ...] = (
     ("Both tracks", "both", (RunStart, RunEnd)),
     ("Agent track", "agent", AGENT_EVENTS),
     ("Constraint track", "constraint", CONSTRAINT_EVENTS),
@@ -46,7 +49,7 @@ SECTIONS: tuple[tuple[str, str, tuple[type[BaseModel], ...]], ...] = (
 """(heading, track, event models) in documentation order."""
 
 
-def event_type(model: type[BaseModel]) -> str:
+def event_type(model: type[EventBase]) -> str:
     """The `type` value of an event model."""
     return str(model.model_json_schema()["properties"]["type"]["const"])
 
@@ -133,10 +136,10 @@ def _example_value(value: Any) -> str:
     return "`" + text.replace("`", "'") + "`"
 
 
-def nested_models(model: type[BaseModel]) -> dict[str, type[BaseModel]]:
+def nested_models(model: Documented) -> dict[str, type[BaseModel]]:
     """Every model a model's fields hold (at any depth), by class name."""
     out: dict[str, type[BaseModel]] = {}
-    stack = [model]
+    stack: list[Documented] = [model]
     while stack:
         current = stack.pop()
         for info in current.model_fields.values():
@@ -159,7 +162,7 @@ def _type_args(annotation: Any) -> list[Any]:
     return found
 
 
-def model_examples(model: type[BaseModel]) -> list[dict[str, Any]]:
+def model_examples(model: Documented) -> list[dict[str, Any]]:
     """The examples a model declares (in field order, as written in the model)."""
     extra = model.model_config.get("json_schema_extra")
     return list(extra.get("examples", [])) if isinstance(extra, dict) else []  # type: ignore[arg-type]
@@ -183,7 +186,7 @@ def _nested_examples(schema: dict[str, Any], example: Any, defs: dict[str, Any],
                 _nested_examples(defs[ref], item, defs, out)
 
 
-def field_table(model: type[BaseModel], example: dict[str, Any] | None, skip: tuple[str, ...] = ()) -> list[str]:
+def field_table(model: Documented, example: dict[str, Any] | None, skip: tuple[str, ...] = ()) -> list[str]:
     """The Markdown table of a model's fields: name, type, default, unit, meaning, example."""
     schema = model.model_json_schema()
     rows = ["| field | type | default | unit | meaning | example |", "|---|---|---|---|---|---|"]
@@ -204,7 +207,7 @@ def _dump(value: Any) -> Any:
     return value.model_dump() if isinstance(value, BaseModel) else str(value)
 
 
-def _model_section(level: str, title: str, ident: str, model: type[BaseModel], example: dict[str, Any] | None,
+def _model_section(level: str, title: str, ident: str, model: Documented, example: dict[str, Any] | None,
                    skip: tuple[str, ...] = (), fmt: str = "json") -> list[str]:
     schema = model.model_json_schema()
     lines = [f"{level} {title} {{#{ident}}}", "", " ".join(str(schema.get("description", "")).split()), ""]
@@ -298,8 +301,8 @@ def reference_pages() -> dict[str, str]:
             lines += _model_section(level, f"`{event_type(model)}`", anchor(event_type(model)), model,
                                     model_examples(model)[0], skip=COMMON_FIELDS)
     main += ["## Objects inside events {#event-objects}", ""]
-    for name, model in sorted(inner.items()):
-        main += _model_section("###", f"`{name}`", anchor(name), model, nested.get(name))
+    for name, inner_model in sorted(inner.items()):
+        main += _model_section("###", f"`{name}`", anchor(name), inner_model, nested.get(name))
     manifests = ["# Format reference: `submission.yaml` and `prereg.yaml` {#manifests}", "",
                  f"<!-- Generated from checker/schema/ by `{REGENERATE}`; do not edit by hand. -->", "",
                  "Part of the [format reference](../format-reference.md) (types, defaults and units as there).", ""]
