@@ -23,7 +23,15 @@ from pydantic import ValidationError
 from checker import FORMAT_VERSION
 from checker.errors import LogFormatError, UnsupportedVersionError
 from checker.schema.common import RunEnd, RunStart
-from checker.schema.events import EVENT_ADAPTER, EVENT_MODELS, EVENT_TYPES, Event, canonical_line, validate_event
+from checker.schema.events import (
+    EVENT_ADAPTER,
+    EVENT_MODELS_BY_TYPE,
+    EVENT_TYPES,
+    Event,
+    build_event,
+    canonical_line,
+    validate_event,
+)
 
 MAX_LINE_BYTES = 1 << 20
 """Longest accepted line, in bytes (1 MiB); longer lines are reported and skipped."""
@@ -43,8 +51,6 @@ REPLAY_CONTAINER_BYTES = 32
 """Replay-size charge per JSON object or array: `[]` or `{}` is 2 bytes of log but ~60 bytes of RAM
 once decoded (x23 measured), a referent's `[x,y]` anchor cell ~500 with its geometry (x45)."""
 READ_CHUNK = 1 << 16
-EVENT_MODELS_BY_TYPE = {m.model_fields["type"].annotation.__args__[0]: m for m in EVENT_MODELS}  # type: ignore[union-attr]
-"""Event `type` -> its model."""
 COMPRESSED_MAGIC = (
     (b"\x1f\x8b", "gzip"),
     (b"PK\x03\x04", "zip"),
@@ -383,9 +389,12 @@ class RunLogWriter:
         payload = {"seq": self._seq, "prev": self._prev, **{k: v for k, v in event.items() if v is not None}}
         payload["seq"], payload["prev"] = self._seq, self._prev
         try:
-            model = validate_event(payload)
-        except ValidationError as exc:
-            raise describe_event_error(payload, exc) from None
+            model = build_event(payload)  # strict, from the fields (no JSON round trip)
+        except (KeyError, TypeError, ValidationError):
+            try:  # refused: validated as its JSON, whose report names each field as the log spells it
+                model = validate_event(payload)
+            except ValidationError as exc:
+                raise describe_event_error(payload, exc) from None
         line = canonical_line(model)  # so that validation takes every line a writer wrote on its fast path
         self._fh.write(line + b"\n")
         if self.flush or self.fsync:

@@ -111,16 +111,16 @@ def examples(*events: dict[str, Any], seq: int = 7) -> ConfigDict:
     return ConfigDict(json_schema_extra=extra)
 
 
-class Model(BaseModel):
-    """Base for manifest and prereg models: unknown fields are errors, types are strict."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False,
-                              use_attribute_docstrings=checker.FIELD_DOCSTRINGS)
-
-
 EVENT_CONFIG = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False,
                           use_attribute_docstrings=checker.FIELD_DOCSTRINGS)
-"""The configuration of every event class (`event_model`): `Model`'s, for a frozen slotted dataclass."""
+"""Unknown fields are errors, types are strict, numbers finite: every event class (`event_model`: frozen
+by the dataclass) and every `Model`."""
+
+
+class Model(BaseModel):
+    """Base for manifest and prereg models (and the objects nested in events): `EVENT_CONFIG`, frozen."""
+
+    model_config = ConfigDict(**EVENT_CONFIG, frozen=True)
 
 E = TypeVar("E")
 

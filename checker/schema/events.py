@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Union, cast
 
 from pydantic import Field, TypeAdapter
+from pydantic_core import ArgsKwargs
 
 from checker.schema.agent import (
     AGENT_EVENTS,
@@ -50,7 +51,10 @@ Event = Annotated[
 EVENT_MODELS = (RunStart, RunEnd, *AGENT_EVENTS, *CONSTRAINT_EVENTS)
 """Every event model, in documentation order."""
 
-EVENT_TYPES = frozenset(m.model_fields["type"].annotation.__args__[0] for m in EVENT_MODELS)  # type: ignore[union-attr]
+EVENT_MODELS_BY_TYPE: dict[str, Any] = {m.model_fields["type"].annotation.__args__[0]: m  # type: ignore[union-attr]
+                                         for m in EVENT_MODELS}
+"""Event `type` -> its class."""
+EVENT_TYPES = frozenset(EVENT_MODELS_BY_TYPE)
 """The `type` values the checker knows."""
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
@@ -65,6 +69,22 @@ def validate_event(obj: Any) -> Event:
     """
     # UTF-8 as a log line is (a lone surrogate is refused here: "surrogates not allowed")
     return EVENT_ADAPTER.validate_json(json.dumps(obj, ensure_ascii=False).encode("utf-8"))
+
+
+_BUILD = {etype: (model, model.__pydantic_validator__.validate_python) for etype, model in EVENT_MODELS_BY_TYPE.items()}
+
+
+def build_event(fields: dict[str, Any]) -> Event:
+    """The event of type `fields["type"]` with these fields: what `cls(**fields)` makes, strict.
+
+    The writer's way in (`checker.logio.RunLogWriter`): the class's validator fills a new instance
+    from the fields, as the dataclass's `__init__` does, without the keyword-argument call (~1.8 µs
+    an event). Raises `KeyError` for an unknown type and `ValidationError` for fields the class refuses.
+    """
+    model, validate = _BUILD[fields["type"]]
+    event = object.__new__(model)
+    validate(ArgsKwargs((), fields), self_instance=event)
+    return cast(Event, event)
 
 
 TO_JSON = {model: model.__pydantic_serializer__.to_json for model in EVENT_MODELS}
