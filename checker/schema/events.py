@@ -72,14 +72,16 @@ def validate_event(obj: Any) -> Event:
 
 
 _BUILD = {etype: (model, model.__pydantic_validator__.validate_python) for etype, model in EVENT_MODELS_BY_TYPE.items()}
+"""Event `type` -> (its class, its validator), for `build_event`."""
 
 
 def build_event(fields: dict[str, Any]) -> Event:
     """The event of type `fields["type"]` with these fields: what `cls(**fields)` makes, strict.
 
     The writer's way in (`checker.logio.RunLogWriter`): the class's validator fills a new instance
-    from the fields, as the dataclass's `__init__` does, without the keyword-argument call (~1.8 µs
-    an event). Raises `KeyError` for an unknown type and `ValidationError` for fields the class refuses.
+    from the fields, as the dataclass's `__init__` does, without the keyword-argument call (3.8 µs
+    an event against 5.6 for `cls(**fields)`). Raises `KeyError` or `TypeError` for a missing, unknown
+    or unhashable type and `ValidationError` for fields the class refuses.
     """
     model, validate = _BUILD[fields["type"]]
     event = object.__new__(model)
