@@ -32,7 +32,7 @@ from checker.logio import (
 from checker.precheck import claim_findings, coverage_findings, header_findings
 from checker.schema.base import INT_MAX
 from checker.schema.common import RunEnd, RunStart
-from checker.schema.events import EVENT_ADAPTER, canonical_line
+from checker.schema.events import EVENT_ADAPTER, build_event, canonical_line
 
 INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
 """The one validate finding that is a result (verify scores the run as INCOMPLETE), not a format error."""
@@ -388,11 +388,15 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 problem(1, f"first event must be run_start, not {etype!r}" if isinstance(etype, str)
                         else "first event must be run_start")
             try:
-                event = validate_json(data)  # the object `from_json` read, validated as its JSON (events are strict dataclasses)
-            except ValidationError as exc:
-                for message in format_validation_error(exc):
-                    problem(lineno, message)
-                continue
+                # the object `from_json` read, built by its type's class (strict; no second parse of the line)
+                event = build_event(obj)
+            except (KeyError, TypeError, ValidationError):
+                try:  # refused: validated as the line's JSON, whose report names each field as the log spells it
+                    event = validate_json(data)
+                except ValidationError as exc:
+                    for message in format_validation_error(exc):
+                        problem(lineno, message)
+                    continue
             if lineno == 1 and event.type == "run_start":
                 info.submission_id = event.submission_id
                 info.track = event.track
