@@ -388,15 +388,11 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
                 problem(1, f"first event must be run_start, not {etype!r}" if isinstance(etype, str)
                         else "first event must be run_start")
             try:
-                # the object `from_json` read, built by its type's class (strict; no second parse of the line)
-                event = build_event(obj)
-            except (KeyError, TypeError, ValidationError):
-                try:  # refused: validated as the line's JSON, whose report names each field as the log spells it
-                    event = validate_json(data)
-                except ValidationError as exc:
-                    for message in format_validation_error(exc):
-                        problem(lineno, message)
-                    continue
+                event = build_event(obj, data)  # the object `from_json` read (no second parse of a valid line)
+            except ValidationError as exc:
+                for message in format_validation_error(exc):
+                    problem(lineno, message)
+                continue
             if lineno == 1 and event.type == "run_start":
                 info.submission_id = event.submission_id
                 info.track = event.track

@@ -111,6 +111,14 @@ def examples(*events: dict[str, Any], seq: int = 7) -> ConfigDict:
     return ConfigDict(json_schema_extra=extra)
 
 
+def json_line(obj: Any) -> bytes:
+    """`obj` as the UTF-8 JSON a log line holds, to validate a dict as its JSON (not canonical).
+
+    A lone surrogate is refused here ("surrogates not allowed"), as writing it to a log would be.
+    """
+    return json.dumps(obj, ensure_ascii=False).encode("utf-8")
+
+
 EVENT_CONFIG = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False,
                           use_attribute_docstrings=checker.FIELD_DOCSTRINGS)
 """Unknown fields are errors, types are strict, numbers finite: every event class (`event_model`: frozen
@@ -177,8 +185,7 @@ class EventBase:
     @classmethod
     def model_validate(cls: type[E], obj: Any) -> E:
         """Validate a decoded JSON object (strict, as a JSON line is validated) into this event class."""
-        return cast(E, cls.__pydantic_validator__.validate_json(  # type: ignore[attr-defined]
-            json.dumps(obj, ensure_ascii=False).encode("utf-8")))
+        return cast(E, cls.__pydantic_validator__.validate_json(json_line(obj)))  # type: ignore[attr-defined]
 
     @classmethod
     def model_json_schema(cls, **kwargs: Any) -> dict[str, Any]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Union, cast
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import ArgsKwargs
 
 from checker.schema.agent import (
@@ -33,6 +32,7 @@ from checker.schema.agent import (
     Substitution,
     WriteReject,
 )
+from checker.schema.base import json_line
 from checker.schema.common import RunEnd, RunStart
 from checker.schema.constraint import CONSTRAINT_EVENTS, ProblemStart, Turn
 
@@ -67,26 +67,30 @@ def validate_event(obj: Any) -> Event:
     Events are strict dataclasses: strict validation of Python input would take only instances, so
     the object is validated as the JSON it came from.
     """
-    # UTF-8 as a log line is (a lone surrogate is refused here: "surrogates not allowed")
-    return EVENT_ADAPTER.validate_json(json.dumps(obj, ensure_ascii=False).encode("utf-8"))
+    return EVENT_ADAPTER.validate_json(json_line(obj))
 
 
 _BUILD = {etype: (model, model.__pydantic_validator__.validate_python) for etype, model in EVENT_MODELS_BY_TYPE.items()}
 """Event `type` -> (its class, its validator), for `build_event`."""
 
 
-def build_event(fields: dict[str, Any]) -> Event:
-    """The event of type `fields["type"]` with these fields: what `cls(**fields)` makes, strict.
+def build_event(fields: Any, line: bytes | None = None) -> Event:
+    """The event a decoded JSON object describes: what `cls(**fields)` makes for its `type`, strict.
 
-    The writer's way in (`checker.logio.RunLogWriter`): the class's validator fills a new instance
-    from the fields, as the dataclass's `__init__` does, without the keyword-argument call (3.8 µs
-    an event against 5.6 for `cls(**fields)`). Raises `KeyError` or `TypeError` for a missing, unknown
-    or unhashable type and `ValidationError` for fields the class refuses.
+    The class's validator fills a new instance from the fields, as the dataclass's `__init__` does,
+    without the keyword-argument call (3.8 µs an event against 5.6 for `cls(**fields)`). Anything it
+    refuses (not an object, a missing, unknown or unhashable `type`, a field the class refuses) is
+    validated as its JSON through the event union instead (`line`, the bytes it was read from, else
+    `json_line(fields)`), whose `ValidationError` names each field as the log spells it. The writer
+    (`checker.logio.RunLogWriter`), validation's slow path and `read_events` come in here.
     """
-    model, validate = _BUILD[fields["type"]]
-    event = object.__new__(model)
-    validate(ArgsKwargs((), fields), self_instance=event)
-    return cast(Event, event)
+    try:
+        model, validate = _BUILD[fields["type"]]
+        event = object.__new__(model)
+        validate(ArgsKwargs((), fields), self_instance=event)
+        return cast(Event, event)
+    except (KeyError, TypeError, ValidationError):
+        return EVENT_ADAPTER.validate_json(line if line is not None else json_line(fields))
 
 
 TO_JSON = {model: model.__pydantic_serializer__.to_json for model in EVENT_MODELS}
