@@ -6,13 +6,13 @@ BIN = $(VENV)/bin
 .PHONY: site test lint bench clean
 
 # Each step says what it does first: the install takes a minute or two, and pip shows its progress.
-$(BIN)/driftboard: pyproject.toml
+$(BIN)/driftboard: pyproject.toml tools/pyproject.toml
 	@echo "==> creating the virtual environment $(VENV) (once; again when pyproject.toml changes)"
 	$(PY) -m venv $(VENV)
 	@echo "==> upgrading pip in $(VENV)"
 	$(BIN)/pip install --upgrade pip
-	@echo "==> installing driftboard with the test and inspect extras into $(VENV) (a minute or two)"
-	$(BIN)/pip install -e ".[test,inspect]"
+	@echo "==> installing driftboard with the test and inspect extras, and the developer tools (tools/), into $(VENV) (a minute or two)"
+	$(BIN)/pip install -e ".[test,inspect]" -e tools/
 	touch $@
 
 ## Main job: verify every shipped submission, then build the static site into build/site.
@@ -27,13 +27,13 @@ test: $(BIN)/driftboard
 	@echo "==> workflow lint, ruff, mypy, import contracts, then the test suite"
 	$(BIN)/zizmor --offline .github/workflows/
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
-	$(BIN)/ruff check checker driftboard tests examples
+	$(BIN)/ruff check checker driftboard tools tests examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 lint: $(BIN)/driftboard
-	$(BIN)/ruff check checker driftboard tests examples
+	$(BIN)/ruff check checker driftboard tools tests examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

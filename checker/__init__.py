@@ -13,4 +13,4 @@ FIELD_DOCSTRINGS = True
 """Build the format models with their attribute docstrings as field descriptions (the JSON Schemas and
 the format reference show them). Reading them parses every model's source, about 0.1 s of CPU at start-up,
 which checking or importing logs never needs: those commands switch this off before the models are built
-(`checker.cli.main`); once the models are built it has no effect."""
+(`checker.cli.main.main`); once the models are built it has no effect."""

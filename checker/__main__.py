@@ -1,3 +1,3 @@
-from checker.cli import main
+from checker.cli.main import main
 
 main()

@@ -17,7 +17,7 @@ def _constraint(problems: str, method: str = "direct", seed: int | None = None) 
         method: `direct`, `cot` or `ledger_only`.
         seed: if set, epoch e asks the provider for seed `seed + e - 1` (seeds as epochs).
     """
-    from checker.inspect_task.task import build_task
+    from checker.harness.inspect_task.task import build_task
 
     return build_task(problems, method, seed)
 

@@ -39,7 +39,7 @@ from typing import Any
 
 import yaml
 
-from checker.logio import RunLogWriter
+from checker.format.logio import RunLogWriter
 
 SIZE = 8
 """The grid is SIZE x SIZE cells; a click is (x = column, y = row)."""

@@ -39,8 +39,8 @@ from typing import Any
 
 import yaml
 
-from checker.logio import RunLogWriter
-from checker.problems import problem_set_digest
+from checker.constraint.problems import problem_set_digest
+from checker.format.logio import RunLogWriter
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = REPO / "problems" / "driftboard-suite-v1"

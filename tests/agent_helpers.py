@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from checker.schema.manifest import Prereg
-from checker.tracks import RunRecord, VerifyContext
-from checker.verify import read_run
+from checker.format.schema.manifest import Prereg
+from checker.pipeline.verify import read_run
+from checker.stages.tracks import RunRecord, VerifyContext
 
 SHA = "0" * 64
 
@@ -23,7 +23,7 @@ def run_start(**over: Any) -> dict[str, Any]:
 
 def write_log(path: Path, events: list[dict[str, Any]], *, end: bool = True, **start: Any) -> Path:
     """Write a chained run log; `end=False` leaves it without run_end (INCOMPLETE)."""
-    from checker.logio import RunLogWriter
+    from checker.format.logio import RunLogWriter
 
     log = RunLogWriter(path, run_start(**start))
     for ev in events:
@@ -100,6 +100,6 @@ def plan_step(step_id: str, target: str | None, action: str | None, turn: int = 
 
 def scored(run: RunRecord, ctx: VerifyContext) -> dict[str, Any]:
     """`score_run` of the agent track, as the JSON the results file stores for the run."""
-    from checker.score.agent import score_run
+    from checker.agent.scorer import score_run
 
     return score_run(run, ctx).model_dump(mode="json")

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 from hypothesis import settings
 
-from checker.cli import cli
+from checker.cli.main import cli
 
 # Property tests are deterministic in CI: a fixed derandomised profile, no example database.
 # `HYPOTHESIS_PROFILE=explore` draws fresh random examples (for local bug hunting).

@@ -6,8 +6,9 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from checker.bench.site_bench import synthetic_results, write_results_dir
-from checker.results_model import ResultsFile
+from driftboard_tools.site_bench import synthetic_results, write_results_dir
+
+from checker.format.results_model import ResultsFile
 
 XSS_TITLE = "<script>alert(1)</script> Injection test"
 XSS_AUTHOR = "<img src=x onerror=alert(2)>"

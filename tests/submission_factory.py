@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from checker.logio import RunLogWriter
+from checker.format.logio import RunLogWriter
 
 
 def make_agent_submission(
@@ -52,7 +52,7 @@ def make_agent_submission(
         }
         with RunLogWriter(folder / name, start) as log:
             log.write({"type": "startup_probe", "turn": 0, "image_receipt_ok": None})
-            # each run sees its own first frame: runs with identical events would be copies (checker.copies)
+            # each run sees its own first frame: runs with identical events would be copies (checker.stages.copies)
             log.write({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET",
                        "post_frame_hash": hashlib.sha256(f"{sid}/{cell}/{seed}".encode()).hexdigest()[:16]})
             log.write({"type": "referent", "turn": 0, "ref_id": "R0001", "version": 1, "kind": "percept-cluster",

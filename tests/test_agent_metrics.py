@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agent_helpers import beat, click, context, llm, make_run, plan_step, referent, reject, scored, startup, status
 
-from checker.report_text import agent_text
-from checker.score.agent import cell_tables, score_run
+from checker.agent.scorer import cell_tables, score_run
+from checker.cli.report_text import agent_text
 
 
 def events():

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from checker.answers import extract_answer, extract_json, strip_think
-from checker.domains import FALSE, LogicGrid, Scheduling, Seating
+from checker.constraint.answers import extract_answer, extract_json, strip_think
+from checker.constraint.domains import FALSE, LogicGrid, Scheduling, Seating
 
 SEAT = Seating(["Karen", "Ruby", "Tina"])
 SCHED = Scheduling(["Deploy", "Docs"], num_slots=7)

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from checker import metrics
-from checker.gate import CONDITIONS, GATE, run_gate
-from checker.numbers import fmt
-from checker.replay import replay
-from checker.results_model import GateConditions, ResultsFile, RunResult
-from checker.schema.agent import AGENT_EVENTS
-from checker.schema.constraint import CONSTRAINT_EVENTS
-from checker.schema.events import EVENT_TYPES, validate_event
-from checker.schema.manifest import Thresholds
-from checker.tracks import RunRecord
+from checker.agent.gate import CONDITIONS, GATE, run_gate
+from checker.agent.replay import replay
+from checker.format.numbers import fmt
+from checker.format.results_model import GateConditions, ResultsFile, RunResult
+from checker.format.schema.agent import AGENT_EVENTS
+from checker.format.schema.constraint import CONSTRAINT_EVENTS
+from checker.format.schema.events import EVENT_TYPES, validate_event
+from checker.format.schema.manifest import Thresholds
+from checker.pipeline import metrics
+from checker.stages.tracks import RunRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT_LOGS = sorted((ROOT / "submissions" / "driftboard-microworld-agent" / "runs").glob("*.jsonl"))
@@ -97,7 +97,7 @@ def test_directions_read_from_the_declaration() -> None:
 def test_gate_conditions_are_declared_once_and_carry_note_and_reason() -> None:
     assert tuple(GateConditions.model_fields) == CONDITIONS
     assert [c.name for c in GATE] == list(CONDITIONS)
-    from checker.tracks import RunRecord as Record
+    from checker.stages.tracks import RunRecord as Record
 
     # a run with no events: vacuous conditions are N/A, the missing startup probe FAILs with its reason
     state = replay(Record(path="x", sha256="0", start=None, end=None, events=[], lines=[]))  # type: ignore[arg-type]
@@ -129,7 +129,7 @@ def test_one_undefined_mark_everywhere(verify_shipped: dict[str, ResultsFile], s
 
 @pytest.fixture(scope="module")
 def verify_shipped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ResultsFile]:
-    from checker.verify import default_problem_dirs, verify_paths
+    from checker.pipeline.verify import default_problem_dirs, verify_paths
 
     out = tmp_path_factory.mktemp("results")
     report = verify_paths([ROOT / "submissions"], None, default_problem_dirs(), results_dir=out)
@@ -139,9 +139,9 @@ def verify_shipped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result
 @pytest.fixture(scope="module")
 def shipped_outputs(verify_shipped: dict[str, ResultsFile], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The CLI text of both tracks and the job summary of the shipped submissions."""
-    from checker.ci_summary import parse_document, render_summary
-    from checker.report_text import track_text
-    from checker.results_model import SubmissionReport
+    from checker.cli.ci_summary import parse_document, render_summary
+    from checker.cli.report_text import track_text
+    from checker.format.results_model import SubmissionReport
 
     subs = [SubmissionReport(path=f"submissions/{r.submission_id}", submission_id=r.submission_id, track=r.track,
                              profile=r.profile, cached=False, runs=r.runs, cells=r.cells, claims=r.claims,

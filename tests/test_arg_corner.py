@@ -21,7 +21,7 @@ import pytest
 from conftest import shared_data
 
 from checker.importers.arg import import_submission
-from checker.verify import verify_paths
+from checker.pipeline.verify import verify_paths
 
 CASE = shared_data() / "arg" / "cases" / "d_full_r1"
 CHAIN = ("deficit_stamps", "deficit_goals", "edges_verified", "edges_unverified")

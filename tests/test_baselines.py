@@ -10,16 +10,16 @@ from typing import Any
 import pytest
 from conftest import REPO, require_shared, shared_data
 
-from checker.answers import normalize
-from checker.baselines import baselines_command
-from checker.baselines import constraint_baselines as cb
-from checker.baselines.agent_baselines import SUBMISSION_ID as AGENT_ID
-from checker.baselines.reported import ARG_CSV, DRIFT_CSV, convert_paper_tables, load_reported
-from checker.baselines.suite import PER_DOMAIN, SUITE_DIR, load_suite, suite_digest, write_suite
-from checker.domains import make_domain
-from checker.domains.solver import naive_sat
-from checker.problems import load_problem_sets
-from checker.verify import verify_paths
+from checker.constraint.answers import normalize
+from checker.constraint.domains import make_domain
+from checker.constraint.domains.solver import naive_sat
+from checker.constraint.problems import load_problem_sets
+from checker.harness.baselines import baselines_command
+from checker.harness.baselines import constraint_baselines as cb
+from checker.harness.baselines.agent_baselines import SUBMISSION_ID as AGENT_ID
+from checker.harness.baselines.reported import ARG_CSV, DRIFT_CSV, convert_paper_tables, load_reported
+from checker.harness.baselines.suite import PER_DOMAIN, SUITE_DIR, load_suite, suite_digest, write_suite
+from checker.pipeline.verify import verify_paths
 
 SUBMISSIONS = REPO / "submissions"
 BASELINE_IDS = (AGENT_ID, cb.SUBMISSION_ID)

@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 
 from constraint_helpers import drift_bench_dir, seating_problem, write_problems
+from driftboard_tools.constraint_bench import score_cases
+from driftboard_tools.constraint_workload import KINDS, generated_cases
 
-from checker.bench.constraint_bench import score_cases
-from checker.bench.constraint_workload import KINDS, generated_cases
-from checker.problems import load_problems
+from checker.constraint.problems import load_problems
 
 LAST_LINE = re.compile(
     r"turns_per_s_realistic=(\d+) z3_fraction=([0-9.]+) turns_per_s_all_z3=(\d+) turns_per_s_gold=(\d+) "

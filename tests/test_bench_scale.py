@@ -11,9 +11,8 @@ import json
 import random
 from pathlib import Path
 
-from checker.baselines.suite import problem_bytes
-from checker.bench.agent_bench import generate
-from checker.bench.scale_bench import (
+from driftboard_tools.agent_bench import generate
+from driftboard_tools.scale_bench import (
     Sizes,
     _swap_answer,
     beats_for,
@@ -23,9 +22,11 @@ from checker.bench.scale_bench import (
     perturb,
     synthetic_problems,
 )
-from checker.logio import RunLogWriter, read_events
-from checker.problems import load_problem_sets
-from checker.verify import verify_paths
+
+from checker.constraint.problems import load_problem_sets
+from checker.format.logio import RunLogWriter, read_events
+from checker.harness.baselines.suite import problem_bytes
+from checker.pipeline.verify import verify_paths
 
 
 def test_quick_end_to_end(run_line, tmp_path: Path) -> None:

@@ -12,8 +12,7 @@ import pytest
 from submission_factory import make_agent_submission
 
 import checker
-from checker.cache import NUMBER_MODULES, code_digest, module_file
-from checker.scorers import SCORER_BY_TRACK
+from checker.pipeline.cache import NUMBER_MODULES, code_digest, module_file
 
 
 def _import_closure(graph: grimp.ImportGraph, entries: set[str]) -> set[str]:
@@ -33,15 +32,15 @@ def _import_closure(graph: grimp.ImportGraph, entries: set[str]) -> set[str]:
 
 def test_number_modules_are_the_import_closure_of_the_verify_pipeline() -> None:
     graph = grimp.build_graph("checker", cache_dir=None)
-    # the scorers are imported by name (importlib), which no import graph sees: they are entries too
-    entries = {"checker.verify", *SCORER_BY_TRACK.values()}
+    # the track scorers are imported where first needed (checker.pipeline.scorers): the graph sees them
+    entries = {"checker.pipeline.verify"}
     closure = _import_closure(graph, entries)
     declared = set(NUMBER_MODULES)
     assert sorted(closure - declared) == [], "imported by the verify pipeline but not in cache.NUMBER_MODULES"
     assert sorted(declared - closure) == [], "in cache.NUMBER_MODULES but not imported by the verify pipeline"
     # the edges stay out: editing them must not invalidate cached verifications
-    for edge in ("checker.cli", "checker.commands", "checker.render.site", "checker.importers.arg",
-                 "checker.baselines.suite", "checker.bench.fuzz_targets", "checker.ci"):
+    for edge in ("checker.cli.main", "checker.cli.commands", "checker.render.site", "checker.importers.arg",
+                 "checker.harness.baselines.suite", "driftboard_tools.fuzz_targets", "checker.cli.ci"):
         assert edge not in declared
 
 
@@ -60,8 +59,8 @@ def test_every_declared_module_has_a_source_file() -> None:
 def test_code_digest_moves_only_with_code_that_decides_numbers(tmp_path: Path) -> None:
     package = _package_copy(tmp_path)
     before = code_digest(package)
-    outside = ["render/site.py", "render/templates", "cli.py", "commands.py", "bench/fuzz_targets.py",
-               "importers/arg.py", "baselines/suite.py", "ci_summary.py"]
+    outside = ["render/site.py", "render/templates", "cli/main.py", "cli/commands.py",
+               "importers/arg.py", "harness/baselines/suite.py", "cli/ci_summary.py"]
     for rel in outside:
         target = package / rel
         if target.is_dir():  # a page template
@@ -70,7 +69,7 @@ def test_code_digest_moves_only_with_code_that_decides_numbers(tmp_path: Path) -
     (package / "render" / "new_page.py").write_text("X = 1\n", encoding="utf-8")
     assert code_digest(package) == before
 
-    for rel in ["gate.py", "score/gds.py", "schema/__init__.py", "__init__.py"]:
+    for rel in ["agent/gate.py", "agent/gds.py", "format/schema/__init__.py", "__init__.py"]:
         target = package / rel
         original = target.read_bytes()
         target.write_bytes(original + b"\n# edited\n")
@@ -151,8 +150,8 @@ def test_the_commit_order_check_reads_the_submissions_repository_wherever_verify
 
 
 def test_the_key_changes_with_every_input(tmp_path, monkeypatch):
-    from checker import cache
-    from checker.load import load_submission
+    from checker.pipeline import cache
+    from checker.stages.load import load_submission
 
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     folder = make_agent_submission(tmp_path / "subs", "s-key", {"FULL": ["s1"]})
@@ -174,3 +173,12 @@ def test_the_key_changes_with_every_input(tmp_path, monkeypatch):
     assert key(problem_sets={"d" * 64: Set("a")}) != key(problem_sets={"d" * 64: Set("b")})
     monkeypatch.setattr(cache, "checker_code_digest", lambda: "0" * 64)
     assert key() != base
+
+
+def test_the_live_code_digest_reads_the_installed_package() -> None:
+    """The digest the cache keys use is over the `checker` package's real files, none missing."""
+    from checker.pipeline.cache import checker_code_digest
+
+    package = Path(checker.__file__).resolve().parent
+    assert [m for m in NUMBER_MODULES if not module_file(package, m).is_file()] == []
+    assert checker_code_digest() == code_digest(package)

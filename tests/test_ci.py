@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from checker.ci import Change, detect_changes, split_validate
-from checker.ci_summary import annotation_lines, escape_data, escape_property, md, parse_document, render_summary
-from checker.logio import RunLogWriter
+from checker.cli.ci import Change, detect_changes, split_validate
+from checker.cli.ci_summary import annotation_lines, escape_data, escape_property, md, parse_document, render_summary
+from checker.format.logio import RunLogWriter
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_NOSYSTEM": "1"}
@@ -84,7 +84,7 @@ def make_submission(repo: Path, sid: str, *, ceiling: int = 6000, claims: str = 
              "started_at": "2026-11-01T00:00:00Z", "horizon": 10, "game_id": "toy"}
     with RunLogWriter(folder / "runs" / "r1.jsonl", start) as log:
         log.write({"type": "startup_probe", "turn": 0, "image_receipt_ok": None})
-        # each run sees its own first frame: runs with identical events would be copies (checker.copies)
+        # each run sees its own first frame: runs with identical events would be copies (checker.stages.copies)
         log.write({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET",
                    "post_frame_hash": hashlib.sha256(sid.encode()).hexdigest()[:16]})
         log.write({"type": "llm_call", "turn": 1, "organ": "OBSERVER", "prompt_tokens": 900,
@@ -199,7 +199,7 @@ def test_uncommitted_changes_count_only_in_the_work_tree(repo):
 
 def test_ci_passes_on_valid_and_invalid_new_submissions(repo, ci, tmp_path):
     """A VALID run passes; an INVALID one is a result to publish, not a failure."""
-    __import__("checker.score.agent")
+    __import__("checker.agent.scorer")
     preregister(repo, "new")
     preregister(repo, "tight", ceiling=100)
     make_submission(repo, "new")
@@ -239,7 +239,7 @@ def test_ci_fails_on_a_chain_break_with_an_annotation_on_the_line(repo, ci):
 
 
 def test_ci_fails_when_a_claimed_figure_disagrees(repo, ci):
-    __import__("checker.score.agent")
+    __import__("checker.agent.scorer")
     claims = "claims:\n  - cell: FULL\n    metric: completions\n    value: 7\n"
     preregister(repo, "boast")
     make_submission(repo, "boast", claims=claims)
@@ -272,7 +272,7 @@ def test_ci_checks_out_a_head_that_is_not_checked_out(repo, ci):
 
 def test_ci_json_is_the_document_the_summary_is_rendered_from(repo, ci, tmp_path):
     """`--format json`: changes, every problem (errors fail, warnings do not), verify's records; pure JSON in Actions too."""
-    __import__("checker.score.agent")
+    __import__("checker.agent.scorer")
     preregister(repo, "new")
     make_submission(repo, "new")
     bad = make_submission(repo, "bad")  # its prereg.yaml is not on main, and its chain is broken

@@ -11,11 +11,11 @@ from bs4 import BeautifulSoup
 from click.testing import CliRunner
 from site_fixtures import built_site, fixture_results
 
-from checker.cite import cite_command
-from checker.cli import cli
+from checker.cli.cite import cite_command
+from checker.cli.main import cli
+from checker.format.results_model import ResultsFile
 from checker.render import site as site_module
 from checker.render.citation import DEFAULT_SITE_URL, cite_text, site_url
-from checker.results_model import ResultsFile
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -51,7 +51,7 @@ def test_sitemap_lists_pages_under_the_base_url(site: Path) -> None:
 
 
 def _results_dir(tmp_path: Path, results: list[ResultsFile]) -> Path:
-    from checker.bench.site_bench import write_results_dir
+    from driftboard_tools.site_bench import write_results_dir
 
     return write_results_dir(results, tmp_path / "results")
 

@@ -41,7 +41,7 @@ def test_json_output_shape_for_valid_input(run_line):
 
 
 def test_every_command_has_help(run_line):
-    from checker.cli import cli
+    from checker.cli.main import cli
 
     def walk(group, prefix):
         for name, cmd in group.commands.items():

@@ -18,8 +18,8 @@ import yaml
 from conftest import REPO
 from submission_factory import make_agent_submission
 
-from checker.cli import cli
-from checker.commands import terminal_progress
+from checker.cli.commands import terminal_progress
+from checker.cli.main import cli
 from checker.render.citation import site_url
 
 REPORTING = {"validate", "verify", "cite", "release", "ci", "ci-history"}
@@ -133,7 +133,7 @@ def test_progress_bar_draws_only_on_a_terminal_and_only_when_enabled():
 
 
 def test_verify_reports_progress_once_per_run(tmp_path):
-    from checker.verify import verify_paths
+    from checker.pipeline.verify import verify_paths
 
     folder = make_agent_submission(tmp_path / "subs", "s-progress", {"FULL": ["s1", "s2"], "J0": ["s1"]})
     calls: list[tuple[int, int]] = []
@@ -234,7 +234,7 @@ def test_help_verify_examples_run_in_the_clone(run_line, monkeypatch):
 
 
 def test_schema_help_names_every_schema_it_writes(run_line, tmp_path):
-    from checker.schema.export import schemas
+    from checker.format.schema.export import schemas
 
     names = sorted(schemas())
     assert "results.schema.json" in names

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from conftest import require_shared, shared_data
 
-from checker.errors import UsageError
+from checker.format.errors import UsageError
 from checker.importers.arg import import_submission, thresholds_from_arg
-from checker.verify import verify_paths
+from checker.pipeline.verify import verify_paths
 
 CASES = shared_data() / "arg" / "cases"
 # The cases of the reference data (its INDEX.md), so that each is collected, and skipped, one by one without it.

@@ -14,9 +14,9 @@ import json
 import pytest
 from constraint_helpers import drift_bench_dir
 
-from checker.answers import normalize
-from checker.domains.solver import ProblemSolver, naive_sat
-from checker.problems import load_problem_sets, load_problems
+from checker.constraint.answers import normalize
+from checker.constraint.domains.solver import ProblemSolver, naive_sat
+from checker.constraint.problems import load_problem_sets, load_problems
 
 pytestmark = pytest.mark.shared_data
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 import checker
-from checker.errors import UsageError
+from checker.format.errors import UsageError
 from checker.render.site import build_epoch
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,8 +6,8 @@ import click
 import pytest
 from conftest import REPO
 
-from checker.cli import cli
-from checker.schema.manifest import Thresholds
+from checker.cli.main import cli
+from checker.format.schema.manifest import Thresholds
 
 
 def _commands(group: click.Group, prefix: str = "") -> list[str]:

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checker.domains import FALSE, DomainError, LogicGrid, Scheduling, Seating, to_int
-from checker.domains.solver import ProblemSolver, naive_sat
+from checker.constraint.domains import FALSE, DomainError, LogicGrid, Scheduling, Seating, to_int
+from checker.constraint.domains.solver import ProblemSolver, naive_sat
 
 PEOPLE = ["A", "B", "C", "D", "E", "F", "G"]
 
@@ -279,7 +279,7 @@ def test_finite_engine_equals_enumeration_for_every_key(dom):
     """Exhaustive: every key alone, and with each single pin, decided by the engine = by enumerating assignments."""
     from test_properties_domains import universe
 
-    from checker.domains.finite import make_engine
+    from checker.constraint.domains.finite import make_engine
 
     engine = make_engine(dom)
     assignments = universe(dom)

@@ -20,7 +20,7 @@ import yaml
 from bs4 import BeautifulSoup
 from conftest import REPO, shared_data, shared_data_reason
 
-from checker.verify import default_problem_dirs, verify_paths
+from checker.pipeline.verify import default_problem_dirs, verify_paths
 
 SID = "drift-bench-examples"
 SUB = REPO / "submissions" / SID

@@ -25,10 +25,10 @@ from conftest import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.evidence import receipt_match, reject_counts
-from checker.logio import genesis, sha256_hex
-from checker.replay import _Geometry
-from checker.schema.agent import Receipt, Referent
+from checker.agent.evidence import receipt_match, reject_counts
+from checker.agent.replay import _Geometry
+from checker.format.logio import genesis, sha256_hex
+from checker.format.schema.agent import Receipt, Referent
 
 SUB = REPO / "submissions" / "driftboard-microworld-agent"
 RUN_ID = "driftboard-microworld-agent-{}"
@@ -465,8 +465,8 @@ _organ = st.sampled_from(["OBSERVER", "SURVEYOR", "ACTUATOR"])
        calls=st.lists(st.tuples(st.integers(1, 5), _organ, st.integers(0, 3)), max_size=12))
 def test_reject_counts_never_fall_below_either_record(rows, calls):
     # whichever record a forger thins out (reject rows or the calls' ops_rejected), the count keeps the other
-    from checker.replay import AgentState
-    from checker.schema.agent import LlmCall, WriteReject
+    from checker.agent.replay import AgentState
+    from checker.format.schema.agent import LlmCall, WriteReject
 
     state = AgentState()
     for turn, organ, canary in rows:

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from checker.load import parse_yaml
-from checker.logio import REPLAY_CONTAINER_BYTES
-from checker.schema.manifest import Submission
-from checker.validate import KeptLog, ValidationReport, validate_run_file
-from checker.verify import kept_record, read_run
+from checker.format.logio import REPLAY_CONTAINER_BYTES
+from checker.format.schema.manifest import Submission
+from checker.pipeline.verify import kept_record, read_run
+from checker.stages.load import parse_yaml
+from checker.stages.validate import KeptLog, ValidationReport, validate_run_file
 
 AGENT = REPO / "submissions" / "driftboard-microworld-agent"
 LOGS = sorted((AGENT / "runs").glob("*.jsonl"))
@@ -86,7 +86,7 @@ def test_a_manifest_reads_the_same_in_one_pass():
 
 
 def _modules_after(args: list[str], tmp_path: Path) -> set[str]:
-    code = ("import sys\nfrom checker.cli import cli\ntry:\n    cli.main(sys.argv[1:], standalone_mode=False)\n"
+    code = ("import sys\nfrom checker.cli.main import cli\ntry:\n    cli.main(sys.argv[1:], standalone_mode=False)\n"
             "finally:\n    print(json.dumps(sorted(sys.modules)))\n")
     proc = subprocess.run([sys.executable, "-c", "import json\n" + code, *args], cwd=REPO, capture_output=True,
                           text=True, check=False, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin",
@@ -100,5 +100,5 @@ def test_agent_commands_load_no_z3_pandas_or_numpy(command, tmp_path):
     assert (REPO / "problems").is_dir()  # the default problem sets are there: they must not be loaded
     args = [command[0], str(AGENT), *(a.format(tmp=tmp_path) for a in command[1:])]
     modules = _modules_after(args, tmp_path)
-    assert "checker.cli" in modules
+    assert "checker.cli.main" in modules
     assert not {m.split(".")[0] for m in modules} & {"z3", "pandas", "numpy"}

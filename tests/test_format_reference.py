@@ -9,13 +9,13 @@ import pytest
 from conftest import REPO
 from pydantic import BaseModel, ConfigDict, Field
 
-from checker.schema.agent import AGENT_EVENTS
-from checker.schema.common import RunEnd, RunStart
-from checker.schema.constraint import CONSTRAINT_EVENTS
-from checker.schema.events import EVENT_MODELS, validate_event
-from checker.schema.export import schemas
-from checker.schema.manifest import Prereg, Submission
-from checker.schema.reference import REGENERATE, event_type, model_examples, nested_models, reference_pages
+from checker.format.schema.agent import AGENT_EVENTS
+from checker.format.schema.common import RunEnd, RunStart
+from checker.format.schema.constraint import CONSTRAINT_EVENTS
+from checker.format.schema.events import EVENT_MODELS, validate_event
+from checker.format.schema.export import schemas
+from checker.format.schema.manifest import Prereg, Submission
+from checker.format.schema.reference import REGENERATE, event_type, model_examples, nested_models, reference_pages
 
 FORMAT_SCHEMAS = ("event.schema.json", "submission.schema.json", "prereg.schema.json")
 """The documents a submitter writes (the results schema is the checker's output, documented elsewhere)."""

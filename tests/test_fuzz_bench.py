@@ -7,10 +7,9 @@ import json
 import re
 
 import pytest
-
-from checker.bench import fuzz_bench
-from checker.bench.fuzz_mutations import Mutation, must_be_detected
-from checker.bench.fuzz_targets import (
+from driftboard_tools import fuzz_bench
+from driftboard_tools.fuzz_mutations import Mutation, must_be_detected
+from driftboard_tools.fuzz_targets import (
     SUITE,
     TARGETS,
     Case,

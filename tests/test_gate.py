@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from agent_helpers import beat, context, echo, llm, make_run, reject, scored, startup
 
-from checker.gate import run_gate
-from checker.replay import replay
-from checker.schema.manifest import Thresholds
+from checker.agent.gate import run_gate
+from checker.agent.replay import replay
+from checker.format.schema.manifest import Thresholds
 
 
 def gate(tmp_path, events, profile="driftboard", **th):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agent_helpers import beat, click, context, make_run, plan_step, referent, scored, startup
 
-from checker.replay import replay
-from checker.score.gds import attribution_mismatches, gds, landings
+from checker.agent.gds import attribution_mismatches, gds, landings
+from checker.agent.replay import replay
 
 SHADOW = "G0001|ACTION6|R0001|RU0001"
 

@@ -309,12 +309,12 @@ def test_decompression_bomb_is_not_decompressed(tmp_path, run_line, monkeypatch)
 
 def test_log_over_the_replay_bound_is_validated_but_not_scored(tmp_path, run_line, monkeypatch):
     """A log over MAX_REPLAY_BYTES (lowered here to 64 KiB) keeps its findings and counts, unscored."""
-    import checker.logio
+    import checker.format.logio
 
     folder, run = _pair(tmp_path)
     _insert(run, 3, *[b'{"type":"goal","turn":1,"goal_id":"G%d","statement":"%s"}' % (k, b"x" * 4000)
                       for k in range(20)])
-    monkeypatch.setattr(checker.logio, "MAX_REPLAY_BYTES", 64 << 10)
+    monkeypatch.setattr(checker.format.logio, "MAX_REPLAY_BYTES", 64 << 10)
     monkeypatch.chdir(tmp_path)
     runs = _check(run_line, folder, tmp_path, validate_code=0, verify_code=1,
                   finding=None, verdict="UNVERIFIED")
@@ -331,13 +331,13 @@ def test_log_over_the_replay_bound_is_validated_but_not_scored(tmp_path, run_lin
 
 def test_replay_bound_charges_objects_and_arrays(tmp_path, run_line, monkeypatch):
     """`[]` is 2 bytes of log but ~60 bytes of memory: a log of empty arrays is weighed by its containers."""
-    import checker.logio
+    import checker.format.logio
 
     folder, run = _pair(tmp_path)
     empties = b",".join([b"[]"] * 300_000)
     _insert(run, 3, b'{"type":"rule","turn":1,"rule_id":"RU1","ctx":{"x":[%s]}}' % empties)
     size = run.stat().st_size
-    monkeypatch.setattr(checker.logio, "MAX_REPLAY_BYTES", 4 * size)  # the bytes alone are well within it
+    monkeypatch.setattr(checker.format.logio, "MAX_REPLAY_BYTES", 4 * size)  # the bytes alone are well within it
     monkeypatch.chdir(tmp_path)
     runs = _check(run_line, folder, tmp_path, validate_code=0, verify_code=1, finding=None, verdict="UNVERIFIED")
     assert "too large to replay" in runs["runs/full-s1.jsonl"]["reasons"][0]
@@ -428,7 +428,7 @@ def _reference_extract_json(text: str):
     """DRIFT-Bench's extraction as first written here (quadratic): the oracle for the linear one."""
     import re
 
-    from checker.answers import _closers, _loads
+    from checker.constraint.answers import _closers, _loads
 
     think_closed = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
     think_open = re.compile(r"<think>", re.IGNORECASE)
@@ -460,7 +460,7 @@ PIECES = ['{', '}', '[', ']', '"', ':', ',', '1', 'a', ' ', '\n', '\\', '<think>
 def test_answer_extraction_equals_the_reference_on_random_texts():
     import random
 
-    from checker.answers import extract_json, strip_think
+    from checker.constraint.answers import extract_json, strip_think
 
     rng = random.Random(9)
     for _ in range(20_000):
@@ -476,7 +476,7 @@ def test_answer_extraction_equals_the_reference_on_random_texts():
     '{"a":' * 80_000,
 ])
 def test_hostile_response_is_extracted_in_bounded_time(response):
-    from checker.answers import extract_json
+    from checker.constraint.answers import extract_json
 
     t0 = time.perf_counter()
     assert extract_json(response) is None

@@ -31,12 +31,12 @@ from cases.generate import RUN, Case, chain
 from conftest import CASES
 from test_ci import commit, git, make_submission
 
-from checker import load
-from checker.ci_summary import annotation_lines, code, escape_data, md, parse_document, render_summary
-from checker.errors import Finding, visible
-from checker.logio import RunLogWriter
+from checker.cli.ci_summary import annotation_lines, code, escape_data, md, parse_document, render_summary
+from checker.format.errors import Finding, visible
+from checker.format.logio import RunLogWriter
 from checker.render.citation import site_url
 from checker.render.text import md_escape
+from checker.stages import load
 
 ESC = "\x1b[31m"
 RLO = "\u202e"
@@ -351,7 +351,7 @@ def test_invalid_or_missing_manifest_still_reports_every_run(here, run_line):
     assert "broken/submission.yaml:4: invalid YAML: expected ',' or ']', but got ':'" in out
     doc = verify(run_line, "broken", "missing")
     assert doc["exit_code"] == 1
-    # r2 logs r1's very events under another run id: a copy, which counts once (checker.copies)
+    # r2 logs r1's very events under another run id: a copy, which counts once (checker.stages.copies)
     assert reported(doc) == {"broken/runs/r1.jsonl": "VALID", "broken/runs/r2.jsonl": "INVALID",
                              "missing/runs/r1.jsonl": "VALID"}
 
@@ -692,7 +692,7 @@ def _hostile_site(root: Path) -> tuple[Path, dict[str, str], dict[str, Any]]:
 def verify_in(cwd: Path, args: list[str]) -> dict[str, Any]:
     from click.testing import CliRunner
 
-    from checker.cli import cli
+    from checker.cli.main import cli
 
     old = Path.cwd()
     os.chdir(cwd)
@@ -811,7 +811,7 @@ def test_the_job_summary_of_the_hostile_submission_is_inert(hostile_site):
                  "(`git restore s/prereg.yaml`)"),
 ])
 def test_commit_order_detail_names_prereg_once_and_says_what_to_do(late, edits, dirty, expected):
-    from checker.preregistration import order_detail
+    from checker.stages.preregistration import order_detail
 
     detail = order_detail(late, edits, dirty, "s/prereg.yaml")
     assert detail == expected + "; a pre-registration is fixed before the runs and never edited after them"

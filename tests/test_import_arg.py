@@ -11,9 +11,9 @@ import pytest
 import yaml
 from conftest import shared_data, shared_data_reason
 
-from checker.errors import UsageError
+from checker.format.errors import UsageError
 from checker.importers.arg import derive_cell, import_submission, thresholds_from_arg
-from checker.validate import validate_paths
+from checker.stages.validate import validate_paths
 
 CASES = shared_data() / "arg" / "cases"
 

@@ -27,7 +27,7 @@ from inspect_ai._cli.main import inspect as inspect_cli
 from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
 
 import driftboard._registry
-from checker.inspect_task.protocol import EXTRACTION_SYSTEM
+from checker.harness.inspect_task.protocol import EXTRACTION_SYSTEM
 
 # Inspect leaves anyio memory streams to the garbage collector (its own, not ours); collected right after each
 # eval (gc.collect in `inspect_eval`) so that their ResourceWarnings are ignored here and never reach another module.
@@ -393,7 +393,7 @@ def test_mangled_logs_never_give_a_traceback(direct_log, tmp_path_factory):
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    from checker.cli import cli
+    from checker.cli.main import cli
 
     data = direct_log.read_bytes()
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from conftest import REPO
 
-from checker.inspect_task.protocol import commit, parse_extraction, turn_prompt
-from checker.problems import load_problems
+from checker.constraint.problems import load_problems
+from checker.harness.inspect_task.protocol import commit, parse_extraction, turn_prompt
 
 SUITE = REPO / "problems" / "driftboard-suite-v1"
 

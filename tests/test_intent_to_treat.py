@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from submission_factory import make_agent_submission
 
-from checker.results_model import CellResult
-from checker.verify import VerifyReport, verify_paths
+from checker.format.results_model import CellResult
+from checker.pipeline.verify import VerifyReport, verify_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "submissions" / "driftboard-microworld-agent"

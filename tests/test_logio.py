@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checker.logio import RunLogWriter, read_events
-from checker.validate import ValidationReport, validate_run_file
+from checker.format.logio import RunLogWriter, read_events
+from checker.stages.validate import ValidationReport, validate_run_file
 
 START = {
     "run_id": "run-1", "submission_id": "sub", "track": "agent", "cell": "FULL", "seed": "s1",
@@ -63,7 +63,7 @@ def test_writer_records_an_exception_as_aborted(tmp_path):
 
 
 def test_writer_refuses_invalid_events(tmp_path):
-    from checker.logio import EventError
+    from checker.format.logio import EventError
 
     with RunLogWriter(tmp_path / "r.jsonl", START) as log, pytest.raises(EventError):
         log.write({"type": "beat", "turn": -1, "action": "X"})
@@ -71,7 +71,7 @@ def test_writer_refuses_invalid_events(tmp_path):
 
 def test_writer_errors_name_the_event_type_the_field_and_the_fields_expected(tmp_path):
     """Not pydantic's raw report (a 26-type union and web links): the type, the field, what the type takes."""
-    from checker.logio import EventError
+    from checker.format.logio import EventError
 
     path = tmp_path / "r.jsonl"
     with pytest.raises(EventError) as caught, RunLogWriter(path, START) as log:
@@ -93,7 +93,7 @@ def test_writer_errors_name_the_event_type_the_field_and_the_fields_expected(tmp
      "turn event: field 'turn_number': input should be greater than or equal to 1"),
 ])
 def test_writer_error_messages(tmp_path, event, message):
-    from checker.logio import EventError
+    from checker.format.logio import EventError
 
     with RunLogWriter(tmp_path / "r.jsonl", START) as log, pytest.raises(EventError) as caught:
         log.write(event)
@@ -106,7 +106,7 @@ def test_writer_error_messages(tmp_path, event, message):
 
 
 def test_abort_reason_is_one_bounded_line():
-    from checker.logio import MAX_REASON_CHARS, abort_reason
+    from checker.format.logio import MAX_REASON_CHARS, abort_reason
 
     assert abort_reason(RuntimeError, RuntimeError("boom")) == "RuntimeError: boom"
     assert abort_reason(KeyboardInterrupt, KeyboardInterrupt()) == "KeyboardInterrupt"

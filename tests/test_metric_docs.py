@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from checker.constraint import metrics as constraints
+from checker.pipeline.verify import default_problem_dirs, verify_paths
 from checker.render.metrics import MAX_DEPTH, METRICS, documented
-from checker.score import constraint_metrics as constraints
-from checker.verify import default_problem_dirs, verify_paths
 
 REPO = Path(__file__).resolve().parent.parent
 NOT_METRICS = {"run"}

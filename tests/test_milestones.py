@@ -6,8 +6,8 @@ from agent_helpers import beat, make_run
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checker.replay import replay
-from checker.score.milestones import FirstBelow, RangeMin, first_below, milestones
+from checker.agent.milestones import FirstBelow, RangeMin, first_below, milestones
+from checker.agent.replay import replay
 
 
 def claim(turn, claim_id="M1", **kw):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from checker.metric_names import closest
-from checker.metrics import claim_names as known_metric_names
-from checker.precheck import claim_disagreement, coverage_findings
-from checker.schema.manifest import Prereg
+from checker.format.metric_names import closest
+from checker.format.schema.manifest import Prereg
+from checker.pipeline.metrics import claim_names as known_metric_names
+from checker.stages.precheck import claim_disagreement, coverage_findings
 
 
 def test_known_metric_names_are_per_track_and_include_the_cell_counts():

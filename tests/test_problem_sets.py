@@ -1,4 +1,4 @@
-"""Problem sets loaded on demand (`checker.problem_sets`): the same sets, read only when needed."""
+"""Problem sets loaded on demand (`checker.constraint.problem_sets`): the same sets, read only when needed."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from constraint_helpers import seating_problem, write_problems
 from test_problems import expected_digest
 
-from checker.errors import UsageError
-from checker.problem_sets import LazyProblemSets
-from checker.problems import load_problem_sets
-from checker.verify import default_problem_dirs
+from checker.constraint.problem_sets import LazyProblemSets
+from checker.constraint.problems import load_problem_sets
+from checker.format.errors import UsageError
+from checker.pipeline.verify import default_problem_dirs
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -9,8 +9,8 @@ import json
 import pytest
 from constraint_helpers import seating_problem, write_problems
 
-from checker.errors import UsageError
-from checker.problems import load_problem_sets, problem_set_digest
+from checker.constraint.problems import load_problem_sets, problem_set_digest
+from checker.format.errors import UsageError
 
 
 def expected_digest(problems):

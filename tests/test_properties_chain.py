@@ -24,8 +24,8 @@ import json
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from checker.logio import RunLogWriter, file_sha256, read_events
-from checker.validate import ValidationReport, validate_run_file
+from checker.format.logio import RunLogWriter, file_sha256, read_events
+from checker.stages.validate import ValidationReport, validate_run_file
 
 START = {
     "run_id": "run-1", "submission_id": "sub", "track": "agent", "cell": "FULL", "seed": "s1",

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import itertools
 
+from driftboard_tools.fuzz_targets import answer_text, domain_problem, raw_constraint
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import checker.domains.finite as finite_module
-import checker.domains.solver as solver_module
-from checker.answers import extract_answer
-from checker.bench.fuzz_targets import answer_text, domain_problem, raw_constraint
-from checker.domains import LogicGrid, Scheduling, Seating, make_domain
-from checker.domains.finite import engine_for, make_engine
-from checker.domains.solver import ProblemSolver, clear_memo, memo_size, naive_sat
+import checker.constraint.domains.finite as finite_module
+import checker.constraint.domains.solver as solver_module
+from checker.constraint.answers import extract_answer
+from checker.constraint.domains import LogicGrid, Scheduling, Seating, make_domain
+from checker.constraint.domains.finite import engine_for, make_engine
+from checker.constraint.domains.solver import ProblemSolver, clear_memo, memo_size, naive_sat
 
 
 def universe(dom):
@@ -119,7 +119,7 @@ def test_one_solver_across_a_dialogue_agrees_with_brute_force_every_turn(inst, d
             assert solver.sat(with_answer) == brute_sat(dom, with_answer, assignments)
 
 
-# -- the finite engines and the memo (checker/domains/finite.py, solver.py) ------------------------------------
+# -- the finite engines and the memo (checker/constraint/domains/finite.py, solver.py) ------------------------------------
 
 
 @settings(max_examples=200)

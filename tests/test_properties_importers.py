@@ -1,7 +1,7 @@
 """Property tests of the importers on random, schema-conforming native inputs.
 
 ARG store pairs are built from ARG's table definitions (columns, NOT NULL, CHECK; see
-`checker.bench.fuzz_stores`), DRIFT-Bench inputs from the runner's `results` table and the
+`driftboard_tools.fuzz_stores`), DRIFT-Bench inputs from the runner's `results` table and the
 transcript format, over three problems of the repository's own suite. Expectations come from
 the importers' documented mapping: every row of a run in a mapped table becomes one event, every
 DRIFT-Bench model turn one `turn` event, and the output is a submission that validates and is
@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from driftboard_tools.fuzz_stores import arg_store_pair, drift_bench_rows, write_arg_stores, write_results_db, write_transcript
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checker.bench.fuzz_stores import arg_store_pair, drift_bench_rows, write_arg_stores, write_results_db, write_transcript
 from checker.importers import arg, drift_bench
-from checker.validate import INCOMPLETE_MESSAGE, validate_paths
+from checker.stages.validate import INCOMPLETE_MESSAGE, validate_paths
 
 FIXTURES = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large]
 STATE_TABLES = ("turn_record", "referent", "goal", "goal_binding", "goal_edge", "rule", "commitment", "commitment_step",
@@ -205,7 +205,7 @@ def test_a_refused_run_start_leaves_no_file_and_no_open_handle(tmp_path):
     import gc
     import warnings
 
-    from checker.logio import EventError, RunLogWriter
+    from checker.format.logio import EventError, RunLogWriter
 
     path = tmp_path / "r.jsonl"
     with warnings.catch_warnings():

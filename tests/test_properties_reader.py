@@ -1,4 +1,4 @@
-"""Property tests of the streaming reader (`checker.logio.iter_raw_lines`) and of validation on any bytes.
+"""Property tests of the streaming reader (`checker.format.logio.iter_raw_lines`) and of validation on any bytes.
 
 The expected lines are written from the format's definition (site/format.md: "one JSON object
 per line", LF line endings, longest line 1 MiB, longer lines reported and skipped), i.e. the
@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checker import logio, validate
-from checker.logio import iter_raw_lines
-from checker.validate import ValidationReport, validate_run_file
+from checker.format import logio
+from checker.format.logio import iter_raw_lines
+from checker.stages import validate
+from checker.stages.validate import ValidationReport, validate_run_file
 
 SMALL_LIMIT = 8
 """Patched MAX_LINE_BYTES, so oversize lines are cheap to generate."""

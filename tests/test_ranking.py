@@ -6,9 +6,9 @@ from typing import Any
 
 from site_fixtures import fixture_results
 
+from checker.format.results_model import ResultsFile
 from checker.render import ranking
 from checker.render.pages import release_of
-from checker.results_model import ResultsFile
 
 
 def _with_figures(r: ResultsFile, metric: str, figures: dict[str, float | None], **extra: Any) -> ResultsFile:

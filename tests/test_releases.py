@@ -19,15 +19,15 @@ from click.testing import CliRunner
 from conftest import REPO
 from site_fixtures import fixture_results
 
-from checker.cli import cli
-from checker.errors import UsageError
-from checker.release_model import ReleaseFile
-from checker.releases import Commit, anchor, diff, entries, make_release, read_release, read_releases
+from checker.cli.main import cli
+from checker.format.errors import UsageError
+from checker.format.release_model import ReleaseFile
+from checker.format.results_io import canonical_json, content_digest
+from checker.format.results_model import ResultsFile
+from checker.pipeline.releases import Commit, anchor, diff, entries, make_release, read_release, read_releases
 from checker.render.citation import cite_text
 from checker.render.releases import results_changelog
 from checker.render.site import assemble, run_mkdocs
-from checker.results_io import canonical_json, content_digest
-from checker.results_model import ResultsFile
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ import pytest
 from bs4 import BeautifulSoup
 from site_fixtures import XSS_AUTHOR, XSS_CELL, XSS_REASON, XSS_TITLE, built_site, fixture_results
 
-from checker.errors import UsageError
+from checker.format.errors import UsageError
 from checker.render import pages
 from checker.render.site import assemble, build_site, load_results, reported_context
 from checker.render.text import fmt, md_escape, slug
@@ -240,7 +240,7 @@ def test_vendored_licences_beside_files() -> None:
 def test_reported_page_is_distinct(site: Path, tmp_path: Path) -> None:
     doc = soup(site, "reported")
     assert doc.select_one(".admonition.danger")
-    rep = tmp_path / "checker" / "baselines" / "reported"
+    rep = tmp_path / "checker" / "harness" / "baselines" / "reported"
     rep.mkdir(parents=True)
     (rep / "arg.csv").write_text("run,gds_bind\nfull1,0.4\nfull2,\n", encoding="utf-8")
     ctx = reported_context(tmp_path)
@@ -272,7 +272,7 @@ def test_generated_sources_are_deterministic(tmp_path: Path) -> None:
 
 
 def test_results_order_does_not_matter(tmp_path: Path) -> None:
-    from checker.bench.site_bench import write_results_dir
+    from driftboard_tools.site_bench import write_results_dir
 
     results = fixture_results()
     loaded = load_results(write_results_dir(list(reversed(results)), tmp_path / "r"))
@@ -321,10 +321,11 @@ def test_serve_binds_loopback(site: Path) -> None:
 
 
 def test_build_command_cli(run_line, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import checker.verify
-    from checker.bench.site_bench import synthetic_results, write_results_dir
+    from driftboard_tools.site_bench import synthetic_results, write_results_dir
 
-    monkeypatch.setattr(checker.verify, "ensure_results", lambda submissions, results, progress=None: None)
+    import checker.pipeline.verify
+
+    monkeypatch.setattr(checker.pipeline.verify, "ensure_results", lambda submissions, results, progress=None: None)
 
     results = write_results_dir(synthetic_results(1), tmp_path / "results")
     (tmp_path / "subs").mkdir()

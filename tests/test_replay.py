@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_helpers import beat, click, make_run, referent, status
 
-from checker.replay import aim_of, replay
+from checker.agent.replay import aim_of, replay
 
 BIG = [[x, y] for x in range(4) for y in range(4)]  # 16 cells containing (1, 1)
 SMALL = [[1, 1], [1, 2]]  # 2 cells containing (1, 1)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from submission_factory import make_agent_submission
 
-from checker.results_model import RunResult
+from checker.format.results_model import RunResult
 
 
 def _verify(run_line, *args):
@@ -79,7 +79,7 @@ def test_efficiency_only_for_completed_levels(tmp_path, run_line):
 
 
 def test_undefined_seeds_are_left_out_not_zero(tmp_path, run_line):
-    from checker.aggregate import aggregate_metrics
+    from checker.stages.aggregate import aggregate_metrics
 
     runs = [
         RunResult(path="a", verdict="VALID", cell="A0", seed="a", metrics={"gds_abandon": 1.0}),
@@ -100,7 +100,7 @@ def test_undefined_seeds_are_left_out_not_zero(tmp_path, run_line):
 
 
 def test_pooled_rate_differs_from_mean_of_rates():
-    from checker.aggregate import aggregate_metrics
+    from checker.stages.aggregate import aggregate_metrics
 
     runs = [RunResult(path="a", verdict="VALID", cell="A0", seed="a", metrics={"gds_bind": 1.0}),
             RunResult(path="b", verdict="VALID", cell="A0", seed="b", metrics={"gds_bind": 0.0})]
@@ -118,7 +118,7 @@ def test_cache_hit_and_miss(tmp_path, run_line, monkeypatch):
     assert "cache 0 hit(s), 1 miss(es)" in first.output
     before = (tmp_path / "res" / "s-cache.json").read_bytes()
 
-    import checker.verify as verify
+    import checker.pipeline.verify as verify
 
     def boom(*_a, **_k):
         raise AssertionError("a cache hit must not recompute")
@@ -189,7 +189,7 @@ def test_claims_are_checked(tmp_path, run_line):
 
 
 def test_claim_precision():
-    from checker.preregistration import agrees
+    from checker.stages.preregistration import agrees
 
     assert agrees(0.4, 0.4004)
     assert not agrees(0.4, 0.46)
@@ -251,7 +251,7 @@ def test_build_without_verify_needs_results(tmp_path, run_line):
 
 
 def test_bootstrap_depends_on_values_not_order():
-    from checker.aggregate import bootstrap_ci
+    from checker.stages.aggregate import bootstrap_ci
 
     assert bootstrap_ci([0.1, 0.9, 0.4], "k") == bootstrap_ci([0.9, 0.4, 0.1], "k")
     assert bootstrap_ci([0.5], "k") is None
@@ -265,8 +265,8 @@ def test_bootstrap_of_equal_values_is_the_full_bootstrap(value, n, key):
     # the shortcut for a sample of equal values gives what the 2,000 resamples give, bit for bit
     import numpy as np
 
-    from checker.aggregate import BOOTSTRAP_RESAMPLES, bootstrap_ci, seed_for
-    from checker.numbers import clean
+    from checker.format.numbers import clean
+    from checker.stages.aggregate import BOOTSTRAP_RESAMPLES, bootstrap_ci, seed_for
 
     values = [value] * n
     rng = np.random.default_rng(seed_for(key))

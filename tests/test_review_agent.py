@@ -10,8 +10,8 @@ from typing import Any
 import yaml
 from agent_helpers import click, context, llm, make_run, referent, scored, startup
 
-from checker.logio import RunLogWriter
-from checker.score.agent import cell_tables, score_run
+from checker.agent.scorer import cell_tables, score_run
+from checker.format.logio import RunLogWriter
 
 STEP = [
     {"type": "commitment", "turn": 0, "commit_id": "C1", "goal_id": "G1"},
@@ -155,9 +155,9 @@ def test_a_read_never_verifies_a_milestone_by_default(tmp_path):
 
 
 def test_a_later_failed_startup_probe_fails_the_driftboard_gate():
-    from checker.gate import startup_probe
-    from checker.replay import AgentState
-    from checker.schema.agent import StartupProbe
+    from checker.agent.gate import startup_probe
+    from checker.agent.replay import AgentState
+    from checker.format.schema.agent import StartupProbe
 
     state = AgentState()
     state.startup = StartupProbe(seq=1, prev="0" * 64, type="startup_probe", image_receipt_ok=True)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from constraint_helpers import seating_problem, write_problems, write_transcript
 
-from checker.ci_summary import code, parse_document, render_summary
-from checker.logio import RunLogWriter
+from checker.cli.ci_summary import code, parse_document, render_summary
+from checker.format.logio import RunLogWriter
 
 GOLD = seating_problem()
 C1 = {"id": "C001", "type": "at_position", "args": ["Ann", 1]}
@@ -102,7 +102,7 @@ def test_deeply_nested_json_is_an_error_message_not_a_traceback(tmp_path, run_li
 
 
 def test_a_malformed_gold_constraint_is_named_not_reported_as_unsatisfiable():
-    from checker.problems import validate_problem
+    from checker.constraint.problems import validate_problem
 
     p = seating_problem()
     bad = {"type": "adjacent", "args": ["Ann", "Zed"], "nl": "Ann sits next to Zed"}

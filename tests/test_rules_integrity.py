@@ -94,7 +94,7 @@ def shipped_agent(tmp_path_factory, run_line_module) -> dict[str, Any]:
 def run_line_module():
     from click.testing import CliRunner
 
-    from checker.cli import cli
+    from checker.cli.main import cli
 
     def run(args: list[str]):
         return CliRunner().invoke(cli, args, catch_exceptions=False)
@@ -490,7 +490,7 @@ def test_loosened_thresholds_under_a_reproduction_profile_are_a_warning_and_unra
 
 
 def _prereg(**over: Any):
-    from checker.schema.manifest import Prereg
+    from checker.format.schema.manifest import Prereg
 
     doc = {"format_version": "1.0", "submission_id": "x", "track": "agent", "profile": "driftboard",
            "cells": {"FULL": {"seeds": ["s1"]}}, "horizon": 10, **over}
@@ -507,13 +507,13 @@ def _prereg(**over: Any):
     ({"thresholds": {"canary_warmup": 3}}, "driftboard", (False, "the pre-registration loosens gate thresholds")),
 ])
 def test_rank_status(over, profile, expected):
-    from checker.rules import rank_status
+    from checker.stages.rules import rank_status
 
     assert rank_status(profile, _prereg(**over), "agent") == expected
 
 
 def test_rank_status_without_a_prereg_and_on_the_constraint_track():
-    from checker.rules import rank_status
+    from checker.stages.rules import rank_status
 
     assert rank_status("driftboard", None, "agent") == (False, "no readable pre-registration")
     constraint = _prereg(track="constraint", horizon=None, cells={"m/direct": {"seeds": ["0"]}})
@@ -521,7 +521,7 @@ def test_rank_status_without_a_prereg_and_on_the_constraint_track():
 
 
 def test_a_comparator_cell_on_the_constraint_track_is_a_finding():
-    from checker.rules import prereg_findings
+    from checker.stages.rules import prereg_findings
 
     bad = _prereg(track="constraint", cells={"BARE": {"seeds": ["0"], "comparator": True}})
     assert [f.message for f in prereg_findings(bad, "p.yaml")] == [

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from checker.format.results_io import read_results
+from checker.pipeline.verify import verify_paths
 from checker.render import runs as runs_module
 from checker.render.site import build_site
-from checker.results_io import read_results
-from checker.verify import verify_paths
 
 CASES = Path(__file__).resolve().parent / "cases" / "valid"
 SUITE = Path(__file__).resolve().parent.parent / "problems" / "driftboard-suite-v1"

@@ -1,4 +1,4 @@
-"""Free-form JSON fields refuse numbers other readers cannot hold (`checker.schema.base._bounded`).
+"""Free-form JSON fields refuse numbers other readers cannot hold (`checker.format.schema.base._bounded`).
 
 `_bounded` has a one-loop path for flat objects (a receipt's `observed` is on every third line of an
 agent log) beside the general walk; both must refuse exactly what `out_of_range` finds, with its
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checker.schema.base import INT_MAX, INT_MIN, _bounded, out_of_range
+from checker.format.schema.base import INT_MAX, INT_MIN, _bounded, out_of_range
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.text(max_size=4),

@@ -8,7 +8,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from checker.schema.events import EVENT_ADAPTER, EVENT_MODELS
+from checker.format.schema.events import EVENT_ADAPTER, EVENT_MODELS
 
 
 def _name(model: type) -> str:

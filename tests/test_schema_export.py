@@ -23,7 +23,7 @@ def _shipped_submissions() -> list[Path]:
 def schemas(tmp_path_factory):
     from click.testing import CliRunner
 
-    from checker.cli import cli
+    from checker.cli.main import cli
 
     out = tmp_path_factory.mktemp("schema")
     result = CliRunner().invoke(cli, ["schema", "--out", str(out)], catch_exceptions=False)

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from driftboard_tools.site_bench import synthetic_results, write_results_dir
 from site_fixtures import built_site
 
-from checker.bench.site_bench import synthetic_results, write_results_dir
-from checker.errors import UsageError
+from checker.format.errors import UsageError
+from checker.format.results_io import read_results
+from checker.pipeline.verify import verify_paths
 from checker.render import pages, shell, site, stream
 from checker.render.citation import site_url
 from checker.render.evidence import cell_coverage, submission_coverage
-from checker.results_io import read_results
-from checker.verify import verify_paths
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "tests" / "cases" / "valid"

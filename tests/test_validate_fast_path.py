@@ -1,7 +1,7 @@
 """The validator's fast path (issue 17) finds exactly what the full path finds, and keeps the same events.
 
-`checker.validate` takes a *canonical* line (its bytes are the bytes its event serialises to:
-`checker.schema.events.canonical_line`) with one validating parse, and every other line with the
+`checker.stages.validate` takes a *canonical* line (its bytes are the bytes its event serialises to:
+`checker.format.schema.events.canonical_line`) with one validating parse, and every other line with the
 strict parse (duplicate keys, NaN, nesting and number limits) and the schema. Each test here runs
 validation twice, with `FAST_PATH` on and off, over logs where one line is mutated the way a
 careless or hostile harness would, and asserts identical findings, run facts and kept events. The
@@ -22,10 +22,10 @@ from agent_helpers import beat, click, referent, status, write_log
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checker import validate
-from checker.logio import EVENT_MODELS_BY_TYPE, REPLAY_CONTAINER_BYTES, genesis
-from checker.validate import KeptLog, ValidationReport, validate_run_file
-from checker.verify import kept_record, read_run
+from checker.format.logio import EVENT_MODELS_BY_TYPE, REPLAY_CONTAINER_BYTES, genesis
+from checker.pipeline.verify import kept_record, read_run
+from checker.stages import validate
+from checker.stages.validate import KeptLog, ValidationReport, validate_run_file
 
 RAW = "\x00raw\x00"
 """Placeholder a mutation puts where a literal JSON text (not a Python value) goes."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.results_summary import KEEP_TURNS, SUMMARY_SUFFIX, summarize
+from checker.format.results_summary import KEEP_TURNS, SUMMARY_SUFFIX, summarize
 from tests.submission_factory import make_agent_submission
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,7 +34,7 @@ def _agent_subs(root: Path, n: int) -> Path:
 
 
 def test_text_report_limit_matches_summary_limit():
-    from checker.report_text import TEXT_TURN_LIMIT
+    from checker.cli.report_text import TEXT_TURN_LIMIT
 
     # the summary keeps per-turn records exactly when the text report lists them
     assert KEEP_TURNS == TEXT_TURN_LIMIT
@@ -42,8 +42,8 @@ def test_text_report_limit_matches_summary_limit():
 
 @pytest.mark.skipif(not BASELINES.is_dir() or not SUITE.is_dir(), reason="shipped constraint baselines not present")
 def test_a_large_submission_is_released_and_read_back_whole(tmp_path):
-    from checker.results_io import read_results
-    from checker.verify import verify_paths
+    from checker.format.results_io import read_results
+    from checker.pipeline.verify import verify_paths
 
     sub = shutil.copytree(BASELINES, tmp_path / "subs" / BASELINES.name)
     out = tmp_path / "out"
@@ -68,7 +68,7 @@ def test_a_large_submission_is_released_and_read_back_whole(tmp_path):
 
 
 def test_small_submission_keeps_its_turns_and_without_output_keeps_the_full_results(tmp_path):
-    from checker.verify import verify_paths
+    from checker.pipeline.verify import verify_paths
 
     subs = _agent_subs(tmp_path / "subs", 1)
     report = verify_paths([subs], None, [], cache_dir=None, results_dir=None)
@@ -95,10 +95,10 @@ def test_jobs_2_gives_the_same_bytes_findings_and_text(tmp_path, run_line, monke
 
 
 def test_a_warm_pass_reads_summaries_only_and_copies_the_cached_bytes(tmp_path, run_line, monkeypatch):
-    import checker.cache as cache
-    import checker.results as results
-    import checker.results_io as results_io
-    import checker.verify as verify
+    import checker.format.results_io as results_io
+    import checker.pipeline.cache as cache
+    import checker.pipeline.results as results
+    import checker.pipeline.verify as verify
 
     _agent_subs(tmp_path / "subs", 2)
     monkeypatch.chdir(tmp_path)
@@ -138,8 +138,8 @@ def test_an_entry_without_summary_is_still_a_hit_and_gains_one(tmp_path, run_lin
 
 @pytest.mark.skipif(not SUITE.is_dir(), reason="problems/driftboard-suite-v1 not present")
 def test_problem_checkers_are_an_lru_and_released(monkeypatch):
-    import checker.score.constraints as c
-    from checker.problems import load_problem_sets
+    import checker.constraint.scorer as c
+    from checker.constraint.problems import load_problem_sets
 
     sets = load_problem_sets([SUITE])
     (digest, ps), *_ = sorted(sets.items())
@@ -162,7 +162,7 @@ def test_problem_checkers_are_an_lru_and_released(monkeypatch):
     {"digest": None},
 ])
 def test_canonical_with_digest_equals_the_two_step_form(data):
-    from checker.results_io import canonical_json, canonical_with_digest, content_digest
+    from checker.format.results_io import canonical_json, canonical_with_digest, content_digest
 
     reference = dict(data)
     reference["digest"] = content_digest(reference)
@@ -174,7 +174,7 @@ def test_canonical_with_digest_equals_the_two_step_form(data):
 
 
 def test_progress_counts_every_run_once_with_loose_files_and_workers(tmp_path):
-    from checker.verify import verify_paths
+    from checker.pipeline.verify import verify_paths
 
     subs = _agent_subs(tmp_path / "subs", 2)  # 3 runs each
     loose = tmp_path / "loose.jsonl"
@@ -188,9 +188,9 @@ def test_progress_counts_every_run_once_with_loose_files_and_workers(tmp_path):
 
 
 def test_many_mismatches_are_cut_to_the_first_per_run_with_counts_kept(tmp_path):
-    from checker.report_text import agent_text
-    from checker.results_model import Mismatch
-    from checker.verify import verify_paths
+    from checker.cli.report_text import agent_text
+    from checker.format.results_model import Mismatch
+    from checker.pipeline.verify import verify_paths
 
     subs = _agent_subs(tmp_path / "subs", 1)
     (s,) = verify_paths([subs], None, []).submissions

@@ -36,9 +36,9 @@ import yaml
 from pydantic import ValidationError
 
 from checker import FORMAT_VERSION
-from checker.errors import UsageError
-from checker.logio import EventError, RunLogWriter, file_sha256, format_validation_error, sha256_hex
-from checker.schema.manifest import SUBMISSION_ID_PATTERN, Thresholds
+from checker.format.errors import UsageError
+from checker.format.logio import EventError, RunLogWriter, file_sha256, format_validation_error, sha256_hex
+from checker.format.schema.manifest import SUBMISSION_ID_PATTERN, Thresholds
 
 IMPORTER = "arg@1"
 """Importer name and version stamped into every run's `source`."""

@@ -34,11 +34,11 @@ import yaml
 from pydantic import ValidationError
 
 from checker import FORMAT_VERSION
-from checker.errors import UsageError
+from checker.constraint.problems import Problem, load_problems, sets_of
+from checker.format.errors import UsageError
+from checker.format.logio import EventError, RunLogWriter, file_sha256, format_validation_error, sha256_hex
+from checker.format.schema.manifest import SUBMISSION_ID_PATTERN
 from checker.importers.naming import slug, unique
-from checker.logio import EventError, RunLogWriter, file_sha256, format_validation_error, sha256_hex
-from checker.problems import Problem, load_problems, sets_of
-from checker.schema.manifest import SUBMISSION_ID_PATTERN
 
 SEED = "seed42"
 EPOCH = "1970-01-01T00:00:00Z"

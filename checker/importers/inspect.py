@@ -7,7 +7,7 @@ sample-id order. Nothing in the log is taken on trust that can be derived:
 
 * every turn comes from the sample's **model events** (Inspect's record of each call: its input
   messages and its output). The main call of turn t must have been sent exactly the conversation
-  the protocol (`checker.inspect_task.protocol`) builds from the problem set; its output is the
+  the protocol (`checker.harness.inspect_task.protocol`) builds from the problem set; its output is the
   raw response, and the conversation's assistant message must be the same text;
 * for ledger methods, the extraction call that follows must have been sent exactly the protocol's
   extraction prompt, and the ledger is re-derived from the extraction outputs (never read from a
@@ -33,9 +33,11 @@ import yaml
 from pydantic import ValidationError
 
 from checker import FORMAT_VERSION
-from checker.errors import Finding, UsageError
-from checker.importers.naming import slug, unique
-from checker.inspect_task.protocol import (
+from checker.constraint.problems import Problem, load_problems, sets_of
+from checker.format.errors import Finding, UsageError
+from checker.format.logio import RunLogWriter, file_sha256, format_validation_error, sha256_hex
+from checker.format.schema.manifest import SUBMISSION_ID_PATTERN
+from checker.harness.inspect_task.protocol import (
     EXTRACTION_SYSTEM,
     LEDGER_METHODS,
     METHODS,
@@ -47,9 +49,7 @@ from checker.inspect_task.protocol import (
     parse_extraction,
     turn_prompt,
 )
-from checker.logio import RunLogWriter, file_sha256, format_validation_error, sha256_hex
-from checker.problems import Problem, load_problems, sets_of
-from checker.schema.manifest import SUBMISSION_ID_PATTERN
+from checker.importers.naming import slug, unique
 
 IMPORTER = "inspect@1"
 MAX_LOG_BYTES = 2 << 30

@@ -13,12 +13,12 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from checker.errors import UsageError, visible
-from checker.release_model import ReleaseFile
-from checker.releases import anchor, cited_release
+from checker.format.errors import UsageError, visible
+from checker.format.release_model import ReleaseFile
+from checker.format.results_io import combined_log_digest
+from checker.format.results_model import ResultsFile
+from checker.pipeline.releases import anchor, cited_release
 from checker.render.text import slug
-from checker.results_io import combined_log_digest
-from checker.results_model import ResultsFile
 
 REPO = Path(__file__).resolve().parents[2]
 MKDOCS_YML = REPO / "mkdocs.yml"
@@ -60,7 +60,7 @@ def release_of_cell(results: ResultsFile, cell: str | None, releases: Sequence[R
                     base: str | None = None) -> tuple[str | None, str | None]:
     """(release id, permalink of the cell's row on its page) of the first release that published exactly this cell.
 
-    `checker.releases.cited_release`; (None, None) when no release did yet, or for a submission.
+    `checker.pipeline.releases.cited_release`; (None, None) when no release did yet, or for a submission.
     """
     if cell is None:
         return None, None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.results_model import CellResult, ResultsFile, RunResult
+from checker.format.results_model import CellResult, ResultsFile, RunResult
 
 SMALL_N_SHARE = 0.5
 """A constraint cell whose runs answer less than this share of the declared set's turns is "small n"."""

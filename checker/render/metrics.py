@@ -1,4 +1,4 @@
-"""The metrics page's entries, read from the metric registry (`checker.metrics`).
+"""The metrics page's entries, read from the metric registry (`checker.pipeline.metrics`).
 
 Nothing is declared here: each metric's definition, undefined case, unit, kind, direction and
 intent-to-treat worst value are declared once beside its computation. A metric that appears in
@@ -8,7 +8,7 @@ silently fall behind the scorers (`tests/test_metric_docs.py`).
 
 from __future__ import annotations
 
-from checker.metrics import MAX_DEPTH, RANK_BY, declarations, documented, get, header
+from checker.pipeline.metrics import MAX_DEPTH, RANK_BY, declarations, documented, get, header
 from checker.render.context import MetricDoc
 
 
@@ -36,7 +36,7 @@ METRICS: list[MetricDoc] = entries()
 
 
 def rank_metric(track: str) -> str:
-    """The metric whose all-declared figure orders a track's leaderboard (`checker.metrics.RANK_BY`)."""
+    """The metric whose all-declared figure orders a track's leaderboard (`checker.pipeline.metrics.RANK_BY`)."""
     return RANK_BY[track]
 
 

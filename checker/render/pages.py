@@ -12,8 +12,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from checker.errors import visible
-from checker.release_model import ReleaseFile
+from checker.format.errors import visible
+from checker.format.release_model import ReleaseFile
+from checker.format.report import safe_json
+from checker.format.results_model import STATUS_LABELS, CellResult, GateConditions, MetricAggregate, ResultsFile, RunResult
 from checker.render import charts, ranking
 from checker.render.citation import cite_text
 from checker.render.context import (
@@ -36,8 +38,6 @@ from checker.render.runs import run_path
 from checker.render.tables import Column, Table
 from checker.render.text import slug
 from checker.render.turns import turn_table
-from checker.report import safe_json
-from checker.results_model import STATUS_LABELS, CellResult, GateConditions, MetricAggregate, ResultsFile, RunResult
 
 TRACK_LABELS = {"agent": "Agent track: commitment vs binding drift",
                 "constraint": "Constraint track: satisfiable drift vs contradiction"}

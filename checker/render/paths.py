@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from checker.format.results_model import ResultsFile
 from checker.render.text import slug
-from checker.results_model import ResultsFile
 
 
 def submission_path(r: ResultsFile) -> str:

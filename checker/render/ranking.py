@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from checker.format.results_model import CellResult, ResultsFile
 from checker.render.evidence import SMALL_N, cell_coverage, prereg_label
 from checker.render.metrics import definition, header, higher_is_better, rank_metric
 from checker.render.paths import cell_path, submission_path, url_of
 from checker.render.tables import Column, Table
-from checker.results_model import CellResult, ResultsFile
 
 UNDEFINED_BECAUSE = {"agent": "0 reference beats", "constraint": "0 scored turns"}
 """Why a track's ranking figure is undefined when the runs behind it have nothing to count."""

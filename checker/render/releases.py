@@ -1,8 +1,8 @@
-"""Release pages and the results changelog, rendered from the committed release files (`checker.releases`).
+"""Release pages and the results changelog, rendered from the committed release files (`checker.pipeline.releases`).
 
 * `releases/<id>.md`: an archived page per release: every cell's figures as that release published
   them, read from the release file (never from the current results), one row per cell with a stable
-  anchor (`checker.releases.anchor`, the permalink a citation names), and a banner per page and a
+  anchor (`checker.pipeline.releases.anchor`, the permalink a citation names), and a banner per page and a
   mark per row where the current figure differs, linking to it;
 * `releases/index.md`: every release, newest first;
 * the "Results" part of the changelog: what each release added, changed and withdrew against the
@@ -14,15 +14,15 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from checker.numbers import fmt
-from checker.release_model import ReleaseCell, ReleaseFile, ReleaseSubmission
-from checker.releases import Change, Diff, anchor, diff, entries, release_path
+from checker.format.numbers import fmt
+from checker.format.release_model import ReleaseCell, ReleaseFile, ReleaseSubmission
+from checker.format.results_model import ResultsFile
+from checker.pipeline.releases import Change, Diff, anchor, diff, entries, release_path
 from checker.render.context import Release
 from checker.render.metrics import rank_metric
 from checker.render.paths import cell_path, submission_path, url_of
 from checker.render.tables import Column, Table, write_downloads
 from checker.render.text import md_escape
-from checker.results_model import ResultsFile
 
 REPRODUCE = "git checkout {commit} && driftboard verify submissions/"
 

@@ -15,12 +15,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from checker.format.results_model import ResultsFile, RunResult
 from checker.render.citation import REPO
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.tables import Column, Table
 from checker.render.text import md_escape, slug
 from checker.render.timeline import agent_timeline, constraint_dialogue
-from checker.results_model import ResultsFile, RunResult
 
 TURNS_PER_PAGE = 250
 """Most turns (constraint) or timeline events (agent) on one page of a run (longer runs continue on `…/turns-2/`, …)."""

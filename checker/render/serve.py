@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from checker.errors import UsageError
+from checker.format.errors import UsageError
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -30,7 +30,7 @@ import shutil
 from pathlib import Path
 from typing import BinaryIO
 
-from checker.errors import DriftboardError
+from checker.format.errors import DriftboardError
 
 SHELL_ROOT = "_db-shell"
 """Top-level folder of the shell pages (no generated page lives there: run pages are under `runs/`)."""

@@ -34,9 +34,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from checker.errors import DriftboardError, UsageError
-from checker.logio import file_sha256
-from checker.releases import RELEASES_DIR, read_releases
+from checker.format.errors import DriftboardError, UsageError
+from checker.format.logio import file_sha256
+from checker.format.results_model import ResultsFile
+from checker.pipeline.releases import RELEASES_DIR, read_releases
 from checker.render import pages
 from checker.render.citation import site_url
 from checker.render.context import ChartRef, MetricsContext, ReportedContext, page
@@ -50,7 +51,6 @@ from checker.render.shell import Stager, publish_runs, write_shell_sources
 from checker.render.stream import iter_results, light, results_paths
 from checker.render.tables import Column, Table, write_downloads
 from checker.render.text import fmt, md_escape, slug, sort_key
-from checker.results_model import ResultsFile
 
 REPO = Path(__file__).resolve().parents[2]
 """The checkout the package runs from (an editable install); not a project root once installed with `pip install .`."""
@@ -58,7 +58,7 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 TRACKS = ("agent", "constraint")
 SITE_URL = site_url()
 """The one base URL (`site_url` in mkdocs.yml; `checker.render.citation`)."""
-REPORTED_DIRS = ("checker/baselines/reported", "data/reported")
+REPORTED_DIRS = ("checker/harness/baselines/reported", "data/reported")
 """Where the "reported, not verified" datasets live (CSV or JSON files), first existing wins."""
 STAGE = ".driftboard-stage"
 """Folder in the site folder where downloads wait while MkDocs builds (it never empties dot folders)."""
@@ -109,7 +109,7 @@ def results_of_tree(submissions: Path, results_dir: Path) -> set[str]:
     log it names exists with the recorded SHA-256 (`build --no-verify` after `verify` or `merge`):
     results left by tests, another branch or an older tree are not published.
     """
-    from checker.results_io import INDEX, read_results
+    from checker.format.results_io import INDEX, read_results
 
     tree = submissions.resolve()
     out: set[str] = set()
@@ -127,7 +127,7 @@ def results_of_tree(submissions: Path, results_dir: Path) -> set[str]:
 
 def stray_results(results_dir: Path, only: set[str] | None) -> list[str]:
     """Results files in `results_dir` whose submission is not in `only` (left out of the build), sorted."""
-    from checker.results_io import INDEX
+    from checker.format.results_io import INDEX
 
     if only is None:
         return []
@@ -367,7 +367,7 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
     for rel, text in sorted(charts.items()):
         w.text(rel, text)
 
-    from checker.schema.export import write_schemas
+    from checker.format.schema.export import write_schemas
 
     schema_files = write_schemas(docs / "schema")
     if (docs / "format.md").is_file():

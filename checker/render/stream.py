@@ -11,7 +11,7 @@ held at once were most of a 2.1 GB build. The light record is the same `ResultsF
   cross-submission pages still count turns and distinct problems (coverage "n of N") at the cost
   of one list slot (8 bytes) a turn;
 * each run's recorded-vs-recomputed mismatches cut to the first when the runs record more than
-  `KEEP_TURNS` in all, as in verify's summaries (`checker.results_summary`); no cross-submission
+  `KEEP_TURNS` in all, as in verify's summaries (`checker.format.results_summary`); no cross-submission
   page lists mismatches.
 
 Every other field (cells and their tables, gate tables, verdicts, provenance, claims) is kept.
@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from checker.errors import UsageError
-from checker.results_io import INDEX, read_results
-from checker.results_model import ResultsFile, TurnResult
-from checker.results_summary import KEEP_TURNS
+from checker.format.errors import UsageError
+from checker.format.results_io import INDEX, read_results
+from checker.format.results_model import ResultsFile, TurnResult
+from checker.format.results_summary import KEEP_TURNS
 
 
 def results_paths(results_dir: Path, only: set[str] | None = None) -> list[Path]:

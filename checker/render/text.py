@@ -17,9 +17,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from checker.errors import escape_char, is_invisible
-from checker.numbers import DASH
-from checker.numbers import fmt as _fmt
+from checker.format.errors import escape_char, is_invisible
+from checker.format.numbers import DASH
+from checker.format.numbers import fmt as _fmt
 
 _MD_SPECIAL = frozenset("\\`*_{}[]()!|~<>&\"'")
 _SLUG_BAD = re.compile(r"[^A-Za-z0-9._-]+")
@@ -59,7 +59,7 @@ def _md_escape_each(text: str) -> Markup:
 
 
 def fmt(value: Any) -> str:
-    """A number for display (the shared formatter `checker.numbers.fmt`): undefined as an em dash."""
+    """A number for display (the shared formatter `checker.format.numbers.fmt`): undefined as an em dash."""
     return _fmt(value)
 
 

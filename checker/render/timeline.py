@@ -15,11 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from checker.errors import LogFormatError
-from checker.logio import file_sha256, read_events
-from checker.results_model import RunResult
-from checker.schema.agent import Beat, Evidence, LevelEvent, MilestoneClaim, PlanStep
-from checker.schema.constraint import Turn
+from checker.format.errors import LogFormatError
+from checker.format.logio import file_sha256, read_events
+from checker.format.results_model import RunResult
+from checker.format.schema.agent import Beat, Evidence, LevelEvent, MilestoneClaim, PlanStep
+from checker.format.schema.constraint import Turn
 
 MAX_LOG_BYTES = 512 * 1024 * 1024
 """A log larger than this is not read for the viewer (its page links the raw log instead)."""

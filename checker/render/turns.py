@@ -8,8 +8,8 @@ results file and the cell's JSON download hold them all).
 
 from __future__ import annotations
 
+from checker.format.results_model import RunResult
 from checker.render.tables import Column, Table
-from checker.results_model import RunResult
 
 MAX_TURN_ROWS = 2000
 """Largest per-turn table put on a page (a full DRIFT-Bench test-split run is 5,672 turns)."""

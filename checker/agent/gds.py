@@ -1,0 +1,226 @@
+"""GDS: goal-drift decomposition per run into bind / aligned / abandon (arg-spec.md §c.2).
+
+For each acted (non-RESET) beat the reference step is
+
+1. live: the plan step named by the beat's `step_id` (looked up by id only); a live beat whose
+   step is not in the log is not a reference beat;
+2. shadow: else the beat's `shadow_step_id` split on `|` into >= 3 fields (action = field 2,
+   target = field 3, `-` = none);
+3. otherwise the beat is not a reference beat.
+
+With `aimed` = the beat has parameters, `on_plan` = no reference action or the beat's action
+equals it, `tgt` = the reference target and `landing` = where the action landed:
+
+    bind     on_plan and tgt and aimed and landing != tgt
+    aligned  otherwise, if live (a live beat is never abandon)
+    abandon  otherwise: not on_plan, or (tgt and landing != tgt)
+    aligned  otherwise
+
+Rates are counts / reference beats, rounded to 3 places; all are None when there is no
+reference beat. `landing` is the recorded `target_ref` in profile `arg-v1.0` and the landing
+recomputed from geometry (see `checker.agent.replay`) in profile `driftboard`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from checker.agent.evidence import Reference
+from checker.agent.replay import AgentState
+from checker.format.metricdef import LANDING, NEVER, REF_UNDEF, Metric
+
+
+@dataclass
+class Gds:
+    """Counts and rates of the decomposition."""
+
+    reference_beats: int = 0
+    live: int = 0
+    shadow: int = 0
+    bind: int = 0
+    aligned: int = 0
+    abandon: int = 0
+
+    def rates(self) -> dict[str, Any]:
+        """`gds_bind`, `gds_abandon`, `drift_total`, `gds_aligned` (None with no reference beat)."""
+        n = self.reference_beats
+        if n == 0:
+            return {"gds_bind": None, "gds_abandon": None, "drift_total": None, "gds_aligned": None}
+        return {
+            "gds_bind": round(self.bind / n, 3),
+            "gds_abandon": round(self.abandon / n, 3),
+            "drift_total": round((self.bind + self.abandon) / n, 3),
+            "gds_aligned": round(self.aligned / n, 3),
+        }
+
+
+def landings(state: AgentState, recomputed: bool) -> list[str | None]:
+    """The landing of every beat: recorded (`target_ref`) or recomputed from geometry."""
+    if recomputed:
+        return [land.ref for land in state.landings]
+    return [b.target_ref for b in state.beats]
+
+
+def gds(state: AgentState, landing: list[str | None], references: list[Reference | None] | None = None,
+        aimed: list[bool] | None = None) -> Gds:
+    """Classify every acted beat of a replayed run.
+
+    Args:
+        state: the replayed run.
+        landing: landing per beat (recorded or recomputed).
+        references: per beat, the reference step derived from the log's evidence
+            (`checker.agent.evidence`); None reads the recorded `step_id` / `shadow_step_id`.
+        aimed: per beat, aimed as derived from the evidence; None = the beat has parameters.
+    """
+    out = Gds()
+    steps = state.plan_steps
+    for k, (beat, landed) in enumerate(zip(state.beats, landing, strict=True)):
+        action = beat.action
+        if action == "RESET":
+            continue
+        is_aimed = aimed[k] if aimed is not None else beat.params is not None
+        if references is not None:
+            derived = references[k]
+            if derived is None:
+                continue
+            ref_action, tgt, live = derived
+        elif beat.step_id:
+            step = steps.get(beat.step_id)
+            if step is None:
+                continue
+            ref_action, tgt, live = step.action, step.target_ref, True
+        elif beat.shadow_step_id:
+            fields = beat.shadow_step_id.split("|")
+            if len(fields) < 3:
+                continue
+            ref_action, live = fields[1], False
+            tgt = None if fields[2] == "-" else fields[2]
+        else:
+            continue
+        out.reference_beats += 1
+        if live:
+            out.live += 1
+        else:
+            out.shadow += 1
+        on_plan = not ref_action or action == ref_action
+        if on_plan and tgt and is_aimed and landed != tgt:
+            out.bind += 1
+        elif live:
+            out.aligned += 1
+        elif not on_plan or (tgt and landed != tgt):
+            out.abandon += 1
+        else:
+            out.aligned += 1
+    return out
+
+
+def attribution_mismatches(state: AgentState) -> list[dict[str, Any]]:
+    """Beats whose recorded landing differs from the one recomputed from geometry."""
+    out: list[dict[str, Any]] = []
+    if [beat.target_ref for beat in state.beats] == [land.ref for land in state.landings]:
+        return out  # every recorded landing is the recomputed one
+    for beat, line, land in zip(state.beats, state.beat_lines, state.landings, strict=True):
+        if beat.action == "RESET" or beat.target_ref == land.ref:
+            continue
+        if not land.aimed:
+            reason = "untargeted action (no integer x/y): it lands on no referent"
+        elif land.ref is None:
+            reason = "no current, non-dormant referent's anchor cells contain the click: background"
+        else:
+            reason = "the smallest current, non-dormant referent containing the click differs"
+        out.append({"line": line, "field": "target_ref", "recorded": beat.target_ref, "recomputed": land.ref,
+                    "reason": reason})
+    return out
+
+METRICS: tuple[Metric, ...] = (
+    # agent: GDS (arg-spec §c.2)
+    Metric(
+        name="drift_ref_beats",
+        track="agent",
+        kind="count",
+        unit="beats",
+        definition=(
+            "n_ref, the number of reference beats: acted (non-RESET) beats whose `step_id` names a plan step "
+            "found in the log (**live**; a live beat whose step is absent is not a reference beat), else "
+            "whose `shadow_step_id` splits on `|` into at least 3 fields (**shadow**: action = field 2, "
+            "target = field 3, `-` = none)."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="gds_bind",
+        track="agent",
+        kind="rate",
+        unit="share of reference beats",
+        higher_is_better=False,
+        worst=1.0,
+        worst_means="1: every reference beat of the run counts as drift",
+        definition=(
+            "r3(bind / n_ref). A reference beat is **bind** when it is on plan (no reference action, or the "
+            "beat's action equals it), the step names a target, the action is aimed (has parameters) and it "
+            "landed elsewhere than the target (background included). "
+            + LANDING
+        ),
+        undefined=REF_UNDEF,
+    ),
+    Metric(
+        name="gds_aligned",
+        track="agent",
+        kind="rate",
+        unit="share of reference beats",
+        higher_is_better=True,
+        worst=0.0,
+        worst_means="0: no reference beat of the run counts as aligned",
+        definition=(
+            "r3(aligned / n_ref): every live reference beat that is not bind, and every shadow reference beat "
+            "that is neither bind nor abandon."
+        ),
+        undefined=REF_UNDEF,
+    ),
+    Metric(
+        name="gds_abandon",
+        track="agent",
+        kind="rate",
+        unit="share of reference beats",
+        higher_is_better=False,
+        worst=1.0,
+        worst_means="1: every reference beat of the run counts as drift",
+        definition=(
+            "r3(abandon / n_ref): shadow reference beats that are not bind and are off plan (action differs "
+            "from the reference action) or landed off the step's target. A live beat is never abandon, so "
+            "abandon is 0 when every reference beat is live. "
+            + LANDING
+        ),
+        undefined=REF_UNDEF,
+    ),
+    Metric(
+        name="drift_total",
+        track="agent",
+        kind="rate",
+        unit="share of reference beats",
+        higher_is_better=False,
+        worst=1.0,
+        worst_means="1: every reference beat of the run counts as drift",
+        definition=(
+            "r3((bind + abandon) / n_ref), computed from the counts (it can differ by 0.001 from the sum of "
+            "the two rounded rates)."
+        ),
+        undefined=REF_UNDEF,
+    ),
+    Metric(
+        name="attribution_mismatches",
+        track="agent",
+        kind="count",
+        unit="beats",
+        definition=(
+            "Acted beats whose recorded `target_ref` differs from the landing recomputed from geometry (each "
+            "is listed in the run's `mismatches` with the reason). Computed in both profiles."
+        ),
+        undefined=NEVER,
+    ),
+)
+"""The metrics this module computes, declared once (gathered by `checker.pipeline.metrics`)."""
+
+
+__all__ = ["Gds", "attribution_mismatches", "gds", "landings"]

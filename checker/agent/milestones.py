@@ -1,0 +1,340 @@
+"""Claimed vs verified milestones.
+
+A model saying a step is done (`milestone_claim`) is a claim, not an event. A claim is
+*verified* when deterministic evidence appears in the log before the claim and no earlier than
+the claimed step's start; otherwise it is *declared only*.
+
+The step's start is the claim's `step_started_turn` when given, else the beat number of the first
+beat that executed `step_id`, else 0. Evidence (beat number t, start <= t <= claim beat, and an
+earlier log line than the claim):
+
+* irreversible: `level` events; a beat whose level counter or score rose over the previous beat;
+  a receipt whose pre-registered prediction matched (the action was committed to the
+  environment and its predicted effect observed); `evidence` events marked irreversible
+  (writes, commits, messages sent, paid calls), with `exit_code` evidence counting only when the
+  exit code is 0 and `file_digest` evidence only when `before` differs from `after`;
+* reversible: `evidence` events marked reversible, and every `read`, `search` or `fetch` evidence
+  event whatever its `irreversible` flag says (a read cannot commit anything).
+
+By default only irreversible evidence verifies (`include_reversible=False`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from operator import itemgetter
+from typing import Any
+
+from checker.agent.replay import AgentState
+from checker.format.metricdef import BOTH_UNDEF, NEVER, Metric
+
+REVERSIBLE_KINDS = frozenset({"read", "search", "fetch"})
+"""Evidence kinds that are reversible by nature, whatever the event's `irreversible` flag says."""
+
+
+def _level_events(state: AgentState, backed_by_later: bool = False) -> tuple[list[tuple[int, int, str]],
+                                                                            list[dict[str, Any]]]:
+    """`level` events that are evidence, and those whose level no beat backs (as mismatches).
+
+    A `level` event is evidence only when it raises the level counter or the score above the
+    highest seen on earlier lines (beats and level events; both start at 0): repeating the current
+    level proves nothing. When the run has beats, the rise must also be backed by the environment's
+    own per-beat counters: some beat at or before the event's beat reports at least that level (or
+    that score, for a score-only rise); an unbacked level event is listed as a mismatch and is not
+    evidence. `backed_by_later=True` accepts a backing beat anywhere in the run (the labels as
+    recorded, used only to tell whether the evidence rule changes a figure).
+    """
+    items: list[tuple[int, int, str]] = []
+    mismatches: list[dict[str, Any]] = []
+    if not state.level_events:
+        return items, mismatches
+    reached = _Reached(state)
+    beat_level = max((b.level_counter for b in state.beats), default=None)
+    beat_score = max((b.score for b in state.beats), default=None)
+    order = sorted([(ln, 0, b.level_counter, b.score) for b, ln in zip(state.beats, state.beat_lines, strict=True)]
+                   + [(ln, 1, e.level_counter, e.score) for e, ln in zip(state.level_events, state.level_lines,
+                                                                          strict=True)])
+    turns = dict(zip(state.level_lines, (e.turn for e in state.level_events), strict=True))
+    level = score = 0
+    for line, is_event, lev, sc in order:
+        if is_event:
+            rose_level, rose_score = lev > level, sc > score
+            if beat_level is not None and beat_score is not None and (rose_level or rose_score):
+                upto = reached.at(turns[line])
+                field, recorded, backed, backed_then = (("level_counter", lev, beat_level, upto[0]) if rose_level
+                                                        else ("score", sc, beat_score, upto[1]))
+                if recorded > backed:
+                    mismatches.append({"line": line, "field": field, "recorded": recorded, "recomputed": backed,
+                                       "reason": f"no beat reports {field} {recorded} (the highest any beat reports "
+                                                 f"is {backed}): the level event is not evidence"})
+                    continue
+                if recorded > backed_then and not backed_by_later:
+                    mismatches.append({"line": line, "field": field, "recorded": recorded, "recomputed": backed_then,
+                                       "reason": f"no beat up to beat {turns[line]} reports {field} {recorded} (the "
+                                                 f"highest is {backed_then}; a later beat cannot back it): the level "
+                                                 "event is not evidence"})
+                    continue
+            if rose_level or rose_score:
+                items.append((line, turns[line], "level"))
+        level, score = max(level, lev), max(score, sc)
+    return items, mismatches
+
+
+def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[int | None] | None = None,
+              backed_by_later: bool = False) -> tuple[list[tuple[int, int, str]], list[dict[str, Any]]]:
+    """Evidence that may verify a claim, as (line, beat, kind) sorted by beat then line; unbacked level events.
+
+    The second list holds the level events no beat backs, as mismatches (see `_level_events`).
+    `receipt_match` replaces the receipts' recorded `match` (see `checker.agent.evidence.receipt_match`).
+    """
+    items, mismatches = _level_events(state, backed_by_later)
+    prev_level = prev_score = None
+    for beat, line in zip(state.beats, state.beat_lines, strict=True):
+        level, score = beat.level_counter, beat.score
+        if prev_level is not None and level > prev_level:
+            items.append((line, beat.turn, "level"))
+        elif prev_score is not None and score > prev_score:
+            items.append((line, beat.turn, "score"))
+        prev_level, prev_score = level, score
+    matches = receipt_match if receipt_match is not None else [rc.match for rc in state.receipts]
+    for rc, line, match in zip(state.receipts, state.receipt_lines, matches, strict=True):
+        if rc.predictor_kind is not None and match == 1:
+            items.append((line, rc.turn, "receipt"))
+    reached: _Reached | None = None
+    for ev, line in zip(state.evidence, state.evidence_lines, strict=True):
+        if not ((ev.irreversible and ev.kind not in REVERSIBLE_KINDS) or include_reversible):
+            continue
+        if ev.kind == "exit_code" and ev.exit_code != 0:
+            continue
+        if ev.kind == "file_digest" and ev.before == ev.after:
+            continue
+        if ev.kind in ("level", "score") and state.beats and not backed_by_later:
+            reached = _Reached(state) if reached is None else reached
+            unbacked = _unbacked_counter(reached, ev.kind, ev.after, ev.turn, line)
+            if unbacked is not None:
+                mismatches.append(unbacked)
+                continue
+        items.append((line, ev.turn, ev.kind))
+    items.sort(key=_BEAT_THEN_LINE)
+    return items, mismatches
+
+
+_BEAT_THEN_LINE = itemgetter(1, 0)
+"""Sort key of an evidence item (line, beat, kind): (beat, line)."""
+
+
+class _Reached:
+    """The highest level counter and score the beats report up to a beat (prefix maxima, O(log n) a query)."""
+
+    def __init__(self, state: AgentState) -> None:
+        by_turn = sorted((b.turn, b.level_counter, b.score) for b in state.beats)
+        self.turns = [t for t, _, _ in by_turn]
+        self.prefix: list[tuple[int, int]] = []
+        level = score = 0
+        for _, lev, sc in by_turn:
+            level, score = max(level, lev), max(score, sc)
+            self.prefix.append((level, score))
+
+    def at(self, turn: int) -> tuple[int, int]:
+        """(level, score) reached by the beats numbered `turn` or lower ((0, 0) before any)."""
+        k = bisect_right(self.turns, turn)
+        return self.prefix[k - 1] if k else (0, 0)
+
+
+def _unbacked_counter(reached: _Reached, kind: str, after: str | None, turn: int, line: int) -> dict[str, Any] | None:
+    """A mismatch when `level` / `score` evidence says the counter reached `after` before any beat did.
+
+    The environment's per-beat counters are the evidence: some beat at or before the evidence's
+    beat must report at least `after` (an `after` that is not an integer is not checked).
+    """
+    try:
+        value = int(after) if after is not None else None
+    except ValueError:
+        return None
+    if value is None:
+        return None
+    field = "level_counter" if kind == "level" else "score"
+    top = reached.at(turn)[0 if kind == "level" else 1]
+    if value <= top:
+        return None
+    return {"line": line, "field": "after", "recorded": after, "recomputed": str(top),
+            "reason": f"no beat up to beat {turn} reports {field} {value} (the highest is {top}): "
+                      f"the {kind} evidence is not evidence"}
+
+
+class RangeMin:
+    """Minimum of any slice of a fixed list in O(1) (a sparse table: O(n log n) to build)."""
+
+    def __init__(self, values: list[int]) -> None:
+        """Build the table: level j holds the minimum of each run of 2**j values."""
+        self.levels = [values]
+        width = 1
+        while 2 * width <= len(values):
+            prev = self.levels[-1]
+            self.levels.append([min(prev[i], prev[i + width]) for i in range(len(values) - 2 * width + 1)])
+            width *= 2
+
+    def min(self, lo: int, hi: int) -> int:
+        """Minimum of values[lo:hi] (hi > lo)."""
+        j = (hi - lo).bit_length() - 1
+        level = self.levels[j]
+        return min(level[lo], level[hi - (1 << j)])
+
+
+class FirstBelow:
+    """`first_below` over a fixed list; O(1) a query when the list is non-decreasing, else a `RangeMin`.
+
+    Evidence sorted by beat is almost always sorted by line too (a log is written beat by beat):
+    then the first value in a slice is its minimum and no table is built.
+    """
+
+    def __init__(self, values: list[int]) -> None:
+        """Keep the values; the sparse table is built on the first query only if they are not sorted."""
+        self.values = values
+        self.ordered = values == sorted(values)
+        self.table: RangeMin | None = None
+
+    def find(self, lo: int, hi: int, bound: int) -> int | None:
+        """The first index k in [lo, hi) with values[k] < bound, or None (as `first_below`)."""
+        if self.ordered:
+            return lo if lo < hi and self.values[lo] < bound else None
+        if self.table is None:
+            self.table = RangeMin(self.values)
+        return first_below(self.table, lo, hi, bound)
+
+
+def first_below(table: RangeMin, lo: int, hi: int, bound: int) -> int | None:
+    """The first index k in [lo, hi) with values[k] < bound, or None: a binary search on prefix minima."""
+    if lo >= hi or table.min(lo, hi) >= bound:
+        return None
+    a, b = lo, hi - 1  # invariant: min(values[lo:b + 1]) < bound
+    while a < b:
+        mid = (a + b) // 2
+        if table.min(lo, mid + 1) < bound:
+            b = mid
+        else:
+            a = mid + 1
+    return a
+
+
+def milestones(state: AgentState, include_reversible: bool = False, receipt_match: list[int | None] | None = None,
+               backed_by_later: bool = False) -> dict[str, Any]:
+    """Per run: claims, verified, declared only, verified ratio (None with no claim), details and mismatches.
+
+    `mismatches` lists recorded values the checker does not take as given: a claim's
+    `step_started_turn` earlier than the beat its step was compiled (the window then starts at the
+    compilation beat), and level events no beat at or before them backs (see `_level_events`).
+    `receipt_match` (per receipt, derived from predicted vs observed) replaces the recorded flags;
+    `backed_by_later` reads level events as recorded (only to tell whether the derivation moves a figure).
+    """
+    items, mismatches = (_evidence(state, include_reversible, receipt_match, backed_by_later) if state.claims
+                         else ([], []))
+    turns = [it[1] for it in items]
+    lines = FirstBelow([it[0] for it in items])
+    details = []
+    verified = 0
+    for claim, line in zip(state.claims, state.claim_lines, strict=True):
+        step = state.plan_steps.get(claim.step_id) if claim.step_id else None
+        if claim.step_started_turn is not None:
+            start = claim.step_started_turn
+        elif claim.step_id and claim.step_id in state.step_first_beat:
+            start = state.step_first_beat[claim.step_id]
+        elif step is not None:
+            start = step.turn
+        else:
+            start = 0
+        if step is not None and claim.step_started_turn is not None and start < step.turn:
+            # an early start would widen the window to evidence from before the step existed
+            mismatches.append({"line": line, "field": "step_started_turn", "recorded": start, "recomputed": step.turn,
+                               "reason": f"step {claim.step_id} was compiled at beat {step.turn}: "
+                                         "it cannot have started earlier"})
+            start = step.turn
+        # the earliest-beat evidence in the window logged before the claim: O(log^2 n) per claim, so a
+        # log of many claims over one wide window of late evidence costs n log^2 n, not n^2
+        k = lines.find(bisect_left(turns, start), bisect_right(turns, claim.turn), line)
+        hit = items[k] if k is not None else None
+        if hit is not None:
+            verified += 1
+        details.append({
+            "claim_id": claim.claim_id, "line": line, "step_id": claim.step_id, "window": [start, claim.turn],
+            "status": "VERIFIED" if hit else "DECLARED_ONLY",
+            "evidence_line": hit[0] if hit else None, "evidence_kind": hit[2] if hit else None,
+        })
+    n = len(state.claims)
+    return {
+        "milestone_claims": n,
+        "milestones_verified": verified,
+        "milestones_declared_only": n - verified,
+        "milestone_verified_ratio": round(verified / n, 3) if n else None,
+        "details": details,
+        "mismatches": sorted(mismatches, key=lambda m: m["line"]),
+    }
+
+METRICS: tuple[Metric, ...] = (
+    # agent: claimed vs verified milestones
+    Metric(
+        name="milestone_claims",
+        track="agent",
+        kind="count",
+        definition="`milestone_claim` events (a claim is not an event).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="milestones_verified",
+        track="agent",
+        kind="count",
+        definition=(
+            "Claims with deterministic evidence in their window: beat number between the claimed step's start "
+            "(`step_started_turn`, else the first beat that executed the step, else 0) and the claim's beat, "
+            "on an earlier log line than the claim. Only irreversible evidence counts: a `level` event, a "
+            "rise of the level counter or score, a receipt whose pre-registered prediction matched, an "
+            "irreversible `evidence` event (`exit_code` only when 0, `file_digest` only when changed)."
+        ),
+        undefined=NEVER,
+    ),
+    Metric(
+        name="milestones_declared_only",
+        track="agent",
+        kind="count",
+        definition="milestone_claims − milestones_verified: claims with no such evidence.",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="milestone_verified_ratio",
+        track="agent",
+        kind="rate",
+        higher_is_better=True,
+        definition="r3(milestones_verified / milestone_claims).",
+        undefined=(
+            "No milestone claim (every imported ARG run). "
+            + BOTH_UNDEF
+        ),
+    ),
+)
+"""The metrics this module computes, declared once (gathered by `checker.pipeline.metrics`)."""
+
+
+def figure_check(state: AgentState, verified: int, receipt_match: list[int | None]) -> list[dict[str, Any]]:
+    """A mismatch when the milestone figure from the evidence differs from the one the labels give.
+
+    `verified` is `milestones_verified` with receipts' `match` recomputed and level events backed
+    only at or before their beat; the labels as recorded (recorded `match`, level events backed by
+    any beat) give the other figure. A difference fails the run (`evidence` gate condition).
+    """
+    if not state.claims:
+        return []
+    recorded = milestones(state, backed_by_later=True)
+    if recorded["milestones_verified"] == verified:
+        return []
+    derived = milestones(state, receipt_match=receipt_match)
+    line = next((a["line"] for a, b in zip(recorded["details"], derived["details"], strict=True)
+                 if a["status"] != b["status"]), state.claim_lines[0])
+    return [{"line": line, "field": "milestones_verified", "recorded": recorded["milestones_verified"],
+             "recomputed": verified, "check": "milestones",
+             "reason": f"{recorded['milestones_verified']} of {len(state.claims)} milestone(s) are verified by "
+                       f"the recorded receipt matches and level events, {verified} by the evidence (match "
+                       "recomputed from predicted vs observed; a level event backed only by a later beat is not "
+                       "evidence)"}]
+
+
+__all__ = ["figure_check", "milestones"]

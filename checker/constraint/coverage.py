@@ -1,0 +1,139 @@
+"""Constraint-track coverage (issue 14): every turn of every problem a run starts, in order; a ledger on every turn.
+
+Selection is a submitter's lever: deleting the turns a model got wrong raises accuracy over the
+turns logged, and setting the ledger to null on exactly the turns whose ledger is unsatisfiable
+empties the contradiction channel. So coverage is part of validity:
+
+* a run that starts a problem (`problem_start`) must log each of its turns, 1..n, in that order.
+  A turn left out makes the run INCOMPLETE (its missing turns count as wrong in the all-declared
+  figure); turns logged out of order make it INVALID;
+* a run *declares a ledger* when its method is a ledger method (`ledger_only`, `mus_repair`) or
+  when any of its turns logs a ledger. Such a run must log a ledger on every turn: a turn without
+  one is a finding (verification fails) and its channel is `unverifiable`, never `consistent`.
+
+Per-run metrics (None-vs-0, for the all-declared figure):
+
+* `turns_declared`: turns of the problem set the run names (its intent-to-treat denominator);
+* `turns_missing`: declared turns with no scored record (gaps, and problems never started);
+* `turns_missing_in_started`: the part of `turns_missing` inside problems the run started (> 0
+  makes the run INCOMPLETE);
+* `ledger_declared`: whether the run declares a ledger;
+* `ledger_missing`: turns logged without a ledger by a run that declares one; None when the run
+  declares no ledger (not applicable), 0 when every turn has its ledger;
+* `unverifiable`, `unverifiable_share` (set by the scorer's `aggregate`, per run and per cell): turns
+  whose channel is `unverifiable`, and their share of the channel turns (None when there is none);
+* `turn_accuracy_all_declared`: correct turns / `turns_declared` (every missing turn counts as
+  wrong); None when the problem set has no turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.constraint.metrics import UNVERIFIABLE
+from checker.constraint.problems import ProblemSet
+from checker.format.schema.constraint import ProblemStart, Turn
+from checker.stages.tracks import RunRecord
+
+LEDGER_METHODS = ("ledger_only", "mus_repair")
+"""DRIFT-Bench's ledger methods (drift-spec.md §c): they commit a ledger on every turn."""
+MAX_LISTED = 10
+"""Problems / lines named in one coverage reason or finding (the rest are counted)."""
+
+
+@dataclass
+class Coverage:
+    """What the coverage pass found in one constraint run."""
+
+    incomplete: list[str] = field(default_factory=list)
+    """Reasons that make the run INCOMPLETE (gaps in started problems)."""
+    invalid: list[str] = field(default_factory=list)
+    """Reasons that make the run INVALID (turns out of order)."""
+    missing_in_started: int = 0
+    ledger_declared: bool = False
+
+
+def declares_ledger(run: RunRecord) -> bool:
+    """A ledger method by name, or any turn of the run logs a ledger."""
+    if run.start.method in LEDGER_METHODS:
+        return True
+    return any(isinstance(e, Turn) and e.ledger is not None for e in run.events)
+
+
+def _listed(items: list[str]) -> str:
+    shown = ", ".join(items[:MAX_LISTED])
+    return shown + (f" and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else "")
+
+
+def check_coverage(run: RunRecord, pset: ProblemSet) -> Coverage:
+    """Gaps and order of the turns of every problem the run starts (problems of the set only)."""
+    cov = Coverage(ledger_declared=declares_ledger(run))
+    started: list[str] = []
+    logged: dict[str, list[tuple[int, int]]] = {}
+    for event, line in zip(run.events, run.lines, strict=True):
+        if isinstance(event, ProblemStart):
+            if event.problem_id in pset.problems and event.problem_id not in logged:
+                started.append(event.problem_id)
+                logged[event.problem_id] = []
+        elif isinstance(event, Turn) and event.problem_id in logged:
+            logged[event.problem_id].append((event.turn_number, line))
+    gaps = []
+    for pid in started:
+        n = len(pset.problems[pid].turns)
+        seen = {tn for tn, _ in logged[pid]}
+        missing = [tn for tn in range(1, n + 1) if tn not in seen]
+        if missing:
+            cov.missing_in_started += len(missing)
+            gaps.append(f"{pid} turn{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of {n}")
+        previous = 0
+        for tn, line in logged[pid]:
+            if tn < previous:
+                cov.invalid.append(f"{run.path}:{line}: turn {tn} of {pid!r} is logged after turn {previous}: "
+                                   "a problem's turns are logged in order")
+                break
+            previous = max(previous, tn)
+    if gaps:
+        cov.incomplete.append(f"{cov.missing_in_started} turn(s) of the problems the run started are not logged "
+                              f"({_listed(gaps)}): a run logs every turn of every problem it starts")
+    return cov
+
+
+def mark_missing_ledgers(run: RunRecord, turns: list[dict[str, Any]], cov: Coverage) -> list[dict[str, Any]]:
+    """Set the channel of every ledger-less turn of a ledger-declaring run to `unverifiable`; findings for them.
+
+    Returns the findings (`{line, message}`, at most one per run, naming the first lines).
+    """
+    if not cov.ledger_declared:
+        return []
+    lines = []
+    for rec in turns:
+        if rec["ledger_size"] is None:
+            rec["channel"] = UNVERIFIABLE
+            lines.append(rec["line"])
+    if not lines:
+        return []
+    why = (f"method {run.start.method!r} is a ledger method" if run.start.method in LEDGER_METHODS
+           else "other turns of the run log a ledger")
+    return [{"line": lines[0], "message": f"{len(lines)} turn(s) log no ledger although the run declares one ({why}), "
+                                         f"at line(s) {_listed([str(x) for x in lines])}: each counts as unverifiable, "
+                                         "not consistent"}]
+
+
+def coverage_metrics(turns: list[dict[str, Any]], pset: ProblemSet, cov: Coverage) -> dict[str, Any]:
+    """The per-run coverage metrics (see the module docstring)."""
+    declared = pset.n_turns
+    correct = sum(1 for t in turns if t["correct"])
+    unverifiable = sum(1 for t in turns if t["channel"] == UNVERIFIABLE)
+    return {
+        "turns_declared": declared,
+        "turns_missing": max(declared - len(turns), 0),
+        "turns_missing_in_started": cov.missing_in_started,
+        "ledger_declared": cov.ledger_declared,
+        "ledger_missing": unverifiable if cov.ledger_declared else None,
+        "turn_accuracy_all_declared": correct / declared if declared else None,
+    }
+
+
+__all__ = ["LEDGER_METHODS", "UNVERIFIABLE", "Coverage", "check_coverage", "coverage_metrics", "declares_ledger",
+           "mark_missing_ledgers"]

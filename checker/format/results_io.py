@@ -1,0 +1,70 @@
+"""The results file format: its one serialisation, its digest, and reading a file back.
+
+What the renderer, `cite`, `merge` and the cache need of a results file, without the stage that
+builds one (which imports the pipeline).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from checker.format.errors import UsageError
+from checker.format.results_model import ResultsFile
+
+INDEX = "index.json"
+"""The summary of a results folder, written beside one `<submission-id>.json` per submission."""
+
+
+def canonical_json(obj: Any) -> str:
+    """The one serialisation of results: sorted keys, 2-space indent, UTF-8, trailing newline."""
+    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def content_digest(obj: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of `obj` without its `digest` field."""
+    body = {k: v for k, v in obj.items() if k != "digest"}
+    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+def canonical_with_digest(data: dict[str, Any]) -> str:
+    """Set `data["digest"]` (`content_digest`) and return the canonical JSON of `data`, encoding it once.
+
+    The canonical text of `data` with a placeholder digest holds the text `content_digest`
+    hashes plus one line, `  "digest": ...,`: that line is cut out to hash the rest, then
+    given the real value. Equal to `data["digest"] = content_digest(data); canonical_json(data)`,
+    byte for byte (falls back to exactly that when the line is not where the keys put it).
+    """
+    placeholder = "0" * 64
+    data["digest"] = placeholder
+    text = canonical_json(data)
+    line = f'\n  "digest": "{placeholder}",\n'
+    at = text.find(line)
+    if at < 0 or text.find(line, at + 1) >= 0 or not isinstance(data, dict) or len(data) < 2:
+        data["digest"] = content_digest(data)
+        return canonical_json(data)
+    body = text[:at] + "\n" + text[at + len(line):]
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    data["digest"] = digest
+    return text[:at] + f'\n  "digest": "{digest}",\n' + text[at + len(line):]
+
+
+def combined_log_digest(digests: list[str]) -> str:
+    """One digest over a set of logs: SHA-256 of their sorted SHA-256s, one per line."""
+    return hashlib.sha256("".join(f"{d}\n" for d in sorted(digests)).encode()).hexdigest()
+
+
+def read_results(path: Path) -> ResultsFile:
+    """Read one results file.
+
+    Raises:
+        UsageError: the file is missing or not a results file.
+    """
+    try:
+        return ResultsFile.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read results ({exc.strerror}); run `driftboard verify` first") from None
+    except ValueError as exc:
+        raise UsageError(f"{path}: not a Driftboard results file ({str(exc).splitlines()[0]})") from None

@@ -1,0 +1,219 @@
+"""Pre-registration enforcement.
+
+Declared runs present, no undeclared runs, header digests, commit order; defeaters and
+predictions evaluated; claimed figures compared with recomputed ones.
+"""
+
+from __future__ import annotations
+
+import operator
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from checker.format.report import plural
+from checker.format.results_model import CellResult, ClaimCheck, DefeaterResult, PreregCheck, RunResult
+from checker.format.schema.manifest import Prereg, Submission
+from checker.stages.aggregate import COUNTED_VERDICTS, is_number
+
+OPS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt, "<=": operator.le, "==": operator.eq, ">=": operator.ge, ">": operator.gt, "!=": operator.ne,
+}
+
+
+def check_declared(prereg: Prereg | None, runs: list[RunResult], prereg_sha256: str | None) -> PreregCheck:
+    """Missing (declared, not reported), undeclared, and prereg-digest mismatches."""
+    if prereg is None:
+        return PreregCheck()
+    reported = {(str(r.cell), str(r.seed)) for r in runs if r.cell is not None}
+    missing = [
+        {"cell": cell, "seed": seed, "status": "missing (not reported)"}
+        for cell, spec in sorted(prereg.cells.items()) for seed in spec.seeds
+        if (cell, seed) not in reported and seed not in spec.withdrawn
+    ]
+    declared = {(cell, seed) for cell, spec in prereg.cells.items() for seed in spec.seeds}
+    undeclared = [
+        {"run_id": str(r.run_id), "cell": str(r.cell), "seed": str(r.seed), "path": r.path}
+        for r in runs
+        if r.cell is not None and (str(r.cell), str(r.seed)) not in declared
+    ]
+    mismatch = [
+        {"run_id": str(r.run_id), "path": r.path, "header": str(r.prereg_sha256),
+         "prereg_yaml": str(prereg_sha256)}
+        for r in runs
+        if r.prereg_sha256 is not None and prereg_sha256 is not None and r.prereg_sha256 != prereg_sha256
+    ]
+    return PreregCheck(missing=missing, undeclared=sorted(undeclared, key=lambda d: d["path"]),
+                       digest_mismatch=sorted(mismatch, key=lambda d: d["path"]))
+
+
+def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> dict[str, Any]:
+    """Was prereg.yaml committed no later than every run log, and left alone afterwards? Git ancestry, not clocks.
+
+    Violations: prereg.yaml first committed after a run log (not an ancestor of the commit that
+    added it); any later commit that changes prereg.yaml (edit, deletion, re-adding) after a
+    commit that added a run log; an uncommitted change to prereg.yaml once run logs are committed.
+    A commit that adds prereg.yaml and run logs together is not "after" (imports do that).
+
+    Returns {"status": "ok" | "violated" | "unknown", "detail": ...}.
+    """
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+
+    def first_commit(path: Path) -> str | None:
+        out = git("log", "--diff-filter=A", "--format=%H", "--", str(path.resolve()))
+        if out.returncode != 0:
+            return None
+        lines = out.stdout.split()
+        return lines[-1] if lines else None
+
+    if git("rev-parse", "--git-dir").returncode != 0:
+        return {"status": "unknown", "detail": "no git history"}
+    prereg_commit = first_commit(prereg_path)
+    if prereg_commit is None:
+        return {"status": "unknown", "detail": "prereg.yaml is not committed"}
+    late = []
+    run_commits: set[str] = set()
+    for run in sorted(run_paths):
+        commit = first_commit(run)
+        if commit is None:
+            continue
+        run_commits.add(commit)
+        if git("merge-base", "--is-ancestor", prereg_commit, commit).returncode != 0:
+            late.append(run.name)
+    edits: set[str] = set()
+    prereg_abs = str(prereg_path.resolve())
+    for commit in sorted(run_commits):  # usually one or two commits, however many runs
+        out = git("rev-list", "--ancestry-path", f"{commit}..HEAD", "--", prereg_abs)
+        edits.update(out.stdout.split() if out.returncode == 0 else [])
+    dirty = bool(run_commits) and git("diff", "--quiet", "HEAD", "--", prereg_abs).returncode == 1
+    if late or edits or dirty:
+        detail = order_detail(len(late), len(edits), dirty, prereg_path.as_posix())
+        result: dict[str, Any] = {"status": "violated", "detail": detail, "prereg_commit": prereg_commit}
+        if late:
+            result["runs"] = late
+        if edits:
+            result["edits"] = sorted(edits)
+        return result
+    return {"status": "ok", "detail": "prereg.yaml committed no later than the run logs", "prereg_commit": prereg_commit}
+
+
+def order_detail(late: int, edits: int, dirty: bool, prereg_path: str) -> str:
+    """One sentence on a commit-order violation, naming `prereg.yaml` once, then what to do.
+
+    Args:
+        late: run logs committed before `prereg.yaml` was first committed.
+        edits: commits changing `prereg.yaml` after a commit that added run logs.
+        dirty: `prereg.yaml` has uncommitted changes and run logs are committed.
+        prereg_path: the file, for the `git restore` remedy.
+    """
+    facts, remedies = [], []
+    if late:
+        facts.append(f"was first committed after {plural(late, 'run log')}")
+        remedies.append("commit prereg.yaml before any run log (pre-register, then run)")
+    if edits:
+        facts.append(f"was changed in {plural(edits, 'commit')} after run logs were committed")
+        remedies.append("restore the prereg.yaml the runs were started with")
+    if dirty:
+        facts.append("has uncommitted changes" + ("" if edits else " made after run logs were committed"))
+        remedies.append(f"undo the uncommitted edit (`git restore {prereg_path}`)")
+    said = facts[0] if len(facts) == 1 else ", ".join(facts[:-1]) + " and " + facts[-1]
+    return (f"prereg.yaml {said}: {'; '.join(remedies)}; "
+            "a pre-registration is fixed before the runs and never edited after them")
+
+
+def _pool(values: list[float], how: str) -> float | None:
+    if how == "count":
+        return float(len(values))
+    if not values:
+        return None
+    if how == "sum":
+        return float(sum(values))
+    if how == "mean":
+        return sum(values) / len(values)
+    return float(max(values) if how == "max" else min(values))
+
+
+def evaluate_defeaters(prereg: Prereg | None, runs: list[RunResult]) -> list[DefeaterResult]:
+    """Evaluate each declared defeater over the VALID runs of its scope."""
+    if prereg is None:
+        return []
+    out = []
+    for d in prereg.defeaters:
+        scoped = [r for r in runs if r.verdict == "VALID" and (d.scope == "all" or r.cell == d.scope)]
+        if d.metric == "valid_runs":
+            value: float | None = float(len(scoped))
+        else:
+            vals = [float(v) for r in scoped if is_number(v := r.metric(d.metric))]
+            value = _pool(vals, d.aggregate)
+        triggered = None if value is None else OPS[d.op](value, d.value)
+        out.append(DefeaterResult(id=d.id, text=d.text, metric=d.metric, op=d.op, threshold=d.value,
+                                  value=value, triggered=triggered))
+    return out
+
+
+def _cell_value(cells: dict[str, CellResult], cell: str | None, metric: str | None) -> float | None:
+    if cell is None or metric is None or cell not in cells:
+        return None
+    agg = cells[cell].metrics.get(metric)
+    return None if agg is None else agg.mean
+
+
+def evaluate_predictions(prereg: Prereg | None, cells: dict[str, CellResult]) -> list[dict[str, Any]]:
+    """Evaluate machine-checkable predictions (cell mean vs a constant or another cell's mean)."""
+    if prereg is None:
+        return []
+    out = []
+    for p in prereg.predictions:
+        value = _cell_value(cells, p.cell, p.metric)
+        other = _cell_value(cells, p.versus, p.metric) if p.versus else (p.value if p.value is not None else None)
+        holds = None
+        if p.op is not None and value is not None and other is not None:
+            holds = OPS[p.op](value, other)
+        out.append({"id": p.id, "text": p.text, "cell": p.cell, "metric": p.metric, "op": p.op,
+                    "value": value, "versus": p.versus, "compared_to": other, "holds": holds})
+    return out
+
+
+def _decimals(x: float) -> int:
+    """Decimal places of a float as written (at least 1: `0.0` is a one-decimal figure), at most 6."""
+    text = repr(float(x))
+    if "e" in text or "E" in text:
+        return 6
+    return max(1, min(len(text.split(".")[1]), 6))
+
+
+def agrees(claimed: float | int | None, recomputed: float | int | None) -> bool:
+    """A claim agrees when it equals the recomputed value at the claim's own precision.
+
+    An integer claim must be exact (a rate claimed as `0` does not agree with 0.3); a decimal claim
+    agrees when the recomputed value rounds to it at its number of decimals (`0.0` vs 0.04 agrees,
+    vs 0.4 does not). Undefined agrees only with undefined.
+    """
+    if claimed is None or recomputed is None:
+        return claimed is None and recomputed is None
+    if isinstance(claimed, int) and not isinstance(claimed, bool):
+        return abs(claimed - float(recomputed)) <= 1e-9
+    tolerance = 0.5 * 10 ** (-_decimals(float(claimed))) + 1e-12
+    return abs(float(claimed) - float(recomputed)) <= tolerance
+
+
+def check_claims(manifest: Submission | None, cells: dict[str, CellResult], runs: list[RunResult]) -> list[ClaimCheck]:
+    """Compare every claimed figure with the recomputed cell mean (a single-seed cell: that run's value)."""
+    if manifest is None:
+        return []
+    out = []
+    for claim in manifest.claims:
+        recomputed = _cell_value(cells, claim.cell, claim.metric)
+        if recomputed is None and claim.metric in ("valid_runs", "runs"):
+            if claim.cell in cells:  # the cell's own count (comparator runs count only in comparator cells)
+                cell = cells[claim.cell]
+                recomputed = float(cell.valid_runs if claim.metric == "valid_runs" else cell.runs)
+            else:
+                counted = [r for r in runs if r.cell == claim.cell]
+                recomputed = float(sum(1 for r in counted if r.verdict in COUNTED_VERDICTS)
+                                   if claim.metric == "valid_runs" else len(counted))
+        out.append(ClaimCheck(cell=claim.cell, metric=claim.metric, claimed=claim.value, recomputed=recomputed,
+                              agrees=agrees(claim.value, recomputed), source=claim.source))
+    return out
