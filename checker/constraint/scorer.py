@@ -180,7 +180,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     }
     facts: list[Fact] = []
     if start.problem_set is None:
-        facts.append(Fact("invalid", "run_start names no problem_set: the run cannot be recomputed"))
+        facts.append(Fact("inconsistent", "run_start names no problem_set: the run cannot be recomputed"))
         result["metrics"] = aggregate([])
         return judged_run(facts, **result)
     digest = start.problem_set.digest
@@ -192,7 +192,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
             f"(digest {digest}); no --problems path provides it (loaded: {known})"
         )
     if ctx.prereg is not None and ctx.prereg.problem_set is not None and ctx.prereg.problem_set != digest:
-        facts.append(Fact("invalid", f"run uses problem set {digest[:12]}…, "
+        facts.append(Fact("inconsistent", f"run uses problem set {digest[:12]}…, "
                                      f"the pre-registration names {ctx.prereg.problem_set[:12]}…"))
     recs: list[dict[str, Any]] = []
     current: str | None = None
@@ -202,29 +202,29 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
             current = event.problem_id
             problem = pset.problems.get(event.problem_id)
             if problem is None:
-                facts.append(Fact("invalid", f"{run.path}:{line}: problem {event.problem_id!r} is not in the problem set"))
+                facts.append(Fact("inconsistent", f"{run.path}:{line}: problem {event.problem_id!r} is not in the problem set"))
             elif problem.domain != event.domain:
-                facts.append(Fact("invalid", f"{run.path}:{line}: problem {event.problem_id!r} is {problem.domain}, "
+                facts.append(Fact("inconsistent", f"{run.path}:{line}: problem {event.problem_id!r} is {problem.domain}, "
                                              f"not {event.domain}"))
             elif event.n_turns != len(problem.turns):
-                facts.append(Fact("invalid", f"{run.path}:{line}: problem {event.problem_id!r} has {len(problem.turns)} "
+                facts.append(Fact("inconsistent", f"{run.path}:{line}: problem {event.problem_id!r} has {len(problem.turns)} "
                                              f"turns, problem_start says {event.n_turns}"))
             continue
         if not isinstance(event, Turn):
             continue
         problem = pset.problems.get(event.problem_id)
         if problem is None:
-            facts.append(Fact("invalid", f"{run.path}:{line}: turn of unknown problem {event.problem_id!r}"))
+            facts.append(Fact("inconsistent", f"{run.path}:{line}: turn of unknown problem {event.problem_id!r}"))
             continue
         if event.problem_id != current:
-            facts.append(Fact("invalid", f"{run.path}:{line}: turn of {event.problem_id!r} outside its problem_start"))
+            facts.append(Fact("inconsistent", f"{run.path}:{line}: turn of {event.problem_id!r} outside its problem_start"))
         if event.turn_number > len(problem.turns):
-            facts.append(Fact("invalid", f"{run.path}:{line}: {event.problem_id} has {len(problem.turns)} turns, "
+            facts.append(Fact("inconsistent", f"{run.path}:{line}: {event.problem_id} has {len(problem.turns)} turns, "
                                          f"not {event.turn_number}"))
             continue
         first = seen.setdefault((event.problem_id, event.turn_number), line)
         if first != line:  # a repeated turn would be counted twice (e.g. an easy turn logged many times)
-            facts.append(Fact("invalid", f"{run.path}:{line}: turn {event.turn_number} of {event.problem_id!r} "
+            facts.append(Fact("inconsistent", f"{run.path}:{line}: turn {event.turn_number} of {event.problem_id!r} "
                                          f"is logged again (first at line {first})"))
             continue
         rec = score_turn(checker_for(digest, problem), event, line)
@@ -233,7 +233,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
         asked = problem.turns[event.turn_number - 1].user_message
         if asked and event.user_message != asked:
             # the answer is scored against this turn's gold constraints, so the model must have been asked them
-            facts.append(Fact("invalid", f"{run.path}:{line}: turn {event.turn_number} of {event.problem_id!r} "
+            facts.append(Fact("inconsistent", f"{run.path}:{line}: turn {event.turn_number} of {event.problem_id!r} "
                                          "logs a user_message that differs from the problem set's: "
                                          "the model was asked something else"))
             shown = event.user_message if len(event.user_message) <= 200 else event.user_message[:200] + "…"
@@ -244,7 +244,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     result["findings"] = [{**f, "path": run.path} for f in mark_missing_ledgers(run, recs, cov)]
     # built here from recomputed values: no re-validation
     turns = result["turns"] = [TurnResult.model_construct(**rec) for rec in recs]
-    facts.extend(Fact("invalid", reason) for reason in cov.invalid)
+    facts.extend(Fact("inconsistent", reason) for reason in cov.invalid)
     facts.extend(Fact("incomplete", reason) for reason in cov.incomplete)
     if (why := incomplete_reason(run)) is not None:
         facts.append(Fact("incomplete", why))

@@ -34,7 +34,7 @@ Verdict = Literal["VALID", "INVALID", "INCOMPLETE", "MALFORMED", "UNVERIFIED", "
 INCOMPLETE: no `run_end`; MALFORMED: the log failed validation and was not scored; UNVERIFIED: it
 could not be scored (over the replay size bound, or its problem set was not given); COMPARATOR: an
 ungated run of a pre-registered comparator cell (BARE, RAW)."""
-FactKind = Literal["malformed", "unverified", "copy", "incomplete", "comparator", "invalid"]
+FactKind = Literal["malformed", "unverified", "copy", "inconsistent", "incomplete", "comparator", "invalid"]
 """What a stage found that bears on a run's verdict (`checker.stages.verdict.PRECEDENCE` orders them)."""
 
 
