@@ -20,34 +20,26 @@ UNVERIFIABLE: Final = "unverifiable"
 MAX_DEPTH = 10
 DEPTH_BINS = (("1-3", 1, 3), ("4-6", 4, 6), ("7-10", 7, 10**9))
 
-
 Figure = int | float | None
 """A flat figure of a list of turns: a count, a rate, or None (undefined, never 0)."""
 
 
 def rate_pairs(m: Mapping[str, MetricValue]) -> dict[str, list[int]]:
-    """Rate metric -> [numerator, denominator], so that cells can pool rates across seeds.
-
-    Raises:
-        TypeError: a count the pairs are made of is not an integer (a checker bug).
-    """
+    """Rate metric -> [numerator, denominator] (counts of `m`), so that cells can pool rates across seeds."""
     def pair(num: str, den: str) -> list[int]:
         return [_count(m, num), _count(m, den)]
 
-    pairs = {"turn_accuracy": pair("correct_turns", "turns"),
-             "drift_rate": pair("residual_drift", "total_residual"),
+    pairs = {"turn_accuracy": pair("correct_turns", "turns"), "drift_rate": pair("residual_drift", "total_residual"),
              "contradiction_rate": pair("residual_contradiction", "total_residual"),
              "other_rate": pair("residual_other", "total_residual")}
-    for ch in CHANNELS:
+    for ch in (*CHANNELS, UNVERIFIABLE):
         pairs[f"{ch}_share"] = pair(ch, "channel_turns")
-    pairs[f"{UNVERIFIABLE}_share"] = pair(UNVERIFIABLE, "channel_turns")
     return pairs
 
 
 def _count(m: Mapping[str, MetricValue], name: str) -> int:
-    value = m[name]
-    if not isinstance(value, int):
-        raise TypeError(f"metric {name!r} is {value!r}, not a count")
+    if not isinstance(value := m[name], int):
+        raise TypeError(f"metric {name!r} is {value!r}, not a count")  # a checker bug
     return value
 
 
@@ -67,7 +59,9 @@ def aggregate(turns: Sequence[TurnResult]) -> dict[str, Figure]:
     }
     m.update(_channel_figures(turns))
     m.update(_residual_figures(turns))
-    m.update(_depth_figures(turns))
+    for d in range(1, MAX_DEPTH + 1):
+        at = [t for t in turns if t.turn_number == d]
+        m[f"accuracy_depth_{d}"] = rate(sum(t.correct for t in at), len(at))
     return m
 
 
@@ -96,15 +90,6 @@ def _residual_figures(turns: Sequence[TurnResult]) -> dict[str, Figure]:
         "unsat_upper_bound": sum(t.ledger_sat is False for t in turns),
         "solver_errors": sum(bool(t.solver_error) for t in turns),
     }
-
-
-def _depth_figures(turns: Sequence[TurnResult]) -> dict[str, Figure]:
-    """Accuracy at each turn depth 1..`MAX_DEPTH`."""
-    out: dict[str, Figure] = {}
-    for d in range(1, MAX_DEPTH + 1):
-        at = [t for t in turns if t.turn_number == d]
-        out[f"accuracy_depth_{d}"] = rate(sum(t.correct for t in at), len(at))
-    return out
 
 
 def depth_table(turns: Sequence[TurnResult]) -> dict[str, Any]:
@@ -277,10 +262,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         unit="share of channel turns",
         higher_is_better=True,
-        definition=(
-            "consistent / channel_turns."
-            + SHARE
-        ),
+        definition="consistent / channel_turns." + SHARE,
         undefined="channel_turns = 0.",
     ),
     Metric(
@@ -289,10 +271,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         unit="share of channel turns",
         higher_is_better=False,
-        definition=(
-            "drift / channel_turns."
-            + SHARE
-        ),
+        definition="drift / channel_turns." + SHARE,
         undefined="channel_turns = 0.",
     ),
     Metric(
@@ -301,10 +280,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         unit="share of channel turns",
         higher_is_better=False,
-        definition=(
-            "contradiction / channel_turns."
-            + SHARE
-        ),
+        definition="contradiction / channel_turns." + SHARE,
         undefined="channel_turns = 0.",
     ),
     Metric(
@@ -313,10 +289,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         unit="share of channel turns",
         higher_is_better=False,
-        definition=(
-            "other / channel_turns."
-            + SHARE
-        ),
+        definition="other / channel_turns." + SHARE,
         undefined="channel_turns = 0.",
     ),
     Metric(

@@ -66,6 +66,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.constraint.problem_sets",
     "checker.constraint.problems",
     "checker.constraint.scorer",
+    "checker.constraint.turns",
     "checker.format",
     "checker.format.errors",
     "checker.format.logio",
@@ -103,6 +104,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.stages.rules",
     "checker.stages.tracks",
     "checker.stages.validate",
+    "checker.stages.verdict",
 )
 """The modules whose code can change a results file: everything the verify pipeline imports.
 
