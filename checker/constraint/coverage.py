@@ -20,7 +20,7 @@ Per-run metrics (None-vs-0, for the all-declared figure):
 * `ledger_declared`: whether the run declares a ledger;
 * `ledger_missing`: turns logged without a ledger by a run that declares one; None when the run
   declares no ledger (not applicable), 0 when every turn has its ledger;
-* `unverifiable`, `unverifiable_share` (set by the scorer's `aggregate`, per run and per cell): turns
+* `unverifiable`, `unverifiable_share` (set by `checker.constraint.metrics.aggregate`, per run and per cell): turns
   whose channel is `unverifiable`, and their share of the channel turns (None when there is none);
 * `turn_accuracy_all_declared`: correct turns / `turns_declared` (every missing turn counts as
   wrong); None when the problem set has no turn.

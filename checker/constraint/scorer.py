@@ -13,7 +13,13 @@ Per turn, from the raw response, the recorded ledger and the problem set named b
 
 Constraint runs have no validity gate: a run is VALID unless it is INCOMPLETE (no run_end) or
 cannot be scored against its problem set, logs a turn twice, or logs a turn whose user message
-is not the problem set's (INVALID, with the reason).
+is not the problem set's (INVALID, with the reason). Each finding is recorded as a `Fact`;
+the verdict is decided from them by `checker.stages.verdict.judged_run`, never here.
+
+`score_turn` fills a `checker.constraint.turns.TurnRecord`; `score_run` walks the run's events
+(`_Walk`), lets coverage mark ledger-less turns (`checker.constraint.coverage`), then converts
+each record once, validated, to the `TurnResult` the results file stores. `cell_tables` pools
+the VALID runs of each cell.
 """
 
 from __future__ import annotations
