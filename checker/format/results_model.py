@@ -226,8 +226,18 @@ class ProblemSetRef(_Model):
     digest: str
 
 
+Channel = Literal["consistent", "drift", "contradiction", "other", "unverifiable"]
+"""Where a constraint turn's outcome falls (drift-spec.md §b; `unverifiable`: a declared ledger is missing)."""
+
+
 class TurnResult(_Model):
-    """One constraint turn, recomputed (drift-spec.md §b)."""
+    """One constraint turn, recomputed (drift-spec.md §b).
+
+    Strict: the scorer builds it from its working record (`checker.constraint.turns.TurnRecord`), so
+    a value of the wrong type or an unknown channel is a checker bug and raises, never passes.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     line: int
     problem_id: str
@@ -244,7 +254,7 @@ class TurnResult(_Model):
     answer_satisfies_ledger: bool | None
     correct: bool
     """The answer extends to a solution of the gold cumulative constraints."""
-    channel: Literal["consistent", "drift", "contradiction", "other", "unverifiable"] | None
+    channel: Channel | None
     """None when the turn has no ledger (and the run declares none); `unverifiable` when a declared ledger is missing."""
     mus: list[str] | None
     """A minimal unsatisfiable subset of ledger ids when the ledger is UNSAT."""

@@ -66,6 +66,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.constraint.problem_sets",
     "checker.constraint.problems",
     "checker.constraint.scorer",
+    "checker.constraint.turns",
     "checker.format",
     "checker.format.errors",
     "checker.format.logio",

@@ -40,6 +40,7 @@ from checker.constraint.domains import Key
 from checker.constraint.domains.finite import clear_engines
 from checker.constraint.domains.solver import MEMO_SIZE, ProblemSolver, SolverStats, clear_memo, memo_size, naive_sat
 from checker.constraint.problems import Problem, load_problems, problem_set_digest
+from checker.constraint.turns import TurnRecord
 from checker.format.errors import UsageError
 from driftboard_tools.constraint_workload import Case, baseline_cases, generated_cases
 
@@ -64,7 +65,7 @@ class NaiveSolver(ProblemSolver):
 class Timed:
     """One path over a list of cases: per-turn records, solver counts and clocks."""
 
-    records: list[dict[str, Any]]
+    records: list[TurnRecord]
     stats: SolverStats
     wall_s: float
     cpu_s: float
@@ -85,7 +86,7 @@ def score_cases(cases: Sequence[Case], mode: str) -> Timed:
     clear_memo()
     clear_engines()
     checkers: dict[tuple[str, str], _Checker] = {}
-    records: list[dict[str, Any]] = []
+    records: list[TurnRecord] = []
     w0, c0 = time.perf_counter(), time.process_time()
     for case in cases:
         key = (case.digest, case.problem.problem_id)
@@ -241,9 +242,9 @@ def run(problems: Path, jobs: int, naive_sample: int, limit: int | None = None, 
 
     vs_z3 = sum(1 for a, b in zip(fast.records, z3_all.records, strict=True) if a != b)
     vs_naive = sum(1 for i, rec in zip(idx, naive.records, strict=True) if fast.records[i] != rec)
-    channels = Counter(r["channel"] for r in fast.records)
+    channels = Counter(r.channel for r in fast.records)
     click.echo(f"channels (fast, realistic): {dict(sorted((str(k), v) for k, v in channels.items()))}; "
-               f"UNSAT ledgers {sum(1 for r in fast.records if r['ledger_sat'] is False)}")
+               f"UNSAT ledgers {sum(1 for r in fast.records if r.ledger_sat is False)}")
     click.echo(f"records differing: fast vs all-z3 {vs_z3}, fast vs naive {vs_naive}; "
                f"gold turns not SAT+correct {wrong_gold}")
     fast_rate, naive_rate = fast.rate(), naive.rate()

@@ -98,7 +98,7 @@ def provisional_turn_accuracy(problems: str) -> Scorer:
         for t, text in enumerate(answers, 1):
             turn = Turn(seq=0, prev="0" * 64, type="turn", problem_id=problem.problem_id, turn_number=t,
                         user_message=problem.turns[t - 1].user_message, raw_response=text)
-            correct += bool(score_turn(checker_for(digest, problem), turn, 0)["correct"])
+            correct += bool(score_turn(checker_for(digest, problem), turn, 0).correct)
         n = len(problem.turns)
         return Score(value=correct / n, answer=answers[-1] if answers else None,
                      explanation=f"provisional: {correct} of {n} turns correct; the leaderboard figure comes only "
