@@ -76,3 +76,11 @@ class TrackScorer(Protocol):
     def cell_tables(self, run_results: list[RunResult]) -> dict[str, Any]:
         """Track-specific per-cell tables (JSON-able), keyed by cell name."""
         ...
+
+    def release(self) -> None:
+        """Drop whatever was kept to score the runs of one submission (verify calls it when the submission is done).
+
+        Kept state never changes a result (a fresh scorer recomputes the same); releasing it bounds
+        memory by one submission, whatever the number of submissions one process scores.
+        """
+        ...
