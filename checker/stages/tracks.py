@@ -23,6 +23,10 @@ PROFILES = ("driftboard", "arg-v1.0", "drift-bench-v1")
 `drift-bench-v1` (reproduces DRIFT-Bench's checker; the constraint track's only semantics)."""
 
 
+CellTables = dict[str, Any]
+"""A track's per-cell tables (JSON-able), keyed by cell name: what `TrackScorer.cell_tables` returns."""
+
+
 @dataclass
 class RunRecord:
     """A run log that passed validation, read into memory in file order."""
@@ -73,7 +77,7 @@ class TrackScorer(Protocol):
         """Replay, gate and score one run. Undefined metrics are None, never 0."""
         ...
 
-    def cell_tables(self, run_results: list[RunResult]) -> dict[str, Any]:
+    def cell_tables(self, run_results: list[RunResult]) -> CellTables:
         """Track-specific per-cell tables (JSON-able), keyed by cell name."""
         ...
 
