@@ -16,12 +16,12 @@ from __future__ import annotations
 import contextlib
 import gzip
 import re
+import subprocess
+import sys
 from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from test_site_browser import base_url, browser  # noqa: F401  (pytest fixtures)
 
 from checker.render.weight import (
     EXTENSION_CLASSES,
@@ -35,6 +35,12 @@ from checker.render.weight import (
     theme_allowed,
     theme_css_subset,
 )
+
+# without Playwright (or Chromium, which `test_site_browser` checks) the module is skipped, not an error
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the `test` extra brings it)")
+PlaywrightTimeoutError = sync_api.TimeoutError
+
+from test_site_browser import base_url, browser  # noqa: E402, F401  (pytest fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -146,6 +152,18 @@ def _join(base: str, url: str) -> str:
     import posixpath
 
     return posixpath.normpath(posixpath.join(base, url))
+
+
+def test_without_playwright_this_module_is_skipped_with_a_reason(tmp_path: Path) -> None:
+    """Collected where Playwright is absent (simulated: its import fails), the module is a skip, not an error."""
+    args = ["-q", "-p", "no:cacheprovider", "-rs", "--basetemp", str(tmp_path / "run"), __file__]
+    code = ("import sys; sys.modules['playwright'] = sys.modules['playwright.sync_api'] = None; import pytest; "
+            f"sys.exit(pytest.main({args!r}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parent.parent)
+    # a module skipped whole leaves no test to run: exit 5, where a collection error would be 2
+    assert proc.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, proc.stdout + proc.stderr
+    assert "1 skipped" in proc.stdout and "Playwright is not installed" in proc.stdout and "error" not in proc.stdout
 
 
 def test_page_resources_reads_what_a_browser_fetches() -> None:

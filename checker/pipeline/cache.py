@@ -2,7 +2,8 @@
 
 A key is the SHA-256 of the digests of every input (manifest, prereg, logs, problem sets,
 profile, git history) plus the checker's version and code, so an entry is reused only when
-nothing that could change the results file has changed.
+nothing that could change the results file has changed. An entry is the results file and its
+summary beside it; a hit is read as a `ResultsHandle` (the summary only).
 """
 
 from __future__ import annotations

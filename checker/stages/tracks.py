@@ -1,7 +1,8 @@
-"""The interface each track's scorer implements, and the run record the pipeline hands it.
+"""The interface each track's scorer implements, and the run record and context the pipeline hands it.
 
 The verify pipeline (load -> validate -> replay -> gate -> score -> aggregate) is the same
-for both tracks; what differs is behind `TrackScorer`:
+for both tracks; what differs is behind `TrackScorer` (score one run, tabulate a cell's runs,
+release what was kept for a submission):
 
 * `checker.agent.scorer` (ARG-style agent runs: replay, gate, GDS, grounding, milestones)
 * `checker.constraint.scorer` (DRIFT-Bench-style constraint dialogues, recomputed with Z3)
