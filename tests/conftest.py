@@ -1,7 +1,8 @@
 """Shared fixtures: a CliRunner wrapper, paths to the golden cases and to the shared data, and the
 expensive outputs several test files read, made once per session under pytest's base temporary
-folder (never in the checkout): the shipped submissions verified (`shipped_results`) and the golden
-cases verified and built into a site (`cases_site`). Tests read those folders and never write into them.
+folder (never in the checkout): the shipped submissions verified (`shipped_results`), the golden
+cases verified and built into a site (`cases_site`), and the site of the synthetic fixture results
+(`fixture_site`). Tests read those folders and never write into them.
 
 Also a session guard: the test run must leave the checkout exactly as it found it (tracked,
 untracked and ignored files alike, caches aside) and leave nothing in the temporary folder
@@ -108,6 +109,14 @@ def cases_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         mp.setattr(runs, "TURNS_PER_PAGE", 2)
         build_site(root / "results", root / "site", logs_root=Path.cwd())
     return root
+
+
+@pytest.fixture(scope="session")
+def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of `site_fixtures.fixture_results` (synthetic, hostile and undefined cases), built once per session."""
+    from site_fixtures import build_fixture_site
+
+    return build_fixture_site(tmp_path_factory.mktemp("fixture-site"))
 
 
 # --------------------------------------------------------------------------- session guard

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from driftboard_tools.site_bench import synthetic_results, write_results_dir
-from site_fixtures import built_site
 
 from checker.format.errors import UsageError
 from checker.format.results_io import read_results
@@ -23,11 +22,6 @@ from checker.render.citation import site_url
 from checker.render.evidence import cell_coverage, submission_coverage
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory.getbasetemp())
 
 
 def _doc(path: Path) -> BeautifulSoup:

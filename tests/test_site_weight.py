@@ -58,7 +58,7 @@ PAGES_WITHOUT_CHARTS = {
     "performance": "performance/",
     "metrics (agent track)": "metrics/agent/",
 }
-"""One page of each type without a chart, in the fixture site (`site_fixtures.built_site`): Chromium's sample."""
+"""One page of each type without a chart, in the fixture site (`conftest.fixture_site`): Chromium's sample."""
 CHART_PAGES = ("leaderboards/agent/", "leaderboards/constraint/")
 """Pages with charts in the fixture site: the disk measure must tell them apart by what they load."""
 
@@ -107,15 +107,10 @@ def test_page_without_charts_is_under_the_budget(browser, base_url: str, kind: s
                                         f"> {PAGE_WEIGHT_BUDGET / 1000:.0f} KB; heaviest: {listing}")
 
 
-def _site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder the `base_url` fixture serves (`test_site_browser.base_url` builds the fixture site there)."""
-    return tmp_path_factory.getbasetemp() / "fixture-site" / "site"
-
-
 def test_every_page_without_charts_is_under_the_budget(base_url: str,  # noqa: F811
-                                                        tmp_path_factory: pytest.TempPathFactory) -> None:
+                                                        fixture_site: Path) -> None:
     """Every HTML page of the built site, measured from disk; pages that load Vega are the only ones skipped."""
-    weights = site_weights(_site_dir(tmp_path_factory))
+    weights = site_weights(fixture_site)  # the folder `base_url` serves
     charts = {url for url, _total, has_charts in weights if has_charts}
     assert set(CHART_PAGES) <= charts, "the leaderboards have charts: the skip rule must find them"
     assert not any(url.startswith(("runs/", "format", "reported", "performance", "metrics")) for url in charts)
@@ -127,9 +122,9 @@ def test_every_page_without_charts_is_under_the_budget(base_url: str,  # noqa: F
 
 @pytest.mark.parametrize("path", [*PAGES_WITHOUT_CHARTS.values(), *CHART_PAGES])
 def test_the_disk_measure_agrees_with_chromium(browser, base_url: str, path: str,  # noqa: F811
-                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+                                               fixture_site: Path) -> None:
     """On the sample, the disk measure fetches exactly what Chromium fetches, byte for byte; a chart page loads Vega."""
-    html_file = _site_dir(tmp_path_factory) / path / "index.html"
+    html_file = fixture_site / path / "index.html"
     seen = load(browser, base_url + path)
     fetched = {u.removeprefix(base_url): n for u, n, _g in seen}
     if loads_charts(html_file.read_text(encoding="utf-8")):
