@@ -128,12 +128,12 @@ def test_one_undefined_mark_everywhere(verify_shipped: dict[str, ResultsFile], s
 
 
 @pytest.fixture(scope="module")
-def verify_shipped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ResultsFile]:
-    from checker.pipeline.verify import default_problem_dirs, verify_paths
+def verify_shipped(shipped_results: Path) -> dict[str, ResultsFile]:
+    """The shipped submissions' results files (`conftest.shipped_results`), by submission id."""
+    from checker.format.results_io import INDEX, read_results
 
-    out = tmp_path_factory.mktemp("results")
-    report = verify_paths([ROOT / "submissions"], None, default_problem_dirs(), results_dir=out)
-    return {s.results.submission_id: s.results for s in report.submissions if s.results is not None}
+    files = [read_results(p) for p in sorted(shipped_results.glob("*.json")) if p.name != INDEX]
+    return {r.submission_id: r for r in files}
 
 
 @pytest.fixture(scope="module")

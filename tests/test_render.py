@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
-from site_fixtures import XSS_AUTHOR, XSS_CELL, XSS_REASON, XSS_TITLE, built_site, fixture_results
+from site_fixtures import XSS_AUTHOR, XSS_CELL, XSS_REASON, XSS_TITLE, fixture_results
 
 from checker.format.errors import UsageError
 from checker.render import pages
@@ -23,8 +23,9 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory.getbasetemp())
+def site(fixture_site: Path) -> Path:
+    """The fixture site (`conftest.fixture_site`)."""
+    return fixture_site
 
 
 def soup(site: Path, url: str) -> BeautifulSoup:

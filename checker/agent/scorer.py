@@ -187,5 +187,8 @@ def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
     return out
 
 
+def release() -> None:
+    """Nothing to drop: the agent scorer keeps nothing between runs (`TrackScorer.release`)."""
 
-__all__ = ["cell_tables", "score_run"]
+
+__all__ = ["cell_tables", "release", "score_run"]

@@ -75,7 +75,7 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
     for sub in report.submissions:
         cached = " (cached)" if sub.cached else ""
         _echo(f"== {sub.path} (profile {sub.profile}){cached}")
-        summary = sub.summary  # never the full results file: the cell tables come from its cells
+        summary = sub.results.summary if sub.results else None  # never the full file: the cell tables come from its cells
         if summary is not None:
             _echo(f"   {summary.null_results.headline}")
             for line in declared_text(summary.cells, summary.track):
@@ -96,8 +96,8 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
         for track, results in sorted(by_track.items()):
             tables = ({c.cell: c.tables for c in summary.cells if c.tables}
                       if summary is not None and track == summary.track == "constraint" else None)
-            _echo(track_text(track, results, tables, sub.turn_records if summary is not None else None,
-                             sub.mismatch_counts), nl=False)
+            _echo(track_text(track, results, tables, sub.results.turn_records if sub.results else None,
+                             sub.results.mismatch_counts if sub.results else None), nl=False)
         for res in sub.runs:
             if res.verdict == "MALFORMED":
                 _echo(f"MALFORMED {res.path} (not scored)")

@@ -64,7 +64,7 @@ class _Checker:
 CHECKERS_SIZE = 1024
 """Problems whose checker (domain, finite engine, Z3 solver, compiled gold keys) is kept, least
 recently used out first: solver state is bounded whatever the number of problems or submissions.
-Verify also empties the cache after each submission (`release_checkers`), so it never outlives
+Verify also empties the cache after each submission (`release`), so it never outlives
 the submission it served; a checker holds no verdict a fresh one would not recompute (every
 shortcut is exact), so neither bound changes a result."""
 
@@ -85,8 +85,13 @@ def checker_for(digest: str, problem: Problem) -> _Checker:
 
 
 def release_checkers() -> None:
-    """Drop every cached problem checker (verify calls it when a submission is done)."""
+    """Drop every cached problem checker."""
     _CHECKERS.clear()
+
+
+def release() -> None:
+    """Drop the problem checkers kept for one submission (`TrackScorer.release`: verify calls it when it is done)."""
+    release_checkers()
 
 
 def score_turn(chk: _Checker, turn: Turn, line: int) -> TurnRecord:

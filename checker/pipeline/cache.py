@@ -2,7 +2,8 @@
 
 A key is the SHA-256 of the digests of every input (manifest, prereg, logs, problem sets,
 profile, git history) plus the checker's version and code, so an entry is reused only when
-nothing that could change the results file has changed.
+nothing that could change the results file has changed. An entry is the results file and its
+summary beside it; a hit is read as a `ResultsHandle` (the summary only).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from checker.format.logio import file_sha256
 from checker.format.results_io import canonical_json
 from checker.format.results_model import ResultsFile
 from checker.format.results_summary import SUMMARY_SUFFIX, read_summary, summarize, summary_json
+from checker.pipeline.handle import ResultsHandle
 from checker.stages.load import SubmissionFiles
 
 
@@ -89,6 +91,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.format.seeds",
     "checker.pipeline",
     "checker.pipeline.cache",
+    "checker.pipeline.handle",
     "checker.pipeline.metrics",
     "checker.pipeline.provenance",
     "checker.pipeline.results",
@@ -210,8 +213,8 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def cache_get_summary(cache_dir: Path, key: str) -> tuple[ResultsFile, int, dict[str, int] | None, Path] | None:
-    """(summary, per-turn records, mismatch counts, path of the full cached results file) under `key`, or None (a miss).
+def cached_results(cache_dir: Path, key: str) -> ResultsHandle | None:
+    """A handle to the results file cached under `key` (its summary read, the file itself stored there), or None.
 
     Reads the small summary only (`checker.format.results_summary`), never the full results file; an
     entry stored before summaries existed is read whole once and its summary written.
@@ -226,7 +229,7 @@ def cache_get_summary(cache_dir: Path, key: str) -> tuple[ResultsFile, int, dict
             return None
         _write_atomic(cache_dir / f"{key}{SUMMARY_SUFFIX}", summary_json(results))
         found = summarize(results)
-    return found[0], found[1], found[2], full
+    return ResultsHandle(*found, path=full)
 
 
 def repository(folder: Path) -> Path | None:

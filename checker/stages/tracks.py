@@ -1,7 +1,8 @@
-"""The interface each track's scorer implements, and the run record the pipeline hands it.
+"""The interface each track's scorer implements, and the run record and context the pipeline hands it.
 
 The verify pipeline (load -> validate -> replay -> gate -> score -> aggregate) is the same
-for both tracks; what differs is behind `TrackScorer`:
+for both tracks; what differs is behind `TrackScorer` (score one run, tabulate a cell's runs,
+release what was kept for a submission):
 
 * `checker.agent.scorer` (ARG-style agent runs: replay, gate, GDS, grounding, milestones)
 * `checker.constraint.scorer` (DRIFT-Bench-style constraint dialogues, recomputed with Z3)
@@ -21,6 +22,10 @@ from checker.format.schema.manifest import Prereg
 PROFILES = ("driftboard", "arg-v1.0", "drift-bench-v1")
 """`driftboard` (leaderboard default), `arg-v1.0` (reproduces ARG's probes exactly),
 `drift-bench-v1` (reproduces DRIFT-Bench's checker; the constraint track's only semantics)."""
+
+
+CellTables = dict[str, Any]
+"""A track's per-cell tables (JSON-able), keyed by cell name: what `TrackScorer.cell_tables` returns."""
 
 
 @dataclass
@@ -73,6 +78,14 @@ class TrackScorer(Protocol):
         """Replay, gate and score one run. Undefined metrics are None, never 0."""
         ...
 
-    def cell_tables(self, run_results: list[RunResult]) -> dict[str, Any]:
+    def cell_tables(self, run_results: list[RunResult]) -> CellTables:
         """Track-specific per-cell tables (JSON-able), keyed by cell name."""
+        ...
+
+    def release(self) -> None:
+        """Drop whatever was kept to score the runs of one submission (verify calls it when the submission is done).
+
+        Kept state never changes a result (a fresh scorer recomputes the same); releasing it bounds
+        memory by one submission, whatever the number of submissions one process scores.
+        """
         ...
