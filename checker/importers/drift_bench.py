@@ -83,11 +83,7 @@ def import_submission(srcs: Sequence[Path] | Path, problems: Path, out: Path) ->
         UsageError: unreadable or inconsistent input, unknown problems, or a non-empty `out`.
     """
     srcs = [srcs] if isinstance(srcs, Path) else list(srcs)
-    submission_id = out.name
-    if not re.fullmatch(SUBMISSION_ID_PATTERN, submission_id):
-        raise UsageError(f"{out}: the folder name must be a submission id ({SUBMISSION_ID_PATTERN})")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(f"{out}: already exists and is not empty; choose a new folder")
+    submission_id = _submission_id(out)
     kind, sources = gather_sources(srcs)
     native = read_native(kind, [f for f, _ in sources])
     what = ", ".join(_shown(s) for s in srcs)
@@ -109,6 +105,19 @@ def import_submission(srcs: Sequence[Path] | Path, problems: Path, out: Path) ->
     return 0
 
 
+def _submission_id(out: Path) -> str:
+    """The submission id `out` names.
+
+    Raises:
+        UsageError: the folder name is not a submission id, or the folder exists and is not empty.
+    """
+    if not re.fullmatch(SUBMISSION_ID_PATTERN, out.name):
+        raise UsageError(f"{out}: the folder name must be a submission id ({SUBMISSION_ID_PATTERN})")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out}: already exists and is not empty; choose a new folder")
+    return out.name
+
+
 def _problems(native: Runs, problems: Path, what: str) -> _Problems:
     """The problem set the sources answer, checked: every problem id known, every turn number inside its problem.
 
@@ -120,22 +129,26 @@ def _problems(native: Runs, problems: Path, what: str) -> _Problems:
         raise UsageError(f"{len(errors)} problem(s) in {problems}:\n" + "\n".join(errors))
     by_id = {p.problem_id: p for p in loaded}
     used = sorted({pid for run in native.values() for pid, _ in run.turns})
+    _check_turns(native, by_id, used, f"{what}: problem(s) not found under {problems}", what)
+    splits = sorted({by_id[pid].split for pid in used})
+    if len(splits) != 1:
+        return _Problems(by_id, used, None, sets_of(loaded, "drift-bench")[0], "drift-bench")
+    candidates = sets_of(loaded, "drift-bench")
+    pset = next((s for s in candidates if s.name.endswith(f":{splits[0]}")), candidates[0])
+    return _Problems(by_id, used, splits[0], pset, f"drift-bench-{splits[0]}")
+
+
+def _check_turns(native: Runs, by_id: dict[str, Problem], used: list[str], unknown_msg: str, what: str) -> None:
+    """Refuse problem ids the set lacks, then turn numbers outside their problem."""
     unknown = [pid for pid in used if pid not in by_id]
     if unknown:
-        raise UsageError(f"{what}: problem(s) not found under {problems}: {', '.join(unknown)}")
+        raise UsageError(f"{unknown_msg}: {', '.join(unknown)}")
     bad_turns = sorted(
         f"{m}/{meth} {pid} turn {tn}" for (m, meth), run in native.items() for pid, tn in run.turns
         if not 1 <= tn <= len(by_id[pid].turns)
     )
     if bad_turns:
         raise UsageError(f"{what}: turn numbers outside the problem: {'; '.join(bad_turns)}")
-    splits = sorted({by_id[pid].split for pid in used})
-    candidates = sets_of(loaded, "drift-bench")
-    pset = candidates[0]
-    if len(splits) == 1:
-        pset = next((s for s in candidates if s.name.endswith(f":{splits[0]}")), pset)
-    set_name = f"drift-bench-{splits[0]}" if len(splits) == 1 else "drift-bench"
-    return _Problems(by_id, used, splits[0] if len(splits) == 1 else None, pset, set_name)
 
 
 def _cells(keys: list[tuple[str, str]], what: str) -> dict[str, tuple[str, str]]:
