@@ -178,6 +178,12 @@ def _seed_label(run: ArgRun, used: set[tuple[str, str]]) -> str:
     return seed[:100]
 
 
+def _horizon(config: Mapping[str, object]) -> int | None:
+    """The run's `max_actions` when it is an integer."""
+    value = config.get("max_actions")
+    return value if isinstance(value, int) else None
+
+
 def _prereg_yaml(submission_id: str, runs: list[ArgRun], thresholds: Thresholds) -> bytes:
     cells: dict[str, dict[str, object]] = {}
     seeds: dict[str, list[str]] = {}
@@ -188,8 +194,7 @@ def _prereg_yaml(submission_id: str, runs: list[ArgRun], thresholds: Thresholds)
         if run.comparator:
             cells[run.cell]["comparator"] = True
         seeds[run.cell].append(run.seed)
-    horizon = max((int(r.config["max_actions"]) for r in runs if isinstance(r.config.get("max_actions"), int)),
-                  default=None)
+    horizon = max((int(h) for r in runs if (h := _horizon(r.config)) is not None), default=None)
     doc: dict[str, object] = {
         "format_version": FORMAT_VERSION,
         "submission_id": submission_id,
@@ -257,7 +262,7 @@ def _run_start(run: ArgRun, header: _Header, absent: list[str]) -> Fields:
         "submission_id": sid, "track": "agent", "cell": run.cell, "seed": run.seed,
         "flags": _flags(cfg), "backbone": run.backbone, "prereg_sha256": header.prereg_sha,
         "started_at": run.started_at, "comparator": run.comparator,
-        "horizon": cfg.get("max_actions") if isinstance(cfg.get("max_actions"), int) else None,
+        "horizon": _horizon(cfg),
         "game_id": run.game_id, "source": source,
     }
 

@@ -40,7 +40,8 @@ class ArgRun:
     backbone: object
     started_at: object
     status: object
-    config: dict[str, Any]  # the run's config_json: free-form JSON written by ARG
+    config: dict[str, object]
+    """The run's `config_json` ({} when NULL)."""
     arm: str | None
     comparator: bool
     cell: str = ""
@@ -151,7 +152,7 @@ def _run_id(row: sqlite3.Row, path: Path, table: str) -> str:
     return value
 
 
-def _config(text: object, path: Path, run_id: str) -> dict[str, Any]:  # free-form JSON written by ARG
+def _config(text: object, path: Path, run_id: str) -> dict[str, object]:
     """A run's `config_json`: a JSON object, or NULL (no config)."""
     value = json_value(text)
     if value is None:
@@ -182,7 +183,7 @@ def json_value(text: object) -> Any:
         return text
 
 
-def json_object(text: object) -> dict[str, Any] | None:  # free-form JSON written by ARG
+def json_object(text: object) -> dict[str, object] | None:
     """A JSON object column; non-object JSON is wrapped as {"value": ...} so nothing is lost."""
     value = json_value(text)
     if value is None:

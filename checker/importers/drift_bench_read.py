@@ -20,7 +20,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from checker.format.errors import UsageError
 
@@ -143,7 +143,7 @@ def read_transcripts(files: Iterable[Path]) -> Runs:
     """
     runs: Runs = {}
     for path in files:
-        intro: dict[str, Any] = {}  # the file's last problem_intro line: free-form JSON of the transcript
+        intro: dict[str, object] = {}  # the file's last problem_intro line
         for lineno, obj in _json_lines(path):
             kind = obj.get("type")
             if kind == "problem_intro":
@@ -153,7 +153,7 @@ def read_transcripts(files: Iterable[Path]) -> Runs:
     return runs
 
 
-def _json_lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:  # free-form JSON lines of a transcript
+def _json_lines(path: Path) -> Iterable[tuple[int, dict[str, object]]]:
     """(line number, JSON object) of every non-blank line.
 
     Raises:
@@ -176,7 +176,7 @@ def _json_lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:  # free-for
         yield lineno, obj
 
 
-def _add_trace(runs: Runs, obj: Mapping[str, Any], intro: Mapping[str, Any], what: str) -> None:
+def _add_trace(runs: Runs, obj: Mapping[str, object], intro: Mapping[str, object], what: str) -> None:
     """Add one `model_trace` line (of the problem its last `problem_intro` opened) to its run."""
     pid = intro.get("problem_id")
     model, tn = obj.get("model"), obj.get("turn_number")
@@ -200,7 +200,7 @@ def _add_trace(runs: Runs, obj: Mapping[str, Any], intro: Mapping[str, Any], wha
     }
 
 
-def _infer_method(trace: Mapping[str, Any], intro: Mapping[str, Any]) -> str:
+def _infer_method(trace: Mapping[str, object], intro: Mapping[str, object]) -> str:
     method = trace.get("method") or intro.get("method")
     if isinstance(method, str) and method:
         return method
@@ -257,7 +257,7 @@ def _result_rows(path: Path) -> list[sqlite3.Row]:
         con.close()
 
 
-def _row_turn(r: Mapping[str, Any], what: str) -> TurnFields:
+def _row_turn(r: Mapping[str, object], what: str) -> TurnFields:
     """The turn fields of one `results` row (its columns as SQLite returned them)."""
     return {
         "raw_response": _str_or_none(r.get("raw_response")),
@@ -330,14 +330,13 @@ def _ledger(raw: object, what: str) -> list[LedgerEntry] | None:
 
 def _ledger_entry(entry: object, i: int) -> LedgerEntry:
     """Entry `i` of a ledger; an entry that is no object is taken as its `args`."""
-    e: dict[str, Any] = entry if isinstance(entry, dict) else {"args": entry}  # free-form JSON of the native ledger
-    ctype = e.get("type")
-    st = e.get("source_turn")
+    e: dict[str, object] = entry if isinstance(entry, dict) else {"args": entry}
+    ctype, nl, st = e.get("type"), e.get("nl"), e.get("source_turn")
     return {
         "id": str(e.get("id") or f"L{i + 1:03d}"),
         "type": ctype if isinstance(ctype, str) else json.dumps(ctype),
         "args": e.get("args"),
-        "nl": e.get("nl") if isinstance(e.get("nl"), str) else None,
+        "nl": nl if isinstance(nl, str) else None,
         "source_turn": st if isinstance(st, int) and not isinstance(st, bool) else None,
     }
 
@@ -368,7 +367,7 @@ def _attempts(raw: object) -> list[RepairAttempt]:
     return [_attempt(ev, i) for i, ev in enumerate(value) if isinstance(ev, dict)]
 
 
-def _attempt(ev: Mapping[str, Any], i: int) -> RepairAttempt:
+def _attempt(ev: Mapping[str, object], i: int) -> RepairAttempt:
     """Repair event `i` of a turn; keys DRIFT-Bench does not define are kept as `detail`."""
     sat = ev.get("candidate_is_sat")
     exhausted = ev.get("attempt_budget_exhausted")

@@ -79,11 +79,13 @@ class LogSource:
     details: dict[str, object]
     """The rest of `source.details` every epoch shares (model, provider, generate configs, problem set, method)."""
     method: str
-    problem_set: dict[str, Any]  # the log metadata's problem set: free-form JSON written by the task
+    problem_set: dict[str, object]
+    """The problem set the task recorded in the log's metadata (`name`, `digest`)."""
     created: str
     inspect_ai: object
     """The version of inspect_ai that wrote the log."""
-    revision: dict[str, Any]  # Inspect's revision record (type, origin, commit): free-form JSON of the log
+    revision: dict[str, object]
+    """Inspect's revision record of the task's source (type, origin, commit), or {}."""
 
 
 @dataclass
@@ -248,7 +250,7 @@ def _log_source(path: Path, log: Any, digests: dict[str, str], findings: list[Fi
     meta = (spec.metadata or {}).get("driftboard")
     meta = meta if isinstance(meta, dict) else {}
     method, version, found = meta.get("method"), meta.get("protocol_version"), meta.get("problem_set")
-    pset: dict[str, Any] = found if isinstance(found, dict) else {}  # free-form JSON of the log's metadata
+    pset: dict[str, object] = found if isinstance(found, dict) else {}
     skipped = _skipped(task, method, version, pset, digests)
     if skipped is not None:
         findings.append(Finding(shown, None, f"{skipped} ({n} sample(s))"))
@@ -272,7 +274,7 @@ def _log_source(path: Path, log: Any, digests: dict[str, str], findings: list[Fi
                      spec.created, spec.packages.get("inspect_ai"), revision or {})
 
 
-def _skipped(task: str, method: object, version: object, pset: dict[str, Any], digests: dict[str, str]) -> str | None:
+def _skipped(task: str, method: object, version: object, pset: dict[str, object], digests: dict[str, str]) -> str | None:
     """Why a log is not imported (another task, protocol or problem set), ending in `skipped`, else None."""
     if task != TASK_NAME:
         return f"log of task {task!r}, not {TASK_NAME}: skipped"
