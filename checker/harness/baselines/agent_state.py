@@ -14,9 +14,10 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from checker.harness.baselines.common import Emit
 from checker.harness.baselines.microworld import ACTIONS, MicroWorld
 
 EPOCH = 8
@@ -26,8 +27,6 @@ OBSERVER_CANARY_EVERY = 8
 LEASE = 20
 """`lease_max_beats` of every compiled plan step."""
 
-Emit = Callable[[dict[str, object]], object]
-"""Writes one event (its fields); `RunLogWriter.write` in the baseline generator."""
 Delta = dict[str, int | str]
 """A predicted effect or delta: component -> a number, or "nonzero" / "zero"."""
 Observed = dict[str, int]
