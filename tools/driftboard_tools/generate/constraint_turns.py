@@ -13,7 +13,8 @@ gold turns alone never reaches a solver. This module builds turns that do, in tw
   UNSAT, so the MUS is computed; the answer is the gold one).
 
 Each case is a `Turn` event scored by `checker.constraint.scorer.score_turn`, exactly as
-`driftboard verify` scores a logged turn (answer extraction included).
+`driftboard verify` scores a logged turn (answer extraction included). The benchmark
+(`driftboard_tools.bench.constraint`) times them; the tests check their kinds and verdicts.
 """
 
 from __future__ import annotations
