@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from driftboard_tools.site_bench import synthetic_results, write_results_dir
+from driftboard_tools.generate.results import synthetic_results, write_results_dir
 
 from checker.format.results_model import ResultsFile
 

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from constraint_helpers import drift_bench_dir, seating_problem, write_problems
-from driftboard_tools.constraint_bench import score_cases
-from driftboard_tools.constraint_workload import KINDS, generated_cases
+from driftboard_tools.bench.constraint import score_cases
+from driftboard_tools.generate.constraint_turns import KINDS, generated_cases
 
 from checker.constraint.problems import load_problems
 

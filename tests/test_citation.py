@@ -52,7 +52,7 @@ def test_sitemap_lists_pages_under_the_base_url(site: Path) -> None:
 
 
 def _results_dir(tmp_path: Path, results: list[ResultsFile]) -> Path:
-    from driftboard_tools.site_bench import write_results_dir
+    from driftboard_tools.generate.results import write_results_dir
 
     return write_results_dir(results, tmp_path / "results")
 

@@ -273,7 +273,7 @@ def test_generated_sources_are_deterministic(tmp_path: Path) -> None:
 
 
 def test_results_order_does_not_matter(tmp_path: Path) -> None:
-    from driftboard_tools.site_bench import write_results_dir
+    from driftboard_tools.generate.results import write_results_dir
 
     results = fixture_results()
     loaded = load_results(write_results_dir(list(reversed(results)), tmp_path / "r"))
@@ -322,7 +322,7 @@ def test_serve_binds_loopback(site: Path) -> None:
 
 
 def test_build_command_cli(run_line, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from driftboard_tools.site_bench import synthetic_results, write_results_dir
+    from driftboard_tools.generate.results import synthetic_results, write_results_dir
 
     import checker.pipeline.verify
 

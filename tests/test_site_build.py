@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from driftboard_tools.site_bench import synthetic_results, write_results_dir
+from driftboard_tools.generate.results import synthetic_results, write_results_dir
 
 from checker.format.errors import UsageError
 from checker.format.results_io import read_results

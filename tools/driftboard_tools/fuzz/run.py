@@ -1,11 +1,11 @@
 """`driftboard bench fuzz`: hypothesis-driven fuzzing of every path that reads untrusted input.
 
 Not part of CI (it runs for minutes). The time budget is split evenly across the chosen targets
-(`driftboard_tools.fuzz_targets.TARGETS`); each target draws cases from hypothesis in rounds of
+(`driftboard_tools.fuzz.targets.TARGETS`); each target draws cases from hypothesis in rounds of
 `ROUND` examples (generation only: no shrinking, no example database) with seeds derived from
 `--seed`, and executes them until its share of the time is used up.
 
-A crash (see `fuzz_targets`) is counted, printed once per signature and saved, up to
+A crash (see `driftboard_tools.fuzz.targets`) is counted, printed once per signature and saved, up to
 `KEEP_PER_SIGNATURE` cases per signature, as `<crashes>/<target>-<signature>-<n>/` holding
 `case.json` (parameters, note, error, traceback) and `files/`. `--replay DIR` runs saved cases
 again. Per target the last lines report `inputs`, `inputs_per_s`, `distinct_findings` (finding
@@ -124,7 +124,7 @@ def fuzz_target(target: Any, seconds: float, crashes: Path, seed: int) -> Target
 
 def replay(path: Path) -> int:
     """Run saved crash cases again (a case folder or a folder of them); 1 if any still crashes."""
-    from driftboard_tools.fuzz_targets import TARGETS, Case
+    from driftboard_tools.fuzz.targets import TARGETS, Case
 
     folders = [path] if (path / "case.json").is_file() else sorted(p.parent for p in path.glob("*/case.json"))
     if not folders:
@@ -168,7 +168,7 @@ def run(seconds: float, targets: list[str], crashes: Path | None, seed: int, rep
         import hypothesis  # noqa: F401
     except ImportError:
         raise UsageError("driftboard bench fuzz needs hypothesis: pip install 'driftboard[test]'") from None
-    from driftboard_tools.fuzz_targets import TARGETS
+    from driftboard_tools.fuzz.targets import TARGETS
 
     if replay_path is not None:
         return replay(replay_path)

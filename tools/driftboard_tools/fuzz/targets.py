@@ -32,7 +32,7 @@ import yaml
 from hypothesis import strategies as st
 
 from checker.format.errors import UsageError
-from driftboard_tools.fuzz_mutations import (
+from driftboard_tools.fuzz.mutations import (
     any_log_mutation,
     byte_mutation,
     decode_events,
@@ -44,7 +44,8 @@ from driftboard_tools.fuzz_mutations import (
     raw_mutation,
     rechain,
 )
-from driftboard_tools.fuzz_stores import (
+from driftboard_tools.generate.domains import answer_text, domain_problem, raw_constraint
+from driftboard_tools.generate.stores import (
     ARG_EVENT_TABLES,
     arg_store_pair,
     drift_bench_rows,
@@ -53,7 +54,7 @@ from driftboard_tools.fuzz_stores import (
     write_transcript,
 )
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SUITE = REPO / "problems" / "driftboard-suite-v1"
 
 
@@ -640,76 +641,6 @@ class ImportDriftBenchTarget(Target):
 
 
 # --------------------------------------------------------------------------------- domains
-NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")
-CATEGORIES = {"color": ["Red", "Blue", "Green", "Gold"], "pet": ["Cat", "Dog", "Bird", "Fish"]}
-TYPES = {
-    "seating": ("adjacent", "not_adjacent", "at_position", "left_of", "separated_by", "same_side", "opposite_side"),
-    "scheduling": ("before", "at_time", "not_simultaneous", "within", "duration", "gap"),
-    "logic_grid": ("assign", "not_assign", "same_as", "different", "ordered"),
-}
-
-
-@st.composite
-def domain_problem(draw: st.DrawFn) -> dict[str, Any]:
-    """A small problem context: seating n <= 6, scheduling n <= 3 in <= 5 slots, logic grid n <= 4, <= 2 categories."""
-    domain = draw(st.sampled_from(sorted(TYPES)))
-    if domain == "seating":
-        n = draw(st.integers(1, 6))
-        return {"domain": domain, "entities": list(NAMES[:n]), "table_shape": draw(st.sampled_from(["round", "rectangular"]))}
-    if domain == "scheduling":
-        n = draw(st.integers(1, 3))
-        return {"domain": domain, "entities": list(NAMES[:n]), "num_slots": draw(st.integers(1, 5)),
-                "max_duration": draw(st.integers(1, 3))}
-    n = draw(st.integers(1, 4))
-    cats = draw(st.lists(st.sampled_from(sorted(CATEGORIES)), min_size=1, max_size=2, unique=True))
-    return {"domain": domain, "entities": list(NAMES[:n]), "categories": {c: CATEGORIES[c][:n] for c in cats}}
-
-
-@st.composite
-def raw_constraint(draw: st.DrawFn, problem: dict[str, Any]) -> dict[str, Any]:
-    """A constraint of the problem's domain: mostly well formed, sometimes not (it must fail closed)."""
-    ctype = draw(st.sampled_from(TYPES[problem["domain"]]))
-    ents = problem["entities"]
-    e = st.one_of(st.sampled_from(ents), st.sampled_from(ents), st.sampled_from(["Zed", "ann", 3]))
-    num = st.one_of(st.integers(-2, 8), st.sampled_from(["2", " 3 ", "3.0", True, 2.5, None]))
-    if problem["domain"] == "logic_grid":
-        cat = draw(st.sampled_from(sorted(problem["categories"])))
-        if ctype in ("assign", "not_assign"):
-            return {"type": ctype, "args": [draw(e), cat, draw(st.sampled_from([*problem["categories"][cat], "red"]))]}
-        return {"type": ctype, "args": [draw(e), draw(e), cat]}
-    if ctype in ("at_position", "at_time", "duration"):
-        args = [draw(e), draw(num)]
-    elif ctype in ("separated_by", "gap", "within"):
-        args = [draw(e), draw(e) if ctype != "within" else draw(num), draw(num)]
-    else:
-        args = [draw(e), draw(e)]
-    if draw(st.integers(0, 9)) == 0:
-        args = args[: draw(st.integers(0, len(args)))]
-    return {"type": ctype, "args": args}
-
-
-@st.composite
-def answer_text(draw: st.DrawFn, problem: dict[str, Any]) -> str:
-    """A model response holding a (possibly partial or wrong) answer for the problem."""
-    ents = problem["entities"]
-    if problem["domain"] == "seating":
-        value: st.SearchStrategy[Any] = st.integers(0, len(ents) + 1)
-    elif problem["domain"] == "scheduling":
-        value = st.one_of(st.integers(0, 6), st.fixed_dictionaries(
-            {"start": st.integers(0, 6)}, optional={"duration": st.integers(0, 4)}))
-    else:
-        value = st.fixed_dictionaries({}, optional={c: st.sampled_from([*v, "x"]) for c, v in problem["categories"].items()})
-    answer = draw(st.dictionaries(st.sampled_from([*ents, "Nobody"]), value, max_size=len(ents) + 1))
-    style = draw(st.sampled_from(["plain", "solution", "fenced", "prose"]))
-    if style == "solution":
-        return json.dumps({"solution": answer})
-    if style == "fenced":
-        return "Here it is:\n```json\n" + json.dumps(answer) + "\n```"
-    if style == "prose":
-        return "\n".join(f"{k}: {v}" for k, v in answer.items() if isinstance(v, int))
-    return json.dumps(answer)
-
-
 @functools.cache
 def _all_assignments(problem_json: str) -> tuple[tuple[int, ...], ...]:
     """Every assignment satisfying the base axioms, enumerated without Z3."""

@@ -1,8 +1,8 @@
 """`driftboard bench agent --generated`: verify of a realistic generated agent submission against `json.loads`.
 
 The workload is what `bench scale`'s agent half verifies, at one submission: `runs` runs (four
-cells x runs/4 seeds) of about `events` events each, written by `driftboard_tools.scale_bench`'s
-generator (`driftboard_tools.agent_bench.generate`), every run internally consistent (it passes
+cells x runs/4 seeds) of about `events` events each, written by `driftboard_tools.generate.leaderboards`
+(`driftboard_tools.generate.agent_logs.generate`), every run internally consistent (it passes
 every evidence cross-check and the gate: VALID). Timed in this process, warm (imports and
 start-up excluded), best of `repeats` in CPU time (`time.process_time`; the machine is shared,
 so CPU time is the figure other jobs' load does not inflate; the load average is printed beside):
@@ -46,7 +46,7 @@ import click
 import jiter
 
 from checker.format.errors import DriftboardError
-from driftboard_tools.agent_bench import best_cpu
+from driftboard_tools.bench.agent import best_cpu
 
 RATIO_GOAL = 0.4
 """Issue 17: verify at one job at least 0.4x the speed of `json.loads` over the same bytes."""
@@ -54,7 +54,7 @@ RATIO_GOAL = 0.4
 
 def generated_submission(root: Path, runs: int, events: int) -> tuple[Path, int]:
     """Generate (or reuse) one agent submission of `runs` runs x about `events` events; (folder, events)."""
-    from driftboard_tools.scale_bench import Sizes, generate_agent
+    from driftboard_tools.generate.leaderboards import Sizes, generate_agent
 
     seeds = max(1, runs // 4)
     half = generate_agent(root, Sizes(agent_runs=4 * seeds, agent_events=4 * seeds * events, agent_seeds=seeds, jobs=1))
@@ -162,7 +162,7 @@ ROWS = (("verify", "verify --no-cache --jobs 1 (in process)"),
 
 def run(runs: int, events: int, repeats: int, workdir: Path | None) -> int:
     """Generate the submission, time every stage, print the table and the last line; returns 0."""
-    from driftboard_tools.cli_bench import machine_line
+    from driftboard_tools.bench.startup import machine_line
 
     click.echo(machine_line())
     root = (workdir or Path(tempfile.gettempdir())) / f"driftboard-bench-agent-generated-{runs}x{events}"

@@ -1,6 +1,6 @@
 """`driftboard bench constraint`: the constraint checker on realistic turns, on gold turns, and against Z3.
 
-Workloads (see `driftboard_tools.constraint_workload`):
+Workloads (see `driftboard_tools.generate.constraint_turns`):
 
 * **realistic**: the shipped constraint baselines' turns plus seeded non-gold variants (stale,
   partial, swapped answers; conflicting ledgers) of every gold turn of the DRIFT-Bench test
@@ -42,12 +42,12 @@ from checker.constraint.domains.solver import MEMO_SIZE, ProblemSolver, SolverSt
 from checker.constraint.problems import Problem, load_problems, problem_set_digest
 from checker.constraint.turns import TurnRecord
 from checker.format.errors import UsageError
-from driftboard_tools.constraint_workload import Case, baseline_cases, generated_cases
+from driftboard_tools.generate.constraint_turns import Case, baseline_cases, generated_cases
 
 Verdict = tuple[str, int, bool, bool]
 """(problem_id, turn_number, ledger SAT, gold solution correct)."""
 _PROBLEMS: list[Problem] = []
-SHIPPED_RUNS = Path(__file__).resolve().parents[2] / "submissions" / "driftboard-constraint-baselines" / "runs"
+SHIPPED_RUNS = Path(__file__).resolve().parents[3] / "submissions" / "driftboard-constraint-baselines" / "runs"
 """The shipped constraint baselines' run logs (scored against `problems/driftboard-suite-v1`)."""
 
 

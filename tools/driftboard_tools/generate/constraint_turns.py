@@ -13,7 +13,8 @@ gold turns alone never reaches a solver. This module builds turns that do, in tw
   UNSAT, so the MUS is computed; the answer is the gold one).
 
 Each case is a `Turn` event scored by `checker.constraint.scorer.score_turn`, exactly as
-`driftboard verify` scores a logged turn (answer extraction included).
+`driftboard verify` scores a logged turn (answer extraction included). The benchmark
+(`driftboard_tools.bench.constraint`) times them; the tests check their kinds and verdicts.
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from checker.constraint.problems import Problem
 from checker.format.schema.constraint import Turn
+
+if TYPE_CHECKING:
+    from checker.harness.baselines.suite import Constraint
 
 KINDS = ("stale", "partial", "swapped", "conflict")
 _PREV = "0" * 64
@@ -55,12 +59,14 @@ def make_turn(problem_id: str, turn_number: int, user_message: str, answer: Any,
     })
 
 
-def _misread(c: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+def _misread(c: dict[str, Any], rng: random.Random) -> Constraint | None:
     """The baselines' extraction error (negated type, swapped order or shifted number), or None."""
     from checker.harness.baselines.constraint_baselines import corrupt
 
+    # the gold constraint as the baselines' extractor holds it (a malformed one fails in `corrupt`: None)
+    entry = cast("Constraint", {"type": c.get("type"), "args": list(c.get("args") or []), "nl": ""})
     try:
-        return corrupt({"type": c.get("type"), "args": list(c.get("args") or []), "nl": ""}, rng)
+        return corrupt(entry, rng)
     except (ValueError, IndexError, TypeError, KeyError):
         return None
 
@@ -89,8 +95,8 @@ def generated_cases(problems: Sequence[Problem], digest: str, seed: int = 0) -> 
             if gold:
                 bad = _misread(gold[rng.randrange(len(gold))], rng)
                 if bad is not None:
-                    ledger = list(gold)
-                    ledger.insert(rng.randrange(len(ledger) + 1), bad)
+                    ledger: list[dict[str, Any]] = list(gold)
+                    ledger.insert(rng.randrange(len(ledger) + 1), dict(bad.items()))
                     variants.append(("conflict", sol, ledger))
             for kind, answer, ledger in variants:
                 out.append(Case(f"generated/{kind}", digest, p,

@@ -1,6 +1,9 @@
 """Random native inputs for the importers: ARG store pairs and DRIFT-Bench transcripts / databases.
 
-The ARG tables are the ones `checker.importers.arg` reads, with the columns, NOT NULL and CHECK
+Hypothesis strategies (`arg_store_pair`, `drift_bench_rows`) and the writers that turn a draw
+into files (`write_arg_stores`, `write_transcript`, `write_results_db`); used by the importer
+fuzz targets and the importer property tests. The ARG tables are the ones `checker.importers.arg`
+reads (`checker.importers.arg_events` maps them), with the columns, NOT NULL and CHECK
 constraints of ARG's schema (arjmandi/ARG @ 3e15a86); the DRIFT-Bench `results` table is the
 runner's (drift-spec §c). With `wild=False` every generated value conforms to the column's
 declared type and constraints. `wild=True` starts from such an input and corrupts a few values
