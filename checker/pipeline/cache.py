@@ -17,7 +17,7 @@ from typing import Any
 from checker import __version__
 from checker.format.logio import file_sha256
 from checker.format.results_io import canonical_json
-from checker.format.results_model import ResultsFile
+from checker.format.results_model import ResultsFile, ResultsSummary
 from checker.format.results_summary import SUMMARY_SUFFIX, read_summary, summarize, summary_json
 from checker.stages.load import SubmissionFiles
 
@@ -67,6 +67,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.constraint.problems",
     "checker.constraint.scorer",
     "checker.format",
+    "checker.format.cell_tables",
     "checker.format.errors",
     "checker.format.logio",
     "checker.format.metric_names",
@@ -208,7 +209,7 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def cache_get_summary(cache_dir: Path, key: str) -> tuple[ResultsFile, int, dict[str, int] | None, Path] | None:
+def cache_get_summary(cache_dir: Path, key: str) -> tuple[ResultsSummary, int, dict[str, int] | None, Path] | None:
     """(summary, per-turn records, mismatch counts, path of the full cached results file) under `key`, or None (a miss).
 
     Reads the small summary only (`checker.format.results_summary`), never the full results file; an

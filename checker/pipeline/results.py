@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from checker import __version__
 from checker.agent.metrics import efficiency
+from checker.format.cell_tables import TrackTables
 from checker.format.errors import DriftboardError
 from checker.format.report import plural
 from checker.format.results_io import INDEX, canonical_json, canonical_with_digest, content_digest, read_results
@@ -25,6 +27,7 @@ from checker.format.results_model import (
     ProblemSetRef,
     Provenance,
     ResultsFile,
+    ResultsSummary,
     RunResult,
 )
 from checker.format.schema.manifest import Prereg, Submission
@@ -105,7 +108,7 @@ def with_efficiency(runs: list[RunResult], comparator_cells: set[str]) -> list[R
 
 
 def build_cells(submission_id: str, prereg: Prereg | None, runs: list[RunResult],
-                track_tables: dict[str, Any], track: str = "agent") -> list[CellResult]:
+                track_tables: Mapping[str, TrackTables], track: str = "agent") -> list[CellResult]:
     """One `CellResult` per declared or reported cell, in name order."""
     names = set(prereg.cells) if prereg is not None else set()
     names |= {str(r.cell) for r in runs if r.cell is not None}
@@ -137,7 +140,7 @@ def build_cells(submission_id: str, prereg: Prereg | None, runs: list[RunResult]
             "all_declared": {k: v.model_dump() for k, v in sorted(itt.items())},
             "metrics": {k: v.model_dump() for k, v in
                         aggregate_metrics(result_id, counted, pooled_rates(counted)).items()},
-            "tables": track_tables.get(name, {}),
+            "tables": tables.model_dump(mode="json") if (tables := track_tables.get(name)) is not None else {},
             "log_sha256": sorted(r.log_sha256 for r in cell_runs if r.log_sha256),
         }
         cell["digest"] = content_digest(cell)
@@ -178,7 +181,7 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
     runs = sorted(sub.runs, key=lambda r: r.path)
     runs = with_efficiency(runs, _comparator_cells(prereg, runs))
     scored = [r for r in runs if r.verdict != "MALFORMED"]
-    tables: dict[str, Any] = scorer_for(manifest.track).cell_tables(scored) if scored else {}
+    tables: Mapping[str, TrackTables] = scorer_for(manifest.track).cell_tables(scored) if scored else {}
     cells = build_cells(manifest.id, prereg, runs, tables, manifest.track)
     by_name = {c.cell: c for c in cells}
     defeaters = evaluate_defeaters(prereg, runs)
@@ -224,7 +227,7 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
     return ResultsFile.model_validate(data)
 
 
-def results_problems(results: ResultsFile) -> list[str]:
+def results_problems(results: ResultsSummary) -> list[str]:
     """What makes verification fail beyond format errors: claims, undeclared runs, digest, order."""
     cells = [c.cell for c in results.cells]
     names = claim_names(results.track)
@@ -263,7 +266,7 @@ def write_results(results: ResultsFile, out: Path) -> Path:
     return path
 
 
-def index_row(r: ResultsFile, file: str) -> dict[str, Any]:
+def index_row(r: ResultsSummary, file: str) -> dict[str, Any]:
     """The `index.json` row of results file `file` (a summary gives the same row as the full file)."""
     return {
         "submission_id": r.submission_id, "title": r.title, "track": r.track, "synthetic": r.synthetic,

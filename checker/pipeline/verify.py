@@ -23,7 +23,7 @@ from checker.format.errors import Finding, MissingInputError
 from checker.format.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
 from checker.format.progress import Progress, ticking
 from checker.format.results_io import canonical_json, read_results
-from checker.format.results_model import FindingRecord, ResultsFile, RunResult, SubmissionReport
+from checker.format.results_model import FindingRecord, ResultsFile, ResultsSummary, RunResult, SubmissionReport
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.results_summary import summarize
 from checker.format.schema.common import RunEnd, RunStart
@@ -51,7 +51,7 @@ class SubmissionResult:
     runs: list[RunResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     cached: bool = False
-    summary: ResultsFile | None = None
+    summary: ResultsSummary | None = None
     """The results file's summary (`checker.format.results_summary`): the whole `ResultsFile` but for the
     per-turn records of a large submission (None for loose run files). `runs` holds its runs."""
     turn_records: int = 0
@@ -74,7 +74,7 @@ class SubmissionResult:
             return self.full
         if self.results_path is not None:
             return read_results(self.results_path)
-        return self.summary
+        return self.summary if isinstance(self.summary, ResultsFile) else None  # only a summary that cut nothing
 
 
 @dataclass
@@ -436,7 +436,7 @@ def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None,
     result.text = text[0]
 
 
-def _restore(result: SubmissionResult, summary: ResultsFile, turn_records: int, mismatch_counts: dict[str, int] | None,
+def _restore(result: SubmissionResult, summary: ResultsSummary, turn_records: int, mismatch_counts: dict[str, int] | None,
              full_path: Path, results_dir: Path | None) -> None:
     """A cache hit: keep the entry's summary, and copy the cached results file's bytes to `--out` (never parsed)."""
     result.cached = True

@@ -18,7 +18,7 @@ from typing import Any
 from checker.format.results_model import ResultsFile, RunResult
 from checker.render.citation import REPO
 from checker.render.paths import cell_path, root_of, submission_path, url_of
-from checker.render.tables import Column, Table
+from checker.render.tables import Column, Row, Table
 from checker.render.text import md_escape, slug
 from checker.render.timeline import agent_timeline, constraint_dialogue
 
@@ -34,7 +34,7 @@ _CELL_BYTES = 9
 """Markup around one table cell (`<td></td>`)."""
 
 
-def row_bytes(row: dict[str, Any]) -> int:
+def row_bytes(row: Row) -> int:
     """Estimated bytes of one table row as rendered: the escaped text of every value plus the cell markup."""
     return 9 + sum(_CELL_BYTES + (len(str(md_escape(v)).encode("utf-8")) if isinstance(v, str) else 5)
                    for v in row.values())

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from checker.format.cell_tables import TrackTables
 from checker.format.results_model import RunResult
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.events import Event
@@ -73,6 +74,6 @@ class TrackScorer(Protocol):
         """Replay, gate and score one run. Undefined metrics are None, never 0."""
         ...
 
-    def cell_tables(self, run_results: list[RunResult]) -> dict[str, Any]:
-        """Track-specific per-cell tables (JSON-able), keyed by cell name."""
+    def cell_tables(self, run_results: list[RunResult]) -> Mapping[str, TrackTables]:
+        """Track-specific per-cell tables (`checker.format.cell_tables`), keyed by cell name."""
         ...
