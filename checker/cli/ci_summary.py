@@ -228,6 +228,41 @@ def _figure(name: str, agg: MetricAggregate) -> str:
     return f"{md(show(name, agg.mean))} ({agg.n_defined}/{agg.n})"
 
 
+Figures = dict[str, dict[str, str]]
+"""Figure (a row of the per-cell table) -> cell -> the shown value."""
+
+
+def _counts(cells: list[CellResult], rank: str | None) -> Figures:
+    """Runs, valid runs, verdicts, valid of declared and the ranked all-declared figure, per cell."""
+    counts: Figures = {"runs": {}, "valid runs": {}, "verdicts": {}}
+    ranked = f"{header(rank)} all declared" if rank else ""
+    for c in cells:
+        counts["runs"][c.cell] = md(c.runs)
+        counts["valid runs"][c.cell] = md(c.valid_runs)
+        counts["verdicts"][c.cell] = verdict_counts(c.verdicts)
+        if c.declared:
+            counts.setdefault("valid of declared", {})[c.cell] = f"{c.valid_runs} of {c.n_declared}"
+        a = c.all_declared.get(rank) if rank else None
+        if rank and a is not None:
+            counts.setdefault(ranked, {})[c.cell] = f"{md(show(rank, a.value))} ({a.n_worst} worst)"
+    return counts
+
+
+def _metrics(cells: list[CellResult], first: Sequence[str]) -> tuple[Figures, Figures]:
+    """(the track's headline metrics, every other metric), per cell."""
+    headline: Figures = {header(n): {} for n in first}
+    rest: Figures = {}
+    for c in cells:
+        for name, agg in c.metrics.items():
+            (headline if name in first else rest).setdefault(header(name), {})[c.cell] = _figure(name, agg)
+    return headline, rest
+
+
+def _figures_table(label: str, figures: Figures, chunk: list[str]) -> list[str]:
+    rows = ([md(name), *(by_cell.get(c, DASH) for c in chunk)] for name, by_cell in figures.items())
+    return table([label, *(code(c) for c in chunk)], rows, len(figures))
+
+
 def cells_section(cells: list[CellResult], track: str | None) -> list[str]:
     """Per-cell figures: rows are figures, columns are cells (split every CELLS_PER_TABLE cells).
 
@@ -236,23 +271,8 @@ def cells_section(cells: list[CellResult], track: str | None) -> list[str]:
     """
     if not cells:
         return []
-    first = HEADLINE.get(track or "", ())
-    rank = RANK_BY.get(track or "")
-    counts: dict[str, dict[str, str]] = {"runs": {}, "valid runs": {}, "verdicts": {}}
-    ranked = f"{header(rank)} all declared" if rank else ""
-    headline: dict[str, dict[str, str]] = {header(n): {} for n in first}
-    rest: dict[str, dict[str, str]] = {}
-    for c in cells:
-        counts["runs"][c.cell] = md(c.runs)
-        counts["valid runs"][c.cell] = md(c.valid_runs)
-        counts["verdicts"][c.cell] = verdict_counts(c.verdicts)
-        if c.declared:
-            counts.setdefault("valid of declared", {})[c.cell] = f"{c.valid_runs} of {c.n_declared}"
-        if rank and rank in c.all_declared:
-            a = c.all_declared[rank]
-            counts.setdefault(ranked, {})[c.cell] = f"{md(show(rank, a.value))} ({a.n_worst} worst)"
-        for name, agg in c.metrics.items():
-            (headline if name in first else rest).setdefault(header(name), {})[c.cell] = _figure(name, agg)
+    headline, rest = _metrics(cells, HEADLINE.get(track or "", ()))
+    main = {**_counts(cells, RANK_BY.get(track or "")), **headline}
     names = [c.cell for c in cells]
     out = ["#### Per-cell figures", "",
            "Means over the cell's VALID runs; (n defined / n) counts the seeds where a figure is defined; "
@@ -260,14 +280,10 @@ def cells_section(cells: list[CellResult], track: str | None) -> list[str]:
            "declared run, a missing, incomplete or invalid one as the worst value (the ranked figure).", ""]
     for start in range(0, len(names), CELLS_PER_TABLE):
         chunk = names[start:start + CELLS_PER_TABLE]
-        main = {**counts, **headline}
-        rows = ([md(name), *(by_cell.get(c, DASH) for c in chunk)] for name, by_cell in main.items())
-        out.extend(table(["figure", *(code(c) for c in chunk)], rows, len(main)))
+        out += _figures_table("figure", main, chunk)
         if rest:
-            out += [f"<details><summary>All other metrics ({len(rest)})</summary>", ""]
-            rows = ([md(name), *(by_cell.get(c, DASH) for c in chunk)] for name, by_cell in rest.items())
-            out.extend(table(["metric", *(code(c) for c in chunk)], rows, len(rest)))
-            out += ["</details>", ""]
+            out += [f"<details><summary>All other metrics ({len(rest)})</summary>", "",
+                    *_figures_table("metric", rest, chunk), "</details>", ""]
     return out
 
 
@@ -392,6 +408,53 @@ def truncate(text: str) -> str:
 # --------------------------------------------------------------------------- annotations
 
 
+def _problem_annotations(doc: VerifyDocument, errors: list[str], warnings: list[str]) -> None:
+    """An error per failing problem, a warning per other one (each problem once)."""
+    seen: set[tuple[str, int | None, str]] = set()
+    for p in doc.problems:
+        key = (p.path, p.line, p.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        failing = is_failing_problem(p)
+        file = p.path if p.path and not p.path.startswith("(") else None  # "(checker)", "(run files)": no file
+        (errors if failing else warnings).append(
+            workflow_command("error" if failing else "warning", p.message, file, _line(p.line)))
+
+
+def _claim_annotations(doc: VerifyDocument, sub: SubmissionReport) -> list[str]:
+    """An error per disagreeing claim that verify did not already report as a problem."""
+    manifest = f"{sub.path}/submission.yaml" if sub.path and not sub.path.startswith("(") else None
+    said = {p.message for p in doc.problems if p.path == sub.path}
+    out = []
+    for c in disagreeing_claims(sub):
+        if any(m.startswith(f"claim {c.cell}/{c.metric}:") for m in said):
+            continue  # verify already reported this claim as a problem (annotated above)
+        msg = (f"claimed {fmt_value(c.metric)} = {fmt_value(c.claimed)} for cell "
+               f"{fmt_value(c.cell)}, recomputed {fmt_value(c.recomputed)}")
+        out.append(workflow_command("error", msg, manifest, title="Claimed figure disagrees"))
+    return out
+
+
+def _mismatch_annotations(run: RunResult) -> list[str]:
+    """A warning per recorded label the checker recomputed differently."""
+    return [workflow_command("warning", f"{fmt_value(m.field)}: recorded {fmt_value(m.recorded)}, recomputed "
+                                        f"{fmt_value(m.recomputed)}" + (f" ({m.reason})" if m.reason else ""),
+                             run.path or None, _line(m.line), "Label mismatch") for m in run.mismatches]
+
+
+def _gate_annotations(run: RunResult) -> list[str]:
+    """A notice per failed gate condition, on the first log line behind it."""
+    out = []
+    for name, cond in run.gate.items() if run.gate is not None else ():
+        if cond.status == "FAIL":
+            lines = getattr(cond, "lines", None) or []
+            msg = f"gate condition {name} failed: run {fmt_value(run.run_id)} is INVALID (a result)"
+            out.append(workflow_command("notice", msg, run.path or None, _line(lines[0]) if lines else None,
+                                        "Validity gate"))
+    return out
+
+
 def annotation_lines(doc: VerifyDocument) -> list[str]:
     """GitHub annotations for a verify document, at most MAX_ANNOTATIONS of each kind.
 
@@ -401,37 +464,12 @@ def annotation_lines(doc: VerifyDocument) -> list[str]:
     errors: list[str] = []
     warnings: list[str] = []
     notices: list[str] = []
-    seen: set[tuple[Any, ...]] = set()
-    for p in doc.problems:
-        key = (p.path, p.line, p.message)
-        if key in seen:
-            continue
-        seen.add(key)
-        bucket = errors if is_failing_problem(p) else warnings
-        file = p.path if p.path and not p.path.startswith("(") else None  # "(checker)", "(run files)": no file
-        bucket.append(workflow_command("error" if bucket is errors else "warning", p.message, file, _line(p.line)))
+    _problem_annotations(doc, errors, warnings)
     for sub in doc.submissions:
-        manifest = f"{sub.path}/submission.yaml" if sub.path and not sub.path.startswith("(") else None
-        said = {p.message for p in doc.problems if p.path == sub.path}
-        for c in disagreeing_claims(sub):
-            if any(m.startswith(f"claim {c.cell}/{c.metric}:") for m in said):
-                continue  # verify already reported this claim as a problem (annotated above)
-            msg = (f"claimed {fmt_value(c.metric)} = {fmt_value(c.claimed)} for cell "
-                   f"{fmt_value(c.cell)}, recomputed {fmt_value(c.recomputed)}")
-            errors.append(workflow_command("error", msg, manifest, title="Claimed figure disagrees"))
+        errors += _claim_annotations(doc, sub)
         for run in sub.runs:
-            file = run.path or None
-            for m in run.mismatches:
-                msg = (f"{fmt_value(m.field)}: recorded {fmt_value(m.recorded)}, recomputed "
-                       f"{fmt_value(m.recomputed)}" + (f" ({m.reason})" if m.reason else ""))
-                warnings.append(workflow_command("warning", msg, file, _line(m.line), "Label mismatch"))
-            for name, cond in run.gate.items() if run.gate is not None else ():
-                if cond.status != "FAIL":
-                    continue
-                lines = getattr(cond, "lines", None) or []
-                first = _line(lines[0]) if lines else None
-                msg = f"gate condition {name} failed: run {fmt_value(run.run_id)} is INVALID (a result)"
-                notices.append(workflow_command("notice", msg, file, first, "Validity gate"))
+            warnings += _mismatch_annotations(run)
+            notices += _gate_annotations(run)
     return errors[:MAX_ANNOTATIONS] + warnings[:MAX_ANNOTATIONS] + notices[:MAX_ANNOTATIONS]
 
 
@@ -458,7 +496,7 @@ def load_document(path: Path) -> VerifyDocument:
     return parse_document(doc, str(path))
 
 
-def parse_document(doc: dict[str, Any], where: str) -> VerifyDocument:
+def parse_document(doc: Mapping[str, object], where: str) -> VerifyDocument:
     """A verify document as typed records.
 
     Raises:

@@ -1,7 +1,10 @@
 """Glue for the command line: run one stage, render its result with a reporter, return the exit code.
 
-Kept apart from `cli.py` so that option parsing stays separate from execution (and each is
-testable on its own).
+`validate`, `schema`, `verify` (its text report: each submission's summary, then each track's
+runs and cells through `checker.cli.report_text`), `build`, `release` (the committed tree's
+verified results as a release file) and the terminal progress bar. Kept apart from
+`checker.cli.main` so that option parsing stays separate from execution (and each is testable on
+its own).
 """
 
 from __future__ import annotations

@@ -3,12 +3,14 @@
 A results file holds every per-turn record of a constraint run (a DRIFT-Bench-size submission:
 22,688 turns, about 11 MB of JSON) and every recorded label that disagrees with the recomputation
 (thousands per run for some agent logs). Verify writes that file as soon as the submission is
-scored and keeps only its *summary* (`ResultsSummary`): the fields of the `ResultsFile` with the per-turn records of its runs
-left out when there are more than `KEEP_TURNS` of them, and each run's mismatches cut to the first
-(with the counts kept) when there are more than `KEEP_TURNS` in all (every other field is kept: run ids and
-digests for the checks across submissions, cells with their tables for the text report,
-claims, defeaters and the pre-registration check for the findings). The full file is read
-back only when a caller asks for it (`--format json`, `SubmissionResult.results`).
+scored and keeps only its *summary*, a `ResultsSummary` (its own type: code that needs every
+record takes a `ResultsFile`): the file's fields with the per-turn records of its runs left out
+when there are more than `KEEP_TURNS` of them, and each run's mismatches cut to the first (with
+the counts kept) when there are more than `KEEP_TURNS` in all (every other field is kept: run ids
+and digests for the checks across submissions, cells with their tables for the text report,
+claims, defeaters and the pre-registration check for the findings). A submission with nothing to
+leave out keeps its `ResultsFile` as its summary. The full file is read back only when a caller
+asks for it (`--format json`, `SubmissionResult.results`).
 
 The cache stores the summary as `<key>.summary.json` beside `<key>.json`, so a warm pass reads
 digests and summaries, never whole results files, and copies the cached bytes to `--out`.

@@ -32,6 +32,17 @@ def _home_board(b: BoardRef) -> BoardRef:
     return b
 
 
+def _valid_runs(results: Sequence[Listing], track: str | None = None) -> int:
+    """VALID runs of the submissions (of one track when given)."""
+    return sum(r.null_results.valid_runs for r in results if track is None or r.track == track)
+
+
+def _completions(results: Sequence[Listing]) -> int | None:
+    """Levels completed over the agent track's VALID runs (None when no agent submission has a valid run)."""
+    done = [r.null_results.completions for r in results if r.track == "agent" and r.null_results.completions is not None]
+    return sum(done) if done else None
+
+
 def home_context(results: Sequence[Listing], tracks: list[str], files: dict[str, str],
                  boards: Mapping[str, ranking.Board] | None = None) -> HomeContext:
     """The home page: what is measured, the tracks, null results first, then the ranked boards.
@@ -39,16 +50,13 @@ def home_context(results: Sequence[Listing], tracks: list[str], files: dict[str,
     `boards`: each track's board (`ranking.board`, built once for the home and the track pages; built here when None).
     `files` takes the page's chart specs (the home page has none).
     """
-    agent = [r for r in results if r.track == "agent"]
-    completions = [r.null_results.completions for r in agent if r.null_results.completions is not None]
-    boards = boards if boards is not None else {t: ranking.board(t, results) for t in tracks}
+    if boards is None:
+        boards = {t: ranking.board(t, results) for t in tracks}
     return {
         **page("", "Home"),
         "n_submissions": len(results), "n_runs": sum(r.null_results.runs for r in results),
-        "n_valid": sum(r.null_results.valid_runs for r in results),
-        "completions": sum(completions) if completions else None,
-        "agent_valid_runs": sum(r.null_results.valid_runs for r in agent),
-        "constraint_valid_runs": sum(r.null_results.valid_runs for r in results if r.track == "constraint"),
+        "n_valid": _valid_runs(results), "completions": _completions(results),
+        "agent_valid_runs": _valid_runs(results, "agent"), "constraint_valid_runs": _valid_runs(results, "constraint"),
         "null_table": null_table(results), "mechanism_tables": [], "charts": [],
         "tracks": [{"text": TRACK_LABELS[t], "href": f"leaderboards/{t}.md"} for t in tracks],
         "boards": [_home_board(board_ref(boards[t].named(f"{t}-leaderboard"))) for t in tracks],

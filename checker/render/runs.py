@@ -209,6 +209,20 @@ def _pager(r: ResultsFile, run: RunResult, ranges: list[tuple[int, int]], p: int
             for i in pager_window(len(ranges), p)]
 
 
+def _page_tables(r: ResultsFile, body: _Body, lo: int, hi: int) -> tuple[Table | None, Table | None]:
+    """(turns, timeline): the rows `lo`..`hi` of a run's turns (constraint) or log events (agent timeline)."""
+    turns = _turns(body.turn_rows, lo, hi, body.dialogue) if r.track == "constraint" else None
+    timeline = _timeline(body.timeline, lo, hi, len(body.rows)) if body.timeline is not None else None
+    return turns, timeline
+
+
+def _links(r: ResultsFile, run: RunResult, repository: str) -> tuple[str, str]:
+    """(the run's cell page, its raw log at the pinned commit): site-relative, and "" when unknown."""
+    commit = r.provenance.commit
+    cell_href = url_of(cell_path(r, run.cell)) if run.cell is not None else ""
+    return cell_href, f"{repository}/blob/{commit}/{run.path}" if repository and commit else ""
+
+
 def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
               repository: str | None = None) -> list[tuple[str, RunContext]]:
     """(docs path, context) of every page of one run: page 1 holds everything, later pages more turns or events.
@@ -217,28 +231,23 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
     `repository`: the code repository's URL raw logs are linked in (default: this checkout's CITATION.cff).
     The page is rendered to HTML by `run.html.j2` (outside MkDocs: `checker.render.shell`).
     """
-    repository = REPOSITORY if repository is None else repository
     body = _body(r, run, logs_root)
     ranges = page_ranges([row_bytes(row) for row in body.rows], TURNS_PER_PAGE, ROWS_BYTES_PER_PAGE)
-    commit = r.provenance.commit
-    raw = f"{repository}/blob/{commit}/{run.path}" if repository and commit else ""
+    cell_href, raw = _links(r, run, REPOSITORY if repository is None else repository)
     unit = "events" if body.timeline is not None else "turns"
     pages_out = []
     for p, (lo, hi) in enumerate(ranges, start=1):
         md = run_path(r, run, p)
+        turns, timeline = _page_tables(r, body, lo, hi)
         ctx: RunContext = {
             **page(root_of(md), f"Run {run_slug(run)}" + (f" (turns page {p})" if p > 1 else "")),
             "run_id": run.run_id or run.path, "sid": r.submission_id, "submission_href": url_of(submission_path(r)),
-            "cell": run.cell, "cell_href": url_of(cell_path(r, run.cell)) if run.cell is not None else "",
-            "seed": run.seed, "verdict": run.verdict, "reasons": list(run.reasons), "track": r.track,
-            "path": run.path, "sha256": run.log_sha256, "commit": commit, "raw": raw, "page": p,
-            "pager": _pager(r, run, ranges, p, unit), "n_pages": len(ranges), "n_turns": len(body.rows),
-            "gds": run.gds.model_dump() if run.gds else None,
+            "cell": run.cell, "cell_href": cell_href, "seed": run.seed, "verdict": run.verdict,
+            "reasons": list(run.reasons), "track": r.track, "path": run.path, "sha256": run.log_sha256,
+            "commit": r.provenance.commit, "raw": raw, "page": p, "pager": _pager(r, run, ranges, p, unit),
+            "n_pages": len(ranges), "n_turns": len(body.rows), "gds": run.gds.model_dump() if run.gds else None,
             "gate": _gate(run), "milestones": _milestones(run), "mismatches": _mismatches(run),
-            "metrics": _metrics(run),
-            "turns": _turns(body.turn_rows, lo, hi, body.dialogue) if r.track == "constraint" else None,
-            "timeline": _timeline(body.timeline, lo, hi, len(body.rows)) if body.timeline is not None else None,
-            "timeline_note": body.note,
+            "metrics": _metrics(run), "turns": turns, "timeline": timeline, "timeline_note": body.note,
         }
         pages_out.append((md, ctx))
     return pages_out

@@ -13,7 +13,11 @@ Per-submission and per-cell pages are left out of the navigation (they are linke
 pages), which keeps the build linear in the number of pages. Run pages do not go through MkDocs at
 all: their bodies are rendered to HTML and put into the theme's page shell (`checker.render.shell`).
 The build streams the results: one submission's results file in memory at a time, the pages
-across submissions built from light records (`checker.render.stream`). The generated sources are
+across submissions built from light records (`checker.render.stream`), each track's board ranked
+once for the home and track pages. `assemble` runs the steps: the hand-written pages, each
+submission's pages (`checker.render.pages`), the index pages, the reference pages
+(`checker.render.reference_pages`), the release pages (`checker.render.releases`); files are
+written by `checker.render.writer`. The generated sources are
 deterministic: the same results give byte-identical files, and so does the site MkDocs builds from
 them (it gets a fixed `SOURCE_DATE_EPOCH`, see `BUILD_EPOCH`; `tests/test_determinism.py`).
 """

@@ -1,6 +1,6 @@
 """Tables: one object per table on the site, rendered as HTML and written as CSV and JSON downloads.
 
-A page never formats a table by hand: it builds a `Table`, the `_table.md.j2` partial renders it,
+A page never formats a table by hand: it builds a `Table`, the `_table.html.j2` partial renders it,
 and `write_downloads` writes the same rows as `<name>.csv` and `<name>.json`, so what a reader
 downloads is exactly what the page shows (raw values: undefined is empty in CSV and null in JSON).
 
