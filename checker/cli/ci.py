@@ -16,6 +16,9 @@ The checker runs as a child process (`python -m checker`), so its JSON is exactl
 submitter gets from the command line. Git is called with argument lists, never a shell
 (`checker.cli.ci_git` reads the changes and applies the rules on them).
 
+`driftboard ci-history` checks the two-pull-request rule on the main branch's history, and
+`driftboard ci-summary` renders a saved verify document as the same summary and annotations.
+
 Exit codes: 0 every touched submission verified; 1 format problems, chain breaks, unreadable
 files or claimed figures that disagree; 2 usage (not a git repository, unknown ref).
 INVALID and INCOMPLETE runs are results, not failures.
@@ -36,6 +39,7 @@ from typing import Any, TypedDict
 
 import click
 
+from checker.cli.ci_annotations import annotation_lines, workflow_command
 from checker.cli.ci_git import (
     SUBMISSIONS,
     Change,
@@ -50,16 +54,7 @@ from checker.cli.ci_git import (
     repo_root,
     resolve,
 )
-from checker.cli.ci_summary import (
-    annotation_lines,
-    ci_summary_command,
-    code,
-    outcome,
-    parse_document,
-    render_summary,
-    table,
-    workflow_command,
-)
+from checker.cli.ci_summary import code, load_document, outcome, parse_document, render_summary, table
 from checker.format.errors import UsageError
 from checker.format.report import safe_json
 from checker.format.results_model import VerifyDocument
@@ -287,6 +282,20 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path],
     else:
         click.echo(text, nl=False)
     return exit_code
+
+
+def ci_summary_command(verify_json: Path, annotations: bool) -> int:
+    """`driftboard ci-summary`: Markdown on stdout, annotations on stderr; 1 if the check fails.
+
+    Annotations go to stderr so that `driftboard ci-summary v.json >> "$GITHUB_STEP_SUMMARY"`
+    keeps them out of the summary; the Actions runner reads workflow commands from both streams.
+    """
+    doc = load_document(verify_json)
+    click.echo(render_summary(doc), nl=False)
+    if annotations:
+        for line in annotation_lines(doc):
+            click.echo(line, err=True)
+    return 1 if outcome(doc).failed else 0
 
 
 def ci_json(doc: VerifyDocument, detection: Detection, base: str, head: str, exit_code: int) -> str:
