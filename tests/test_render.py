@@ -16,7 +16,8 @@ from site_fixtures import XSS_AUTHOR, XSS_CELL, XSS_REASON, XSS_TITLE, fixture_r
 
 from checker.format.errors import UsageError
 from checker.render import pages
-from checker.render.site import assemble, build_site, load_results, reported_context
+from checker.render.reference_pages import reported_context
+from checker.render.site import assemble, build_site, load_results
 from checker.render.text import fmt, md_escape, slug
 
 pytestmark = pytest.mark.slow

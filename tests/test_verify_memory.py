@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from checker.format.results_model import ResultsFile, ResultsSummary
 from checker.format.results_summary import KEEP_TURNS, SUMMARY_SUFFIX, summarize
 from tests.submission_factory import make_agent_submission
 
@@ -59,7 +60,9 @@ def test_a_large_submission_is_released_and_read_back_whole(tmp_path):
     assert all(r.turns is None for r in s.runs) and len(s.runs) == 4
     # ... but every other field is kept (run ids and digests, cells with their tables)
     assert all(r.run_id and r.log_sha256 and r.content_sha256 for r in s.runs)
-    assert all(c.tables for c in handle.summary.cells)
+    assert all(c.constraint_tables is not None for c in handle.summary.cells)
+    # a summary that left records out is not a results file (code needing every record takes a ResultsFile)
+    assert type(handle.summary) is ResultsSummary and not isinstance(handle.summary, ResultsFile)
     # the full file is read back on demand, equal to what was written
     assert handle.path == out / "driftboard-constraint-baselines.json"
     full = handle.load()

@@ -28,6 +28,7 @@ from checker.agent.grounding import acted_landings, grounding, hypotheses
 from checker.agent.metrics import bins, chain, counts, lifecycle, render_tokens, write_path
 from checker.agent.milestones import figure_check, milestones
 from checker.agent.replay import AgentState, replay
+from checker.format.cell_tables import AGENT_FIGURES, AgentCellTables, HypothesisFormation, Parity, SeedFigure
 from checker.format.results_model import RunResult
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.manifest import Thresholds
@@ -37,9 +38,6 @@ from checker.stages.tracks import RunRecord, VerifyContext, incomplete_reason
 from checker.stages.verdict import judged_run
 
 AGENT_PROFILES = ("driftboard", "arg-v1.0")
-GDS_KEYS = ("gds_bind", "gds_aligned", "gds_abandon", "drift_total")
-SUMMARY_KEYS = ("drift_ref_beats", "completions", "RGR", "GA", "ICR", "WER", "llm_calls", "llm_tokens",
-                "milestone_verified_ratio")
 
 
 def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
@@ -138,7 +136,7 @@ def _mean(values: list[Any]) -> float | None:
     return round(mean(defined), 3) if defined else None
 
 
-def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
+def cell_tables(run_results: list[RunResult]) -> dict[str, AgentCellTables]:
     """Per cell: runs, VALID runs, GDS decomposition over VALID seeds (n defined of N), parity.
 
     Only VALID runs count toward a cell's figures (in a comparator cell: its COMPARATOR runs,
@@ -156,39 +154,38 @@ def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
     bare = [r for r in bare_cell if r.verdict == "COMPARATOR"] if bare_cell else None
     bare_calls = _mean([r.metric("llm_calls") for r in bare]) if bare else None
     bare_tokens = _mean([r.metric("llm_tokens") for r in bare]) if bare else None
-    out: dict[str, Any] = {}
+    comparator_cell = next((c for c, rs in comparators.items() if rs is bare_cell), None)
+    out: dict[str, AgentCellTables] = {}
     for cell, results in sorted(cells.items()):
         # a comparator cell counts its (ungated) COMPARATOR runs; any other cell its VALID runs
         counted = "COMPARATOR" if cell in comparators else "VALID"
         valid = [r for r in results if r.verdict == counted]
-        table: dict[str, Any] = {
-            "runs": len(results),
-            "valid": len(valid),
-            "comparator": cell in comparators,
-            "seeds": dict(zip(seed_labels(results), (r.verdict for r in results), strict=True)),
-        }
-        for key in (*GDS_KEYS, *SUMMARY_KEYS):
-            values = [r.metric(key) for r in valid]
-            table[key] = {"per_seed": values, "n_defined": sum(v is not None for v in values),
-                          "n": len(values), "mean": _mean(values)}
         formed = [r.metric("hypothesis_formed") for r in valid]
-        table["hypothesis_formation"] = {"k": sum(1 for f in formed if f), "n": len(formed)}
-        if cell in comparators:
-            table["parity"] = None
-        else:
+        parity = None
+        if cell not in comparators:
             calls = _mean([r.metric("llm_calls") for r in valid])
             tokens = _mean([r.metric("llm_tokens") for r in valid])
-            table["parity"] = {
-                "comparator_cell": next((c for c, rs in comparators.items() if rs is bare_cell), None),
-                "calls": round(calls / bare_calls, 3) if calls is not None and bare_calls else None,
-                "tokens": round(tokens / bare_tokens, 3) if tokens is not None and bare_tokens else None,
-            }
-        out[cell] = table
+            parity = Parity(comparator_cell=comparator_cell,
+                            calls=round(calls / bare_calls, 3) if calls is not None and bare_calls else None,
+                            tokens=round(tokens / bare_tokens, 3) if tokens is not None and bare_tokens else None)
+        out[cell] = AgentCellTables.model_validate({
+            "runs": len(results), "valid": len(valid), "comparator": cell in comparators,
+            "seeds": dict(zip(seed_labels(results), (r.verdict for r in results), strict=True)),
+            **{key: _figure([r.metric(key) for r in valid]) for key in AGENT_FIGURES},
+            "hypothesis_formation": HypothesisFormation(k=sum(1 for f in formed if f), n=len(formed)),
+            "parity": parity,
+        })
     return out
 
 
 def release() -> None:
     """Nothing to drop: the agent scorer keeps nothing between runs (`TrackScorer.release`)."""
+
+
+def _figure(values: list[Any]) -> SeedFigure:
+    """Per-seed values of one metric, how many are defined, and their mean."""
+    return SeedFigure(per_seed=values, n_defined=sum(v is not None for v in values), n=len(values), mean=_mean(values))
+
 
 
 __all__ = ["cell_tables", "release", "score_run"]

@@ -25,7 +25,6 @@ the VALID runs of each cell.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
 
 from checker.constraint.answers import extract_answer
 from checker.constraint.coverage import Coverage, check_coverage, coverage_metrics, mark_missing_ledgers
@@ -34,6 +33,7 @@ from checker.constraint.domains.solver import ProblemSolver, SolverError
 from checker.constraint.metrics import aggregate, depth_table, rate, rate_pairs
 from checker.constraint.problems import Problem, ProblemSet
 from checker.constraint.turns import TurnRecord, channel_of, mismatches_of
+from checker.format.cell_tables import ConstraintAggregate, ConstraintCellTables, DepthTable
 from checker.format.errors import MissingInputError
 from checker.format.results_model import MetricValue, Mismatch, RunResult, TurnResult
 from checker.format.results_model import VerdictFact as Fact
@@ -270,7 +270,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
                       mismatches=walk.mismatches, findings=findings)
 
 
-def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
+def cell_tables(run_results: list[RunResult]) -> dict[str, ConstraintCellTables]:
     """Per cell (model/method): pooled metrics, per-domain metrics and the depth table.
 
     Only VALID runs are pooled; the others are counted under `excluded_runs`.
@@ -279,19 +279,19 @@ def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
     for r in run_results:
         if r.track in ("constraint", None) and r.cell is not None:
             cells.setdefault(r.cell, []).append(r)
-    out: dict[str, Any] = {}
+    out: dict[str, ConstraintCellTables] = {}
     for cell in sorted(cells):
         runs = cells[cell]
         valid = [r for r in runs if r.verdict == "VALID"]
         turns = [t for r in valid for t in r.turns or []]
         domains = sorted({t.domain for t in turns})
-        out[cell] = {
-            "track": "constraint",
-            "runs": len(runs), "valid_runs": len(valid), "excluded_runs": len(runs) - len(valid),
-            "seeds": sorted(str(r.seed) for r in valid),
-            "overall": aggregate(turns),
-            "by_domain": {d: aggregate([t for t in turns if t.domain == d]) for d in domains},
-            "by_depth": depth_table(turns),
-            "mismatches": sum(len(r.mismatches) for r in valid),
-        }
+        out[cell] = ConstraintCellTables(
+            track="constraint", runs=len(runs), valid_runs=len(valid), excluded_runs=len(runs) - len(valid),
+            seeds=sorted(str(r.seed) for r in valid),
+            overall=ConstraintAggregate.model_validate(aggregate(turns)),
+            by_domain={d: ConstraintAggregate.model_validate(aggregate([t for t in turns if t.domain == d]))
+                       for d in domains},
+            by_depth=DepthTable.model_validate(depth_table(turns)),
+            mismatches=sum(len(r.mismatches) for r in valid),
+        )
     return out

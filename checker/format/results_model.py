@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, SerializerFunctionWrapHandler, model_serializer
 
+from checker.format.cell_tables import AgentCellTables, CellTables, ConstraintCellTables, NoTables
+
 RESULTS_FORMAT: Literal["1.0"] = "1.0"
 
 
@@ -424,12 +426,22 @@ class CellResult(_Model):
     all_declared: dict[str, AllDeclared] = Field(default_factory=dict)
     """Intent-to-treat figure of every metric that declares a worst value (`checker.pipeline.metrics`)."""
     metrics: dict[str, MetricAggregate] = Field(default_factory=dict)
-    tables: dict[str, Any] = Field(default_factory=dict)
-    """Track-specific tables (decomposition, channels, depth curve, ...)."""
+    tables: CellTables = Field(default_factory=NoTables)
+    """Track-specific tables (`checker.format.cell_tables`: decomposition, parity, channels, depth curve, ...)."""
     log_sha256: list[str] = Field(default_factory=list)
     """SHA-256 of every log behind this cell, sorted."""
     digest: str = ""
     """Content digest of this cell result."""
+
+    @property
+    def agent_tables(self) -> AgentCellTables | None:
+        """The cell's tables when they are an agent track's (None otherwise)."""
+        return self.tables if isinstance(self.tables, AgentCellTables) else None
+
+    @property
+    def constraint_tables(self) -> ConstraintCellTables | None:
+        """The cell's tables when they are a constraint track's (None otherwise)."""
+        return self.tables if isinstance(self.tables, ConstraintCellTables) else None
 
 
 class PreregCheck(_Model):
@@ -510,8 +522,14 @@ class Provenance(_Model):
     """The folder had uncommitted changes when verified (the commit does not hold exactly these logs)."""
 
 
-class ResultsFile(_Model):
-    """Everything the checker derived for one submission."""
+class ResultsSummary(_Model):
+    """A submission's results with the bulk perhaps left out: what verify keeps in memory and the cache beside each entry.
+
+    Every field of a results file; but a run's per-turn records (`turns`) may be None and its
+    mismatches cut to the first when the submission has many (`checker.format.results_summary`).
+    Reports, job summaries and the checks across submissions read this. A `ResultsFile` is a summary
+    that left nothing out; code that lists per-turn records or every mismatch takes a `ResultsFile`.
+    """
 
     results_format: Literal["1.0"] = RESULTS_FORMAT
     checker_version: str
@@ -552,6 +570,10 @@ class ResultsFile(_Model):
     """Submitted and verified dates and the pinned commit, from git (never the wall clock)."""
     digest: str = ""
     """Content digest of the whole file."""
+
+
+class ResultsFile(ResultsSummary):
+    """Everything the checker derived for one submission."""
 
 
 class SubmissionReport(_Model):

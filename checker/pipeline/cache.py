@@ -70,6 +70,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.constraint.scorer",
     "checker.constraint.turns",
     "checker.format",
+    "checker.format.cell_tables",
     "checker.format.errors",
     "checker.format.logio",
     "checker.format.metric_names",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checker.format.results_io import read_results
-from checker.format.results_model import ResultsFile
+from checker.format.results_model import ResultsFile, ResultsSummary
 from checker.format.results_summary import summarize
 
 
@@ -20,8 +20,8 @@ from checker.format.results_summary import summarize
 class ResultsHandle:
     """A results file, held in memory or stored on disk: `summary` always, the whole file by `load()`."""
 
-    summary: ResultsFile
-    """The results file's summary (the file itself when it holds few per-turn records and mismatches)."""
+    summary: ResultsSummary
+    """The results file's summary (`ResultsSummary`: every field but the per-turn records of a large submission)."""
     turn_records: int
     """Per-turn records in the whole file (the summary may leave them out)."""
     mismatch_counts: dict[str, int] | None

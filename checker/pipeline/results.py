@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal, Protocol, TypedDict
 
 from checker import __version__
 from checker.agent.metrics import efficiency
+from checker.format.cell_tables import TrackTables
 from checker.format.errors import DriftboardError
 from checker.format.report import plural
 from checker.format.results_io import INDEX, canonical_json, canonical_with_digest, content_digest, read_results
@@ -26,6 +28,7 @@ from checker.format.results_model import (
     ProblemSetRef,
     Provenance,
     ResultsFile,
+    ResultsSummary,
     RunResult,
     SeedOutcome,
 )
@@ -51,7 +54,6 @@ from checker.stages.preregistration import (
     evaluate_predictions,
 )
 from checker.stages.rules import is_comparator_cell, rank_status
-from checker.stages.tracks import CellTables
 
 DIGEST_REMEDY = ("prereg.yaml was changed after the run started: restore the prereg.yaml the runs were started "
                  "with (a pre-registration is not edited once runs have started)")
@@ -113,16 +115,16 @@ def with_efficiency(runs: list[RunResult], comparator_cells: set[str]) -> list[R
 
 
 def build_cells(submission_id: str, prereg: Prereg | None, runs: list[RunResult],
-                track_tables: CellTables, track: str = "agent") -> list[CellResult]:
+                track_tables: Mapping[str, TrackTables], track: str = "agent") -> list[CellResult]:
     """One `CellResult` per declared or reported cell, in name order."""
     comparators = _comparator_cells(prereg, runs)
     return [_cell(submission_id, name, prereg.cells.get(name) if prereg is not None else None,
-                  [r for r in runs if r.cell == name], comparators, track_tables.get(name, {}), track)
+                  [r for r in runs if r.cell == name], comparators, track_tables.get(name), track)
             for name in sorted(_cell_names(prereg, runs))]
 
 
 def _cell(submission_id: str, name: str, spec: Cell | None, cell_runs: list[RunResult], comparators: set[str],
-          tables: object, track: str) -> CellResult:
+          tables: TrackTables | None, track: str) -> CellResult:
     """The `CellResult` of one cell: its declaration `spec` (None: undeclared), its runs, the track's `tables` of it."""
     result_id = f"{submission_id}/{name}"
     comparator = name in comparators
@@ -142,7 +144,7 @@ def _cell(submission_id: str, name: str, spec: Cell | None, cell_runs: list[RunR
         # intent to treat: every declared seed counts, a missing one as the worst value (not for comparator cells)
         "all_declared": _intent_to_treat(track, chosen, withdrawn) if outcomes and not comparator else {},
         "metrics": {k: v.model_dump() for k, v in aggregate_metrics(result_id, counted, pooled_rates(counted)).items()},
-        "tables": tables,
+        "tables": tables.model_dump(mode="json") if tables is not None else {},
     }
     cell["digest"] = content_digest(cell)
     return CellResult.model_validate(cell)
@@ -233,7 +235,7 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
     return _normalised(results, text_out)
 
 
-def _track_tables(track: str, runs: list[RunResult]) -> CellTables:
+def _track_tables(track: str, runs: list[RunResult]) -> Mapping[str, TrackTables]:
     """The track's per-cell tables of the runs that were read (none when every run is MALFORMED)."""
     scored = [r for r in runs if r.verdict != "MALFORMED"]
     return scorer_for(track).cell_tables(scored) if scored else {}
@@ -273,12 +275,12 @@ def _normalised(results: ResultsFile, text_out: list[str] | None) -> ResultsFile
     return ResultsFile.model_validate(data)
 
 
-def results_problems(results: ResultsFile) -> list[str]:
+def results_problems(results: ResultsSummary) -> list[str]:
     """What makes verification fail beyond format errors: claims, undeclared runs, digest, order."""
     return _claim_problems(results) + _declaration_problems(results) + _digest_problems(results)
 
 
-def _claim_problems(results: ResultsFile) -> list[str]:
+def _claim_problems(results: ResultsSummary) -> list[str]:
     """Claims the recomputation disagrees with."""
     cells = [c.cell for c in results.cells]
     names = claim_names(results.track)
@@ -286,7 +288,7 @@ def _claim_problems(results: ResultsFile) -> list[str]:
             for c in results.claims if not c.agrees]
 
 
-def _declaration_problems(results: ResultsFile) -> list[str]:
+def _declaration_problems(results: ResultsSummary) -> list[str]:
     """Runs the pre-registration does not declare, declared seeds missing or withdrawn too late, seeds reported twice."""
     out = [f"undeclared run {u['run_id']} (cell {u['cell']}, seed {u['seed']})" for u in results.prereg_check.undeclared]
     out += [problem for cell in results.cells for o in cell.declared if (problem := _seed_problem(cell.cell, o))]
@@ -295,7 +297,7 @@ def _declaration_problems(results: ResultsFile) -> list[str]:
                   for (cell, seed), n in sorted(repeated.items()) if n > 1]
 
 
-def _digest_problems(results: ResultsFile) -> list[str]:
+def _digest_problems(results: ResultsSummary) -> list[str]:
     """Runs started under another pre-registration, and a pre-registration committed after its runs."""
     out = [f"run {m['run_id']}: prereg digest in the header differs from prereg.yaml; {DIGEST_REMEDY}"
            for m in results.prereg_check.digest_mismatch]
@@ -347,7 +349,7 @@ class IndexRow(TypedDict):
     file: str
 
 
-def index_row(r: ResultsFile, file: str) -> IndexRow:
+def index_row(r: ResultsSummary, file: str) -> IndexRow:
     """The `index.json` row of results file `file` (a summary gives the same row as the full file)."""
     return {
         "submission_id": r.submission_id, "title": r.title, "track": r.track, "synthetic": r.synthetic,

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from checker.format.cell_tables import TrackTables
 from checker.format.results_model import RunResult
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.events import Event
@@ -22,10 +23,6 @@ from checker.format.schema.manifest import Prereg
 PROFILES = ("driftboard", "arg-v1.0", "drift-bench-v1")
 """`driftboard` (leaderboard default), `arg-v1.0` (reproduces ARG's probes exactly),
 `drift-bench-v1` (reproduces DRIFT-Bench's checker; the constraint track's only semantics)."""
-
-
-CellTables = dict[str, Any]
-"""A track's per-cell tables (JSON-able), keyed by cell name: what `TrackScorer.cell_tables` returns."""
 
 
 @dataclass
@@ -78,8 +75,8 @@ class TrackScorer(Protocol):
         """Replay, gate and score one run. Undefined metrics are None, never 0."""
         ...
 
-    def cell_tables(self, run_results: list[RunResult]) -> CellTables:
-        """Track-specific per-cell tables (JSON-able), keyed by cell name."""
+    def cell_tables(self, run_results: list[RunResult]) -> Mapping[str, TrackTables]:
+        """Track-specific per-cell tables (`checker.format.cell_tables`), keyed by cell name."""
         ...
 
     def release(self) -> None:

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from checker.constraint.metrics import DEPTH_BINS, aggregate
+from checker.format.cell_tables import ConstraintCellTables, DepthBin, DepthTable
 from checker.format.results_model import ResultsFile
 
 AGENT_CELLS = ("FULL", "J0", "A0", "J0A0", "BARE")
@@ -135,14 +137,23 @@ def _constraint(sid: str, rng: random.Random) -> dict[str, Any]:
         wrong = total - correct_total
         counts["drift"] = wrong * 2 // 3
         counts["contradiction"] = wrong - counts["drift"]
-        overall: dict[str, Any] = {"turns": total, "correct": correct_total,
-                                   "turn_accuracy": round(correct_total / total, 4), "ledger_turns": total}
+        overall: dict[str, Any] = {**aggregate([]), "turns": total, "correct_turns": correct_total,
+                                   "turn_accuracy": round(correct_total / total, 4), "ledger_turns": total,
+                                   "channel_turns": total}
         for ch, n in counts.items():
             overall[ch] = n
             overall[f"{ch}_share"] = round(n / total, 6)
         overall.update(drift_rate=round(counts["drift"] / wrong, 6) if wrong else None,
                        contradiction_rate=round(counts["contradiction"] / wrong, 6) if wrong else None,
                        other_rate=0.0 if wrong else None)
+        by_depth = DepthTable.model_validate({"per_turn": per_turn, "bins": []})
+        bins = [(label, [d for d in by_depth.per_turn if lo <= d.depth <= hi]) for label, lo, hi in DEPTH_BINS]
+        by_depth = by_depth.model_copy(update={"bins": [
+            DepthBin(bin=label, n_turns=sum(d.n_turns for d in at), correct=sum(d.correct for d in at),
+                     accuracy=sum(d.correct for d in at) / sum(d.n_turns for d in at)) for label, at in bins]})
+        tables = ConstraintCellTables.model_validate({
+            "track": "constraint", "runs": len(SEEDS), "valid_runs": len(SEEDS), "excluded_runs": 0,
+            "seeds": list(SEEDS), "overall": overall, "by_domain": {}, "mismatches": 0, "by_depth": by_depth})
         acc: dict[str, float | int | None] = {}
         for seed in SEEDS:
             run_id = f"{sid}-{cell.replace('/', '-')}-{seed}"
@@ -156,7 +167,7 @@ def _constraint(sid: str, rng: random.Random) -> dict[str, Any]:
                       "seeds_reported": list(SEEDS), "runs": len(SEEDS), "valid_runs": len(SEEDS),
                       "verdicts": {"VALID": len(SEEDS)}, "metrics": {"turn_accuracy": _agg(acc)},
                       "n_declared": len(SEEDS), "all_declared": {"turn_accuracy": _all_declared(acc, 0.0)},
-                      "tables": {"track": "constraint", "overall": overall, "by_depth": {"per_turn": per_turn}},
+                      "tables": tables.model_dump(mode="json"),
                       "log_sha256": sorted(_sha(f"{sid}-{cell.replace('/', '-')}-{s}") for s in SEEDS),
                       "digest": _sha(sid + cell)})
     return {"runs": runs, "cells": cells}
