@@ -2,7 +2,7 @@
 
 The gate and the metrics read some fields as written. Each function here derives such a field
 from lower-level evidence in the log, or checks it against that evidence, and reports every
-disagreement as a mismatch `{line, field, recorded, recomputed, reason}`. In profile `driftboard`
+disagreement as a `Contradiction` (the check's name and a `Mismatch`). In profile `driftboard`
 the derived values are used in the figures and the gate's `evidence` condition fails the run on
 any of these mismatches (see `site/tracks/agent.md`, "What the checker derives and what it
 trusts"). Profile `arg-v1.0` reproduces ARG, which reads these fields as recorded.
@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.agent.replay import AgentState
-from checker.format.schema.agent import Receipt
+from checker.format.results_model import Mismatch
+from checker.format.schema.agent import Beat, Receipt
 
 CLOSED_GOAL = frozenset({"ACCEPTED", "REJECTED", "ABANDONED", "RETIRED", "COMPLETED", "DONE", "FAILED",
                          "SUPERSEDED"})
@@ -51,12 +52,36 @@ Reference = tuple[str | None, str | None, bool]
 """(reference action, reference target, live) of a reference beat."""
 
 
+@dataclass(frozen=True, slots=True)
+class Contradiction:
+    """A recorded label that the log's own lower-level rows contradict, and the check that found it."""
+
+    check: str
+    """The check's name (reference, aim, canary, receipts, write_rejects, milestones)."""
+    mismatch: Mismatch
+    """What the results list for it (an agent-track mismatch always names its line)."""
+
+    @property
+    def line(self) -> int:
+        """The log line holding the label."""
+        return self.mismatch.line or 0
+
+
+def contradiction(check: str, line: int, fld: str, recorded: object, recomputed: object, reason: str) -> Contradiction:
+    """A `Contradiction` found by `check` at `line`: `fld` recorded as `recorded`, recomputed as `recomputed`."""
+    return Contradiction(check, Mismatch(line=line, field=fld, recorded=recorded, recomputed=recomputed, reason=reason))
+
+
+def _order(c: Contradiction) -> tuple[int, str]:
+    return c.line, c.mismatch.field
+
+
 @dataclass
 class EvidenceResult:
     """Derived values and the disagreements with what the log records."""
 
-    mismatches: list[dict[str, Any]] = field(default_factory=list)
-    """Every disagreement, `{line, field, recorded, recomputed, reason}`, plus `check` (the check's name)."""
+    mismatches: list[Contradiction] = field(default_factory=list)
+    """Every disagreement, in (line, field) order (`check_evidence`; `figure_check`'s is appended last)."""
     references: list[Reference | None] = field(default_factory=list)
     """Per beat: the derived reference step (None = not a reference beat)."""
     aimed: list[bool] = field(default_factory=list)
@@ -70,21 +95,19 @@ class EvidenceResult:
     echoed: list[bool] | None = None
     """Per canary echo: `echoed` derived from the salt's nonce (`echo_values`), for the gate's condition 5."""
 
-    def public_mismatches(self) -> list[dict[str, Any]]:
-        """The mismatches in the results' shape `{line, field, recorded, recomputed, reason}`."""
-        return [{k: v for k, v in m.items() if k != "check"} for m in self.mismatches]
+    def public_mismatches(self) -> list[Mismatch]:
+        """The mismatches as the results list them."""
+        return [c.mismatch for c in self.mismatches]
 
     def by_check(self) -> dict[str, int]:
         """Number of mismatches per check, in name order."""
         out: dict[str, int] = {}
-        for m in self.mismatches:
-            out[m["check"]] = out.get(m["check"], 0) + 1
+        for c in self.mismatches:
+            out[c.check] = out.get(c.check, 0) + 1
         return dict(sorted(out.items()))
 
 
-def _mm(check: str, line: int, fld: str, recorded: Any, recomputed: Any, reason: str) -> dict[str, Any]:
-    return {"line": line, "field": fld, "recorded": recorded, "recomputed": recomputed, "reason": reason,
-            "check": check}
+_mm = contradiction
 
 
 def targeted_actions(state: AgentState) -> dict[str, tuple[tuple[int, int] | None, tuple[int, int] | None]]:
@@ -161,13 +184,13 @@ def _status_at(history: dict[str, tuple[list[int], list[str]]], entity: str, lin
     return entry[1][k - 1] if k else None
 
 
-def _receipts(state: AgentState, res: EvidenceResult) -> tuple[list[dict[str, Any]], dict[int, tuple[int, str]]]:
+def _receipts(state: AgentState, res: EvidenceResult) -> tuple[list[Contradiction], dict[int, tuple[int, str]]]:
     """One pass over the receipts: `match` recomputed (into `res.receipt_match`) and its mismatches; STEP receipts.
 
     Returns the mismatches and, per beat number, (line, step) of its first STEP receipt (`_references`).
     """
     step_receipt: dict[int, tuple[int, str]] = {}
-    mismatches: list[dict[str, Any]] = []
+    mismatches: list[Contradiction] = []
     matches = res.receipt_match
     for rc, line in zip(state.receipts, state.receipt_lines, strict=True):
         if rc.predictor_kind == "STEP" and rc.predictor_id and rc.turn not in step_receipt:
@@ -183,78 +206,103 @@ def _receipts(state: AgentState, res: EvidenceResult) -> tuple[list[dict[str, An
     return mismatches, step_receipt
 
 
+class _References:
+    """Derives each acted beat's reference step and checks its recorded stamps (the state kept across beats)."""
+
+    __slots__ = ("found", "histories", "in_force", "shadows", "state", "step_receipt", "steps", "substituted")
+
+    def __init__(self, state: AgentState, found: list[Contradiction], step_receipt: dict[int, tuple[int, str]]) -> None:
+        """`step_receipt`: per beat number, (line, step) of the beat's first STEP receipt (`_receipts`)."""
+        self.state, self.found, self.step_receipt, self.steps = state, found, step_receipt, state.plan_steps
+        self.substituted: dict[int, str] = {}
+        for sub in state.substitutions:
+            self.substituted.setdefault(sub.turn, sub.step_target)
+        self.histories: dict[str, dict[str, tuple[list[int], list[str]]]] = {}  # GOAL / RULE, built when first needed
+        # shadow_step_id -> (problem, reference): a shadow step is parsed and looked up once per log
+        self.shadows: dict[str, tuple[str | None, Reference | None]] = {}
+        self.in_force: str | None = None
+        """The shadow step of the last beat that named one, while it is in force."""
+
+    def reference(self, beat: Beat, line: int) -> Reference | None:
+        """The reference step of an acted beat (None: not a reference beat), listing what contradicts its stamps."""
+        derived_sid = self._live_step(beat, line)
+        if derived_sid is not None:
+            step = self.steps[derived_sid]
+            return step.action, step.target_ref, True
+        if beat.turn in self.substituted:  # no step_id, or one naming no plan step
+            return beat.action, self.substituted[beat.turn], True
+        if beat.step_id:
+            return None
+        if beat.shadow_step_id:
+            return self._shadow(beat.shadow_step_id, line)
+        if beat.drift_ref == "SHADOW" and self.in_force is not None:
+            return self._dropped_shadow(self.in_force, line)
+        return None
+
+    def _live_step(self, beat: Beat, line: int) -> str | None:
+        """The plan step the beat executed: its STEP receipt's, else its own `step_id` when the log defines it."""
+        sid, turn, steps = beat.step_id, beat.turn, self.steps
+        if sid and sid not in steps:
+            self.found.append(_mm("reference", line, "step_id", sid, None,
+                                  f"the beat's live stamp names step {sid}, which no plan_step of the log defines"))
+        receipt = self.step_receipt.get(turn) if self.step_receipt else None
+        if receipt is not None and receipt[1] in steps and receipt[1] != sid:
+            self.found.append(_mm("reference", line, "step_id", sid, receipt[1],
+                                  f"the STEP receipt of beat {turn} (line {receipt[0]}) was registered "
+                                  f"for step {receipt[1]}: the beat executed that step"))
+            return receipt[1]
+        subst = turn in self.substituted
+        if not sid and (subst or beat.source_stamp in LIVE_STAMPS):
+            why = (f"a substitution row of beat {turn} says a live step's aimed action landed elsewhere"
+                   if subst else f"its source_stamp {beat.source_stamp} says it executed a live step")
+            self.found.append(_mm("reference", line, "step_id", None, "a plan step",
+                                  f"the beat carries no step_id but {why}"))
+        return sid if sid in steps else None
+
+    def _shadow(self, shadow: str, line: int) -> Reference | None:
+        """A beat naming a shadow step: the step's reference when it parses, and whether the log defines it."""
+        parsed = self.shadows.get(shadow)
+        if parsed is None:
+            fields = shadow.split("|")
+            parsed = self.shadows[shadow] = (_shadow_problem(self.state, fields), (
+                (fields[1], None if fields[2] == "-" else fields[2], False) if len(fields) >= 3 else None))
+        problem, ref = parsed
+        if problem:
+            self.found.append(_mm("reference", line, "shadow_step_id", shadow, None,
+                                  f"not a shadow step of this log: {problem}"))
+        if ref is not None:
+            self.in_force = shadow
+        return ref
+
+    def _dropped_shadow(self, in_force: str, line: int) -> Reference | None:
+        """A SHADOW-stamped beat without a shadow step: the previous one's, if still in force (then listed)."""
+        fields = in_force.split("|")
+        goal_status = self._status_at("GOAL", fields[0], line)
+        rule_status = self._status_at("RULE", fields[3], line) if len(fields) > 3 and fields[3] != "-" else None
+        if goal_status in CLOSED_GOAL or rule_status in DROPPED_RULE:
+            self.in_force = None
+            return None
+        self.found.append(_mm("reference", line, "shadow_step_id", None, in_force,
+                              f"the shadow step {in_force} of the previous beat is still in force "
+                              f"(goal {fields[0]} {goal_status or 'without status'}): a SHADOW stamp "
+                              "without it drops the beat from the reference set"))
+        return fields[1], None if fields[2] == "-" else fields[2], False
+
+    def _status_at(self, kind: str, entity: str, line: int) -> str | None:
+        if kind not in self.histories:
+            self.histories[kind] = _status_history(self.state, kind)
+        return _status_at(self.histories[kind], entity, line)
+
+
 def _references(state: AgentState, res: EvidenceResult, step_receipt: dict[int, tuple[int, str]]) -> None:
-    """Derive each beat's reference step and check the recorded stamps against the log.
+    """Derive each beat's reference step (into `res.references`) and check the recorded stamps against the log.
 
     `step_receipt` is, per beat number, (line, step) of the beat's first STEP receipt (`_receipts`).
     """
-    steps = state.plan_steps
-    substituted: dict[int, str] = {}
-    for sub in state.substitutions:
-        substituted.setdefault(sub.turn, sub.step_target)
-    histories: dict[str, dict[str, tuple[list[int], list[str]]]] = {}  # GOAL / RULE, built when first needed
-
-    def status_at(kind: str, entity: str, line: int) -> str | None:
-        if kind not in histories:
-            histories[kind] = _status_history(state, kind)
-        return _status_at(histories[kind], entity, line)
-
-    # shadow_step_id -> (fields, problem, reference): a shadow step is parsed and looked up once per log
-    shadows: dict[str, tuple[list[str], str | None, Reference | None]] = {}
-    in_force: str | None = None
-    for beat, line in zip(state.beats, state.beat_lines, strict=True):
-        ref: Reference | None = None
-        if beat.action == "RESET":
-            res.references.append(None)
-            continue
-        sid, turn = beat.step_id, beat.turn
-        if sid and sid not in steps:
-            res.mismatches.append(_mm("reference", line, "step_id", sid, None,
-                                      f"the beat's live stamp names step {sid}, which no plan_step of the log "
-                                      "defines"))
-        receipt = step_receipt.get(turn) if step_receipt else None
-        derived_sid = sid if sid in steps else None
-        subst = turn in substituted
-        if receipt is not None and receipt[1] in steps and receipt[1] != sid:
-            res.mismatches.append(_mm("reference", line, "step_id", sid, receipt[1],
-                                      f"the STEP receipt of beat {turn} (line {receipt[0]}) was registered "
-                                      f"for step {receipt[1]}: the beat executed that step"))
-            derived_sid = receipt[1]
-        elif not sid and (subst or beat.source_stamp in LIVE_STAMPS):
-            why = (f"a substitution row of beat {turn} says a live step's aimed action landed elsewhere"
-                   if subst else f"its source_stamp {beat.source_stamp} says it executed a live step")
-            res.mismatches.append(_mm("reference", line, "step_id", None, "a plan step",
-                                      f"the beat carries no step_id but {why}"))
-        if derived_sid is not None:
-            step = steps[derived_sid]
-            ref = (step.action, step.target_ref, True)
-        elif subst:  # no step_id, or one naming no plan step
-            ref = (beat.action, substituted[turn], True)
-        elif not sid and (shadow := beat.shadow_step_id):
-            parsed = shadows.get(shadow)
-            if parsed is None:
-                fields = shadow.split("|")
-                parsed = shadows[shadow] = (fields, _shadow_problem(state, fields), (
-                    (fields[1], None if fields[2] == "-" else fields[2], False) if len(fields) >= 3 else None))
-            if parsed[1]:
-                res.mismatches.append(_mm("reference", line, "shadow_step_id", shadow, None,
-                                          f"not a shadow step of this log: {parsed[1]}"))
-            if parsed[2] is not None:
-                ref = parsed[2]
-                in_force = shadow
-        elif not sid and beat.drift_ref == "SHADOW" and in_force is not None:
-            fields = in_force.split("|")
-            goal_status = status_at("GOAL", fields[0], line)
-            rule_status = status_at("RULE", fields[3], line) if len(fields) > 3 and fields[3] != "-" else None
-            if goal_status in CLOSED_GOAL or rule_status in DROPPED_RULE:
-                in_force = None
-            else:
-                res.mismatches.append(_mm("reference", line, "shadow_step_id", None, in_force,
-                                          f"the shadow step {in_force} of the previous beat is still in force "
-                                          f"(goal {fields[0]} {goal_status or 'without status'}): a SHADOW stamp "
-                                          "without it drops the beat from the reference set"))
-                ref = (fields[1], None if fields[2] == "-" else fields[2], False)
-        res.references.append(ref)
+    deriver = _References(state, res.mismatches, step_receipt)
+    reference = deriver.reference
+    res.references = [None if beat.action == "RESET" else reference(beat, line)
+                      for beat, line in zip(state.beats, state.beat_lines, strict=True)]
 
 
 def _consumed_steps(state: AgentState, res: EvidenceResult) -> None:
@@ -321,7 +369,7 @@ def salt_nonces(state: AgentState) -> dict[tuple[str, int, str], list[str]]:
     return out
 
 
-def echo_values(state: AgentState) -> tuple[list[bool], list[dict[str, Any]]]:
+def echo_values(state: AgentState) -> tuple[list[bool], list[Contradiction]]:
     """Per canary echo: `echoed` derived from the salt's nonce; and the nonce mismatches.
 
     The nonce of an echo is the salt row's of the same organ, call and zone. With the output text
@@ -331,7 +379,7 @@ def echo_values(state: AgentState) -> tuple[list[bool], list[dict[str, Any]]]:
     """
     salts = salt_nonces(state)
     values: list[bool] = []
-    mismatches: list[dict[str, Any]] = []
+    mismatches: list[Contradiction] = []
     for echo, line in zip(state.echoes, state.echo_lines, strict=True):
         nonces = salts.get((echo.organ, echo.call_idx, echo.zone))  # never an empty list
         recorded = echo.nonce
@@ -351,7 +399,7 @@ def echo_values(state: AgentState) -> tuple[list[bool], list[dict[str, Any]]]:
     return values, mismatches
 
 
-def reject_counts(state: AgentState, echoed: list[bool] | None = None) -> tuple[dict[str, int], list[dict[str, Any]]]:
+def reject_counts(state: AgentState, echoed: list[bool] | None = None) -> tuple[dict[str, int], list[Contradiction]]:
     """Rejected ops per organ from both the reject rows and the calls' `ops_rejected`, and the disagreements.
 
     Per organ: rows = its `write_reject` rows other than MISSING_CANARY ones (ARG writes those
@@ -406,7 +454,7 @@ def reject_counts(state: AgentState, echoed: list[bool] | None = None) -> tuple[
     return out, mismatches
 
 
-def accepted_counts(state: AgentState) -> tuple[dict[str, int], list[dict[str, Any]]]:
+def accepted_counts(state: AgentState) -> tuple[dict[str, int], list[Contradiction]]:
     """Accepted ops per organ; an Actuator call realises one click, so it accepts at most one op.
 
     ARG counts one Actuator op per click realisation, accepted or rejected (arg-spec.md §c.5): a
@@ -441,7 +489,7 @@ def check_evidence(state: AgentState) -> EvidenceResult:
     res.mismatches.extend(reject_mm)
     res.accepted, accepted_mm = accepted_counts(state)
     res.mismatches.extend(accepted_mm)
-    res.mismatches.sort(key=lambda m: (m["line"], m["field"]))
+    res.mismatches.sort(key=_order)
     return res
 
 
