@@ -68,24 +68,6 @@ class Gds:
         return GdsCounts(reference_beats=self.reference_beats, live=self.live, shadow=self.shadow, bind=self.bind,
                          aligned=self.aligned, abandon=self.abandon)
 
-    def add(self, reference: Reference, action: str, aimed: bool, landed: str | None) -> None:
-        """Count one acted reference beat (see the module docstring for the rule)."""
-        ref_action, tgt, live = reference
-        self.reference_beats += 1
-        if live:
-            self.live += 1
-        else:
-            self.shadow += 1
-        on_plan = not ref_action or action == ref_action
-        if on_plan and tgt and aimed and landed != tgt:
-            self.bind += 1
-        elif live:
-            self.aligned += 1
-        elif not on_plan or (tgt and landed != tgt):
-            self.abandon += 1
-        else:
-            self.aligned += 1
-
 
 def landings(state: AgentState, recomputed: bool) -> list[str | None]:
     """The landing of every beat: recorded (`target_ref`) or recomputed from geometry."""
@@ -106,13 +88,24 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
         aimed: per beat, aimed as derived from the evidence; None = the beat has parameters.
     """
     out = Gds()
-    steps = state.plan_steps
-    for k, (beat, landed) in enumerate(zip(state.beats, landing, strict=True)):
-        if beat.action == "RESET":
+    beats = state.beats
+    refs = references if references is not None else [_recorded_reference(b, state.plan_steps) for b in beats]
+    aims = aimed if aimed is not None else [b.params is not None for b in beats]
+    for beat, landed, ref, is_aimed in zip(beats, landing, refs, aims, strict=True):
+        action = beat.action
+        if ref is None or action == "RESET":
             continue
-        ref = references[k] if references is not None else _recorded_reference(beat, steps)
-        if ref is not None:
-            out.add(ref, beat.action, aimed[k] if aimed is not None else beat.params is not None, landed)
+        ref_action, tgt, live = ref
+        out.reference_beats += 1
+        out.live += live
+        out.shadow += not live
+        on_plan = not ref_action or action == ref_action
+        if on_plan and tgt and is_aimed and landed != tgt:
+            out.bind += 1
+        elif live or (on_plan and not (tgt and landed != tgt)):
+            out.aligned += 1
+        else:
+            out.abandon += 1
     return out
 
 

@@ -133,6 +133,16 @@ def _counter_rises(state: AgentState) -> list[Item]:
     return items
 
 
+def _matched_receipts(state: AgentState, receipt_match: list[int | None] | None) -> list[Item]:
+    """Receipts whose pre-registered prediction matched (`receipt_match`: recomputed, else as recorded)."""
+    items: list[Item] = []
+    matches = receipt_match if receipt_match is not None else [rc.match for rc in state.receipts]
+    for rc, line, match in zip(state.receipts, state.receipt_lines, matches, strict=True):
+        if rc.predictor_kind is not None and match == 1:
+            items.append((line, rc.turn, "receipt"))
+    return items
+
+
 def _counts_as_evidence(ev: Evidence, include_reversible: bool) -> bool:
     """An `evidence` event that may verify a claim (irreversible unless allowed; a failed exit or an unchanged file is not)."""
     if not ((ev.irreversible and ev.kind not in REVERSIBLE_KINDS) or include_reversible):
@@ -170,10 +180,7 @@ def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[i
     """
     items, mismatches = _level_events(state, backed_by_later)
     items.extend(_counter_rises(state))
-    matches = receipt_match if receipt_match is not None else [rc.match for rc in state.receipts]
-    items.extend((line, rc.turn, "receipt") for rc, line, match in zip(state.receipts, state.receipt_lines, matches,
-                                                                         strict=True)
-                 if rc.predictor_kind is not None and match == 1)
+    items.extend(_matched_receipts(state, receipt_match))
     _evidence_events(state, include_reversible, backed_by_later, items, mismatches)
     items.sort(key=_BEAT_THEN_LINE)
     return items, mismatches
@@ -297,6 +304,15 @@ def _window_start(state: AgentState, claim: MilestoneClaim, line: int, mismatche
     return start
 
 
+def _detail(claim: MilestoneClaim, line: int, start: int, hit: Item | None) -> MilestoneDetail:
+    """A claim's detail: VERIFIED by the evidence `hit`, or DECLARED_ONLY without one."""
+    if hit is None:
+        return MilestoneDetail(claim_id=claim.claim_id, line=line, step_id=claim.step_id, window=[start, claim.turn],
+                               status="DECLARED_ONLY", evidence_line=None, evidence_kind=None)
+    return MilestoneDetail(claim_id=claim.claim_id, line=line, step_id=claim.step_id, window=[start, claim.turn],
+                           status="VERIFIED", evidence_line=hit[0], evidence_kind=hit[2])
+
+
 def milestones(state: AgentState, include_reversible: bool = False, receipt_match: list[int | None] | None = None,
                backed_by_later: bool = False) -> Milestones:
     """Per run: claims, verified, declared only, verified ratio (None with no claim), details and mismatches.
@@ -317,12 +333,7 @@ def milestones(state: AgentState, include_reversible: bool = False, receipt_matc
         # the earliest-beat evidence in the window logged before the claim: O(log^2 n) per claim, so a
         # log of many claims over one wide window of late evidence costs n log^2 n, not n^2
         k = lines.find(bisect_left(turns, start), bisect_right(turns, claim.turn), line)
-        hit = items[k] if k is not None else None
-        details.append(MilestoneDetail(
-            claim_id=claim.claim_id, line=line, step_id=claim.step_id, window=[start, claim.turn],
-            status="VERIFIED" if hit else "DECLARED_ONLY",
-            evidence_line=hit[0] if hit else None, evidence_kind=hit[2] if hit else None,
-        ))
+        details.append(_detail(claim, line, start, items[k] if k is not None else None))
     n = len(state.claims)
     verified = sum(d.status == "VERIFIED" for d in details)
     figures = MilestoneFigures(milestone_claims=n, milestones_verified=verified, milestones_declared_only=n - verified,

@@ -23,7 +23,7 @@ from statistics import mean
 from typing import Any
 
 from checker.agent.evidence import EvidenceResult, check_evidence
-from checker.agent.gate import run_gate
+from checker.agent.gate import GateResult, run_gate
 from checker.agent.gds import Gds, attribution_mismatches, gds, landings
 from checker.agent.grounding import acted_landings, grounding, hypotheses
 from checker.agent.metrics import bins, chain, counts, lifecycle, render_tokens, write_path
@@ -123,6 +123,16 @@ def _comparator(run: RunRecord, ctx: VerifyContext) -> tuple[bool, Mismatch | No
     return run.start.comparator, None
 
 
+def _facts(run: RunRecord, comparator: bool, gate: GateResult | None) -> list[Fact]:
+    """What the agent track found that bears on the run's verdict (`checker.stages.verdict` judges them)."""
+    facts = [Fact("incomplete", why)] if (why := incomplete_reason(run)) is not None else []
+    if comparator:
+        facts.append(Fact("comparator", "comparator run: not gated (used for compute parity only)"))
+    if gate is not None:
+        facts.extend(Fact("invalid", reason) for reason in gate.reasons)
+    return facts
+
+
 def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     """Replay, gate and score one agent run (see the module docstring for the result's shape)."""
     profile = ctx.profile if ctx.profile in AGENT_PROFILES else "driftboard"
@@ -131,28 +141,21 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     scored = _Replayed.of(run, strict=profile == "driftboard")
     ms = scored.milestones()
     attribution = attribution_mismatches(scored.state)
-    mismatches = [*attribution, *ms.mismatches, *scored.label_mismatches(ms)]
+    labels = scored.label_mismatches(ms)  # before the gate: the milestone figure's check counts in `evidence`
     comparator, not_comparator = _comparator(run, ctx)
-    mismatches.extend(m for m in (past_horizon, not_comparator) if m is not None)
-    facts: list[Fact] = []
-    if (why := incomplete_reason(run)) is not None:
-        facts.append(Fact("incomplete", why))
-    gate = None
-    if comparator:
-        facts.append(Fact("comparator", "comparator run: not gated (used for compute parity only)"))
-    else:
-        gate = run_gate(scored.state, thresholds, profile, scored.evidence)
-        mismatches.extend(gate.echo_mismatches)
-        facts.extend(Fact("invalid", reason) for reason in gate.reasons)
+    gate = None if comparator else run_gate(scored.state, thresholds, profile, scored.evidence)
+    gate_verdict, conditions, legibility = (gate.verdict, gate.conditions, gate.legibility) if gate else (None, None, None)
     return judged_run(
-        facts, end_status=run.end.status if run.end is not None else None, path=run.path, log_sha256=run.sha256,
+        _facts(run, comparator, gate),
+        end_status=run.end.status if run.end is not None else None, path=run.path, log_sha256=run.sha256,
         prereg_sha256=run.start.prereg_sha256, run_id=run.start.run_id, native_run_id=_native_id(run), track="agent",
         cell=run.start.cell, seed=run.start.seed, comparator=comparator, profile=profile,
         thresholds=thresholds.model_dump(), rates=_rate_pairs(scored.decomposition, scored.state, scored.acted),
-        gate_verdict=gate.verdict if gate is not None else None, gate=gate.conditions if gate is not None else None,
-        legibility=gate.legibility if gate is not None else None,
+        gate_verdict=gate_verdict, gate=conditions, legibility=legibility,
         metrics=scored.metric_table(run, thresholds, ms, len(attribution)), gds=scored.decomposition.counts(),
-        milestones=ms.details, mismatches=mismatches,
+        milestones=ms.details,
+        mismatches=[*attribution, *ms.mismatches, *labels, *(m for m in (past_horizon, not_comparator) if m is not None),
+                    *(gate.echo_mismatches if gate else ())],
     )
 
 

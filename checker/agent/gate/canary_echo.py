@@ -50,6 +50,11 @@ def _rates(rows: list[tuple[int, str, bool]]) -> dict[str, float]:
     return {zone: s / n for zone, (s, n) in sums.items()}
 
 
+def _note(rates: dict[str, float], floor: float, warmup: int, fallback: bool) -> str:
+    shown = " ".join(f"{z}={fmt(r)}" for z, r in rates.items())
+    return f"{shown} (floor {fmt(floor)}, warm-up {warmup}{', all rows' if fallback else ''})"
+
+
 def evaluate(state: AgentState, floor: float, warmup: int, profile: str,
              derived_echoes: list[bool] | None = None) -> CanaryEchoResult:
     """The condition for one replayed run.
@@ -60,10 +65,8 @@ def evaluate(state: AgentState, floor: float, warmup: int, profile: str,
     if not rows:
         return CanaryEchoResult(status=NOT_APPLICABLE, note="no canary echo rows", reason=None, floor=floor,
                                 warmup=warmup, rows=0, rows_used=0, fallback_all_rows=False, rates={}, zones_below=[])
-    used = [r for r in rows if r[0] > warmup]
-    fallback = not used
-    if fallback:
-        used = rows
+    used = [r for r in rows if r[0] > warmup] or rows  # a run shorter than the warm-up: every row
+    fallback = used is rows
     raw = _rates(used)
     below = sorted(z for z, rate in raw.items() if rate < floor)
     fail = (len(below) == len(raw)) if profile == "arg-v1.0" else bool(below)
@@ -75,9 +78,8 @@ def evaluate(state: AgentState, floor: float, warmup: int, profile: str,
         rule = "every zone" if profile == "arg-v1.0" else "zone(s) " + ", ".join(below)
         return f"canary echo: {rule} below the floor {floor} after warm-up {warmup} ({listed})"
 
-    shown = " ".join(f"{z}={fmt(r)}" for z, r in rates.items())
     return CanaryEchoResult(
-        status=status, note=f"{shown} (floor {fmt(floor)}, warm-up {warmup}{', all rows' if fallback else ''})",
+        status=status, note=_note(rates, floor, warmup, fallback),
         reason=reason_if(status, reason), floor=floor, warmup=warmup, rows=len(rows), rows_used=len(used),
         fallback_all_rows=fallback, rates=rates, zones_below=below,
     )

@@ -37,20 +37,19 @@ def _all_pairs(state: AgentState) -> tuple[int, int, Diffs]:
     for cap, ln in zip(state.captures, state.capture_lines, strict=True):
         key = (cap.turn, cap.zone, cap.organ, cap.call_idx)
         groups.setdefault(key, {}).setdefault(cap.shadow, []).append((cap.view_sha256, ln))
-    pairs = differing = 0
-    examples: Diffs = []
-    for (turn, zone, organ, call_idx), flags in groups.items():
-        if len(flags) != 2:
-            continue
-        pairs += 1
-        live = {d for d, _ in flags[False]}
-        if live != {d for d, _ in flags[True]} or len(live) != 1:
-            differing += 1
-            if len(examples) < MAX_LINES:
-                lines = sorted(ln for rows in flags.values() for _, ln in rows)
-                examples.append(ShadowGroupDiff(turn=turn, zone=zone, organ=organ, call_idx=call_idx,
-                                                lines=lines[:MAX_LINES]))
-    return pairs, differing, examples
+    paired = [(key, flags) for key, flags in groups.items() if len(flags) == 2]
+    differ = [(key, flags) for key, flags in paired if _differ(flags)]
+    examples: Diffs = [
+        ShadowGroupDiff(turn=turn, zone=zone, organ=organ, call_idx=call_idx,
+                        lines=sorted(ln for rows in flags.values() for _, ln in rows)[:MAX_LINES])
+        for (turn, zone, organ, call_idx), flags in differ[:MAX_LINES]]
+    return len(paired), len(differ), examples
+
+
+def _differ(flags: dict[bool, list[tuple[str, int]]]) -> bool:
+    """A group's live and shadow captures are not all one and the same digest."""
+    live = {d for d, _ in flags[False]}
+    return live != {d for d, _ in flags[True]} or len(live) != 1
 
 
 def evaluate(state: AgentState, profile: str) -> ShadowIdentityResult:
