@@ -1,9 +1,12 @@
-"""Agent-track scorer: replay -> gate -> GDS, grounding, ARG metric table, milestones.
+"""Agent-track scorer: replay -> evidence -> gate -> GDS, grounding, ARG metric table, milestones.
 
-Per-run result (JSON-able):
+`score_run` builds the run's `RunResult` from typed parts (the gate's `GateConditions` and
+`Legibility`, `GdsCounts`, `MilestoneDetail`s, `Mismatch`es, the metric groups' `Figures` records
+merged into the metric table) and records what bears on the verdict as facts, which
+`checker.stages.verdict` judges (the only place a verdict is decided). Per-run result:
 
 * `run_id`, `native_run_id`, `track` ("agent"), `cell`, `seed`, `comparator`, `profile`;
-* `verdict`: VALID / INVALID from the gate; INCOMPLETE when the log has no `run_end` (the
+* `verdict`: VALID / INVALID from the gate's facts; INCOMPLETE when the log has no `run_end` (the
   gate is still computed, see `gate_verdict`); COMPARATOR for BARE/RAW comparator runs, which
   ARG never gates (they have no state store) and which only serve compute parity. A run is a
   comparator only when its `run_start` says so *and* the pre-registration declares its cell a
