@@ -62,6 +62,7 @@ class GateResult:
     """Outcome of the gate for one run."""
 
     verdict: Literal["VALID", "INVALID"]
+    """The gate's outcome: INVALID when any condition failed (the run's verdict: `checker.stages.verdict`)."""
     conditions: GateConditions
     """Every condition's typed result (status, numbers, note, reason)."""
     reasons: list[str]
@@ -108,8 +109,9 @@ def run_gate(state: AgentState, thresholds: Thresholds | None, profile: str,
         evidence=evidence_labels.from_inputs(g),
     )
     reasons = [c.reason for _, c in conditions.items() if c.reason]
-    verdict: Literal["VALID", "INVALID"] = "INVALID" if reasons else "VALID"
-    return GateResult(verdict, conditions, reasons, legibility(verdict, conditions, len(state.beats)),
+    # the gate's own outcome (`RunResult.gate_verdict`); the run's verdict is judged from its reasons as facts
+    gate_verdict: Literal["VALID", "INVALID"] = "INVALID" if reasons else "VALID"
+    return GateResult(gate_verdict, conditions, reasons, legibility(gate_verdict, conditions, len(state.beats)),
                       canary_echo.echo_mismatches(state))
 
 
