@@ -99,7 +99,7 @@ class _Replayed:
         """The evidence checks' mismatches, with the milestone figure's when the evidence moves it.
 
         The milestone figure check is added to the evidence (so the `evidence` gate condition counts
-        it) when a receipt's `match` or a level event was not taken as recorded.
+        it) when a receipt's `match` or a milestone label (level event, step start) was not taken as recorded.
         """
         ev = self.evidence
         if ev is None:
