@@ -104,9 +104,9 @@ def test_gate_conditions_are_declared_once_and_carry_note_and_reason() -> None:
     gate = run_gate(state, Thresholds(), "driftboard")
     assert gate.verdict == "INVALID"
     for name, record in gate.conditions.items():
-        assert record["note"], name
-        assert (record["reason"] is not None) == (record["status"] == "FAIL"), name
-    assert gate.conditions["startup_probe"]["reason"] == "startup probe: no startup_probe event"
+        assert record.note, name
+        assert (record.reason is not None) == (record.status == "FAIL"), name
+    assert gate.conditions.startup_probe.reason == "startup probe: no startup_probe event"
     assert gate.reasons == ["startup probe: no startup_probe event"]
 
 

@@ -162,5 +162,5 @@ def test_a_later_failed_startup_probe_fails_the_driftboard_gate():
     state = AgentState()
     state.startup = StartupProbe(seq=1, prev="0" * 64, type="startup_probe", image_receipt_ok=True)
     state.startup_failed = True  # a second probe reported false
-    assert startup_probe(state, "driftboard")["status"] == "FAIL"
-    assert startup_probe(state, "arg-v1.0")["status"] == "PASS"  # ARG reads its one (first) row
+    assert startup_probe.evaluate(state, "driftboard").status == "FAIL"
+    assert startup_probe.evaluate(state, "arg-v1.0").status == "PASS"  # ARG reads its one (first) row

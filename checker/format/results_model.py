@@ -87,7 +87,7 @@ class ConditionResult(_Model):
 
     status: Status
     note: str
-    """The numbers in one line, for tables (from the condition's declaration in `checker.agent.gate.GATE`)."""
+    """The numbers in one line, for tables (from the condition's module in `checker.agent.gate`)."""
     reason: str | None
     """Why the condition failed, in words a submitter can act on; None unless FAIL."""
 
@@ -124,13 +124,33 @@ class StartupProbeResult(ConditionResult):
     """Tri-state: None = no vision path."""
 
 
+class ShadowGroupDiff(_Model):
+    """A (turn, zone, organ, call) group whose live and shadow captures differ (profile `driftboard`)."""
+
+    turn: int
+    zone: str
+    organ: str | None
+    call_idx: int | None
+    lines: list[int]
+    """Log lines of the group's captures (at most 20)."""
+
+
+class ShadowPairDiff(_Model):
+    """A (turn, zone) whose last live and last shadow capture differ (profile `arg-v1.0`)."""
+
+    turn: int
+    zone: str
+    lines: list[int]
+    """[live capture's line, shadow capture's line]."""
+
+
 class ShadowIdentityResult(ConditionResult):
     """Condition 4: live and shadow captures of the same view are byte-identical."""
 
     paired_groups: int
     differing: int
-    examples: list[dict[str, JsonValue]]
-    """Differing groups (turn, zone, organ, call, lines), at most 20."""
+    examples: list[ShadowGroupDiff | ShadowPairDiff]
+    """Differing groups (turn, zone, organ, call, lines; under `arg-v1.0` turn, zone, lines), at most 20."""
 
 
 class CanaryEchoResult(ConditionResult):
@@ -195,6 +215,26 @@ class GateConditions(_Model):
     def items(self) -> list[tuple[str, ConditionResult]]:
         """(name, result) in declaration order."""
         return [(name, getattr(self, name)) for name in type(self).model_fields]
+
+
+class Legibility(_Model):
+    """The gate's outcome in the shape ARG's legibility probe (`probe_arg_legibility.verify`) returns."""
+
+    verdict: Literal["VALID", "INVALID"]
+    r9_breaches: int
+    """Renders above the ceiling (condition 1's `breaches`)."""
+    silent_degrade: int
+    """Acted beats without a reference stamp (condition 2's `count`)."""
+    startup_ok: bool
+    shadow_ok: bool
+    beats: int
+    zcr_rates: dict[str, float]
+    """Zone -> canary echo rate (condition 5's `rates`)."""
+    zcr_uniform_fail: bool
+    """Condition 5 failed."""
+    wer_by_organ: dict[str, float | None]
+    """Judged organ -> write-error rate (condition 6)."""
+    wer_floor_ok: bool
 
 
 class GdsCounts(_Model):
@@ -323,7 +363,7 @@ class RunResult(_Model):
     gate_verdict: Literal["VALID", "INVALID"] | None = None
     """The gate's verdict (also for an INCOMPLETE run); None when no gate ran."""
     gate: GateConditions | None = None
-    legibility: dict[str, JsonValue] | None = None
+    legibility: Legibility | None = None
     """The gate in the shape ARG's legibility probe prints."""
     gds: GdsCounts | None = None
     milestones: list[MilestoneDetail] | None = None
