@@ -52,8 +52,7 @@ class PayloadDigest:
 
     def add_canonical(self, line: bytes) -> None:
         """Add one body event by its canonical bytes (`canonical_line` of the event)."""
-        self._h.update(payload_bytes(line))
-        self._h.update(b"\n")
+        self._h.update(payload_bytes(line) + b"\n")
 
     def add_all(self, events: Iterable[Event]) -> None:
         """Add body events in order."""

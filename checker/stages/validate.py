@@ -205,7 +205,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     keeper = _Keeper(keep, size) if keep is not None and size <= keep.max_weight else None
     with fh:
         scanner = scan_log(fh, info, keeper, fast=FAST_PATH, give_up=FAST_PATH_GIVE_UP,
-                           observe=keeper.observe if keeper is not None else None)
+                           observe=keeper.observer() if keeper is not None else None)
     info.run_id = scanner.chain.run_id
     info.lines = scanner.lines
     report.lines += scanner.lines
@@ -269,6 +269,10 @@ class _Keeper:
         # every object or array takes at least 2 bytes: a file this small cannot pass the bound, and its lines
         # need not be counted (two scans of each line, a tenth of the time of a typical line)
         self.weigh = size * (1 + kept.container_bytes / 2) > kept.max_weight
+
+    def observer(self) -> Callable[[bytes], None]:
+        """What sees each chunk read: the file hash alone when the log cannot outgrow the bound (no Python call)."""
+        return self.observe if self.weigh else self.file_hash.update
 
     def observe(self, chunk: bytes) -> None:
         """Weigh and hash one chunk read; past the bound, drop everything kept."""

@@ -58,6 +58,14 @@ class Chain:
         """A line whose `seq` cannot be read takes its place in the numbering."""
         self.last_seq += 1
 
+    def take(self, seq: object, prev: object, lineno: int) -> tuple[tuple[int, str], ...]:
+        """Take line `lineno`'s `seq` and `prev` (anything its JSON holds): (lineno, problem) for each problem, in order."""
+        if type(seq) is int and seq == self.last_seq + 1 and prev == self.expected and self.ended_at is None:
+            self.last_seq = seq  # the common case: the exact next link
+            return ()
+        messages = (self.number(seq), self.check_prev(prev, lineno), self.after_end())
+        return tuple((lineno, m) for m in messages if m is not None)
+
     def number(self, seq: object) -> str | None:
         """Take a line's `seq` (anything its JSON holds); the problem with it, or None."""
         if type(seq) is not int or not 0 <= seq <= INT_MAX:

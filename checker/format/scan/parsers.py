@@ -23,9 +23,9 @@ from checker.format.errors import UnsupportedVersionError
 from checker.format.logio import check_version, describe_json_error, format_validation_error
 from checker.format.scan.chain import Chain
 from checker.format.schema.common import RunStart
-from checker.format.schema.events import EVENT_ADAPTER, Event, build_event, canonical_line
+from checker.format.schema.events import EVENT_ADAPTER, TO_JSON, Event, build_event
 
-BOM = b"\xef\xbb\xbf"
+_from_json = jiter.from_json
 
 
 class Declined(enum.Enum):
@@ -70,6 +70,7 @@ class CanonicalParser:
 
     def __init__(self) -> None:
         self._validate_json = EVENT_ADAPTER.validator.validate_json
+        self._to_json = TO_JSON  # `canonical_line` without its call (the validator's hot path)
 
     def parse(self, data: bytes, lineno: int, chain: Chain) -> Parsed:
         """(event, `data`) for a canonical line that continues the chain; `DECLINED` for any other."""
@@ -77,10 +78,13 @@ class CanonicalParser:
             return DECLINED
         try:
             event = self._validate_json(data)
-            line = canonical_line(event)
+            model = type(event)
+            line = self._to_json[model](event, exclude_none=True, by_alias=True)
         except ValueError:
             return DECLINED
-        if line == data and type(event) is not RunStart and chain.follows(event.seq, event.prev):
+        seq = event.seq
+        if line == data and model is not RunStart and seq == chain.last_seq + 1 and event.prev == chain.expected:
+            chain.last_seq = seq  # `Chain.follows`, inlined: the hot path
             return event, line
         return DECLINED
 
@@ -102,22 +106,24 @@ class StrictParser:
         Raises:
             StopScan: line 1 declares a newer major format version.
         """
-        problem = self.problems.append
-        data = self._line_bytes(data, lineno)
-        if not data or data.isspace():
-            problem((lineno, "blank line"))
-            return None
+        if b"\r" in data:  # one scan on the common path (no CR at all)
+            data = self._without_cr(data, lineno)
         try:
-            obj = jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
+            obj = _from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
         except ValueError as exc:
-            problem((lineno, describe_json_error(data, str(exc))))
-            chain.skip()
+            self._undecodable(data, lineno, chain, str(exc))
             return None
         if not isinstance(obj, dict):
-            problem((lineno, f"event must be a JSON object, not {_json_kind(obj)}"))
+            self.problems.append((lineno, f"event must be a JSON object, not {_json_kind(obj)}"))
             chain.skip()
             return None
-        self._place(obj, lineno, chain)  # seq and chain first: they do not depend on the event's type
+        # seq and chain first: they do not depend on the event's type
+        etype = obj.get("type")
+        if lineno == 1:
+            chain.begin(_run_id(obj, etype))
+        self.problems.extend(chain.take(obj.get("seq"), obj.get("prev"), lineno))
+        if lineno == 1 or etype == "run_start":
+            self._head(obj, etype, lineno)
         try:
             event = build_event(obj, data)  # the object `from_json` read (no second parse of a valid line)
         except ValidationError as exc:
@@ -125,43 +131,36 @@ class StrictParser:
             return None
         return event, None
 
-    def _line_bytes(self, data: bytes, lineno: int) -> bytes:
-        """The line without a leading BOM (line 1) or a trailing CR, each reported."""
-        if lineno == 1 and data.startswith(BOM):
-            self.problems.append((1, "UTF-8 byte order mark at start of file is not allowed"))
-            data = data[len(BOM):]
-        if b"\r" in data:  # one scan on the common path (no CR at all)
-            if data.endswith(b"\r"):
-                self._crlf_count += 1
-                if self._crlf_first is None:
-                    self._crlf_first = lineno
-                data = data[:-1]
-            if b"\r" in data:
-                self.problems.append(
-                    (lineno, "carriage return (CR) inside the line: a line ends with one LF and holds no other CR"))
+    def _undecodable(self, data: bytes, lineno: int, chain: Chain, message: str) -> None:
+        """Report a line that is not JSON: blank (not numbered: the next line takes its seq), or invalid."""
+        if not data or data.isspace():
+            self.problems.append((lineno, "blank line"))
+        else:
+            self.problems.append((lineno, describe_json_error(data, message)))
+            chain.skip()
+
+    def _without_cr(self, data: bytes, lineno: int) -> bytes:
+        """The line without its trailing CR (counted for one CRLF finding); a CR inside it is reported."""
+        if data.endswith(b"\r"):
+            self._crlf_count += 1
+            if self._crlf_first is None:
+                self._crlf_first = lineno
+            data = data[:-1]
+        if b"\r" in data:
+            self.problems.append(
+                (lineno, "carriage return (CR) inside the line: a line ends with one LF and holds no other CR"))
         return data
 
-    def _place(self, obj: dict[str, object], lineno: int, chain: Chain) -> None:
-        """Check a decoded line's `seq`, `prev` and position (run_start first, nothing after run_end)."""
-        problem = self.problems.append
-        message = chain.number(obj.get("seq"))
-        if message is not None:
-            problem((lineno, message))
-        etype = obj.get("type")
-        if lineno == 1:
-            run_id = obj.get("run_id")
-            chain.begin(run_id if etype == "run_start" and isinstance(run_id, str) else None)
-        for message in (chain.check_prev(obj.get("prev"), lineno), chain.after_end()):
-            if message is not None:
-                problem((lineno, message))
+    def _head(self, obj: dict[str, object], etype: object, lineno: int) -> None:
+        """Where `run_start` may stand (line 1 only, and line 1 must hold it), and its format version."""
         if etype == "run_start":
             if lineno != 1:
-                problem((lineno, "run_start may only be the first event"))
+                self.problems.append((lineno, "run_start may only be the first event"))
             else:
                 self._check_version(obj.get("format_version"))
-        elif lineno == 1:
-            problem((1, f"first event must be run_start, not {etype!r}" if isinstance(etype, str)
-                     else "first event must be run_start"))
+        else:
+            self.problems.append((1, f"first event must be run_start, not {etype!r}" if isinstance(etype, str)
+                                  else "first event must be run_start"))
 
     def _check_version(self, version: object) -> None:
         """Stop at a newer major format version (a malformed one is left to the schema)."""
@@ -177,6 +176,12 @@ class StrictParser:
         if self._crlf_first is not None:
             self.problems.append((self._crlf_first, f"CRLF line endings on {self._crlf_count} line(s): "
                                                     "lines must end with LF only"))
+
+
+def _run_id(obj: dict[str, object], etype: object) -> str | None:
+    """The run id line 1 names: its `run_id` when it is a `run_start` with a string one."""
+    run_id = obj.get("run_id")
+    return run_id if etype == "run_start" and isinstance(run_id, str) else None
 
 
 def _json_kind(obj: object) -> str:

@@ -8,19 +8,25 @@ the header sink and the event sink, every other event to the event sink only.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Protocol
 
 from checker.format.logio import MAX_LINE_BYTES
 from checker.format.scan.chain import Chain
-from checker.format.scan.lines import Line, bounded_lines
+from checker.format.scan.lines import Flaw, Line, bounded_lines
 from checker.format.scan.parsers import DECLINED, CanonicalParser, LineParser, Parsed, Problem, StopScan, StrictParser
 from checker.format.schema.common import RunEnd
 from checker.format.schema.events import Event
 
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte order mark: refused at the start of a log (and a line holding one is not JSON)."""
 GIVE_UP = 16
 """A log whose lines miss the fast path (a harness that does not write canonical lines) stops trying it once
 more than this many lines, and more than half of the lines read, have missed: a miss costs a second parse."""
+
+
+ParseFn = Callable[[bytes, int, Chain], Parsed]
+"""A parser's bound `parse`."""
 
 
 class HeaderSink(Protocol):
@@ -74,50 +80,88 @@ class Scanner:
             parser.finish()
 
     def _loop(self, lines: Iterable[Line]) -> None:
-        # the validator's hot path: one call per parser tried, one per sink that takes the event
-        chain, problem, header, events = self.chain, self.problems.append, self.header, self.events
-        *first, last = self.parsers
-        fast = first[0].parse if first else None
-        strict = last.parse
-        misses = lineno = 0
+        # the validator's hot path: the fast parser while it is worth trying, then the strict one; one call
+        # per sink that takes the event (line 1 is read on its own: neither the fast parser nor `add` takes it)
+        rest = iter(lines)
+        events = self._line_one(rest)
+        chain, strict = self.chain, self.parsers[-1].parse
+        fast: ParseFn | None = self.parsers[0].parse if len(self.parsers) > 1 else None
+        misses, lineno = 0, self.lines
         try:
-            for lineno, data, digest, flaw in lines:
-                chain.link(digest)
+            for lineno, data, digest, flaw in rest:
+                chain.expected, chain.digest = chain.digest, digest  # `Chain.link`, inlined: the hot path
                 if flaw is not None:
-                    if flaw.oversize:
-                        problem((lineno, f"line is {flaw.length} bytes, longer than the {MAX_LINE_BYTES}-byte limit"))
-                        chain.skip()
-                        if events is not None:
-                            events.abandon()
-                            events = None
-                    else:
-                        problem((lineno, "truncated last line (no newline at end of file)"))
+                    events = self._flawed(lineno, flaw, events)
                     continue
-                got: Parsed = DECLINED
-                if fast is not None and lineno > 1 and chain.ended_at is None:
+                if fast is None:
+                    got = strict(data, lineno, chain)
+                else:
                     got = fast(data, lineno, chain)
                     if got is DECLINED:
                         misses += 1
-                        if misses > self.give_up and 2 * misses > lineno:
-                            fast = None
-                if got is DECLINED:
-                    got = strict(data, lineno, chain)
-                if got is None or got is DECLINED:
+                        fast = self._keep_trying(fast, misses, lineno)
+                        got = strict(data, lineno, chain)
+                if not isinstance(got, tuple):  # the line holds no event (the last parser never declines)
                     continue
                 event, canonical = got
-                if type(event) is RunEnd:
-                    if chain.end(lineno):  # a later run_end was reported as an event after run_end
-                        header.end(event)
-                        if events is not None:
-                            events.end(event)
-                elif lineno == 1:
-                    header.start(event)
+                if type(event) is not RunEnd:
                     if events is not None:
-                        events.start(event)
-                elif events is not None:
-                    events.add(event, lineno, canonical)
+                        events.add(event, lineno, canonical)
+                elif chain.end(lineno):  # a later run_end was reported as an event after run_end
+                    fast = None  # nothing after run_end is taken without being reported
+                    self._ended(event, events)
         finally:
             self.lines = lineno
+
+    def _line_one(self, lines: Iterator[Line]) -> EventSink | None:
+        """Read line 1 (after a BOM, reported; by the strict parser only: it sets the chain up).
+
+        Returns the event sink, or None once it is abandoned.
+        """
+        events = self.events
+        first = next(lines, None)
+        if first is None:
+            return events
+        lineno, data, digest, flaw = first
+        self.lines = lineno
+        self.chain.link(digest)
+        if flaw is not None:
+            return self._flawed(lineno, flaw, events)
+        if data.startswith(BOM):
+            self.problems.append((1, "UTF-8 byte order mark at start of file is not allowed"))
+            data = data[len(BOM):]
+        got = self.parsers[-1].parse(data, lineno, self.chain)
+        if not isinstance(got, tuple):
+            return events
+        event = got[0]
+        if type(event) is RunEnd:
+            self.chain.end(lineno)
+            self._ended(event, events)
+        else:
+            self.header.start(event)
+            if events is not None:
+                events.start(event)
+        return events
+
+    def _ended(self, event: Event, events: EventSink | None) -> None:
+        self.header.end(event)
+        if events is not None:
+            events.end(event)
+
+    def _keep_trying(self, fast: ParseFn, misses: int, lineno: int) -> ParseFn | None:
+        """The fast parser, or None once it missed more than `give_up` lines, and more than half the lines read."""
+        return None if misses > self.give_up and 2 * misses > lineno else fast
+
+    def _flawed(self, lineno: int, flaw: Flaw, events: EventSink | None) -> EventSink | None:
+        """Report a line that holds no event; the event sink, or None when an oversize line abandons it."""
+        if not flaw.oversize:
+            self.problems.append((lineno, "truncated last line (no newline at end of file)"))
+            return events
+        self.problems.append((lineno, f"line is {flaw.length} bytes, longer than the {MAX_LINE_BYTES}-byte limit"))
+        self.chain.skip()  # it takes its place in the numbering
+        if events is not None:
+            events.abandon()  # nothing more is kept
+        return None
 
 
 def scan_log(fh: IO[bytes], header: HeaderSink, events: EventSink | None = None, *, fast: bool = True,
