@@ -202,7 +202,7 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     if opened is None:
         return info
     fh, size = opened
-    keeper = _Keeper(keep, size) if keep is not None and size <= keep.max_weight else None
+    keeper = KeptEvents(keep, size) if keep is not None and size <= keep.max_weight else None
     with fh:
         scanner = scan_log(fh, info, keeper, fast=FAST_PATH, give_up=FAST_PATH_GIVE_UP,
                            observe=keeper.observer() if keeper is not None else None)
@@ -257,7 +257,7 @@ def _listed(display: str, problems: list[Problem]) -> list[Finding]:
     return findings
 
 
-class _Keeper:
+class KeptEvents:
     """The kept-events sink: fills a `KeptLog` (events, file digest, payload digest) while the log stays within its bound."""
 
     def __init__(self, kept: KeptLog, size: int) -> None:
