@@ -19,7 +19,8 @@ from checker.format.scan import GIVE_UP, Problem, scan_log
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.events import Event
 from checker.stages.copies import PayloadDigest
-from checker.stages.load import RefusedFile, Target, discover, load_submission, open_regular
+from checker.stages.files import RefusedFile, open_regular
+from checker.stages.load import Target, discover, load_submission
 from checker.stages.precheck import claim_findings, coverage_findings, header_findings
 
 INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
