@@ -11,7 +11,7 @@ import difflib
 import hashlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -286,7 +286,7 @@ def event_fields(event_type: str) -> tuple[list[str], list[str]]:
     return required, optional
 
 
-def describe_event_error(event: dict[str, Any], exc: ValidationError) -> EventError:
+def describe_event_error(event: Mapping[str, object], exc: ValidationError) -> EventError:
     """Turn pydantic's report on one event into an `EventError` a harness author can act on."""
     etype = event.get("type")
     types = ", ".join(EVENT_MODELS_BY_TYPE)
@@ -348,7 +348,7 @@ class RunLogWriter:
     COMPLETED. Opening an existing log appends to its chain.
     """
 
-    def __init__(self, path: Path | str, run_start: dict[str, Any] | None = None, *, fsync: bool = False,
+    def __init__(self, path: Path | str, run_start: Mapping[str, object] | None = None, *, fsync: bool = False,
                  flush: bool = True):
         self.path = Path(path)
         self.fsync = fsync
@@ -374,7 +374,7 @@ class RunLogWriter:
                 self.path.unlink(missing_ok=True)
                 raise
 
-    def write(self, event: dict[str, Any]) -> str:
+    def write(self, event: Mapping[str, object]) -> str:
         """Validate, chain and append one event; returns the line's SHA-256.
 
         Raises:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import Any
 
 from checker.format.errors import Finding
 from checker.format.results_model import RunResult
@@ -66,7 +65,7 @@ class PayloadDigest:
 
 def inputs_digest(start: RunStart) -> str:
     """SHA-256 of a run's declared inputs (not its labels: run id, submission, cell, seed, start time)."""
-    inputs: dict[str, Any] = {
+    inputs: dict[str, object] = {
         "track": start.track, "flags": dict(sorted(start.flags.items())), "backbone": start.backbone,
         "game_id": start.game_id, "horizon": start.horizon, "method": start.method, "comparator": start.comparator,
         "problem_set": start.problem_set.digest if start.problem_set is not None else None,

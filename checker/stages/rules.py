@@ -119,7 +119,7 @@ def rank_status(profile: str, prereg: Prereg | None, track: str) -> tuple[bool, 
     return True, None
 
 
-def within_horizon(run: RunRecord, prereg: Prereg | None) -> tuple[RunRecord, dict[str, Any] | None]:
+def within_horizon(run: RunRecord, prereg: Prereg | None) -> tuple[RunRecord, dict[str, int | str] | None]:
     """The run without its events past the pre-registered horizon, and a mismatch record if any were dropped.
 
     The horizon is the number of actions a run may take: beats are numbered by `turn` (0 = the
@@ -138,7 +138,7 @@ def within_horizon(run: RunRecord, prereg: Prereg | None) -> tuple[RunRecord, di
     last = max(getattr(e, "turn", 0) for e, _ in dropped)
     trimmed = replace(run, events=[e for e, k in zip(run.events, keep, strict=True) if k],
                       lines=[line for line, k in zip(run.lines, keep, strict=True) if k])
-    note = {"line": dropped[0][1], "field": "turn", "recorded": last, "recomputed": horizon,
+    note: dict[str, int | str] = {"line": dropped[0][1], "field": "turn", "recorded": last, "recomputed": horizon,
             "reason": f"{len(dropped)} event(s) past the pre-registered horizon of {horizon} "
                       f"(turns up to {last}) are not counted"}
     return trimmed, note

@@ -62,7 +62,7 @@ class VerifyContext:
 
     profile: str
     prereg: Prereg | None
-    problem_sets: Mapping[str, Any] = field(default_factory=dict)
+    problem_sets: Mapping[str, Any] = field(default_factory=dict)  # the constraint track's ProblemSet: not importable here
     """Problem-set digest -> problem set (constraint track; loaded on first use, `checker.constraint.problem_sets`)."""
 
 
@@ -73,6 +73,6 @@ class TrackScorer(Protocol):
         """Replay, gate and score one run. Undefined metrics are None, never 0."""
         ...
 
-    def cell_tables(self, run_results: list[RunResult]) -> dict[str, Any]:
+    def cell_tables(self, run_results: list[RunResult]) -> dict[str, Any]:  # free-form JSON: each track's own tables
         """Track-specific per-cell tables (JSON-able), keyed by cell name."""
         ...

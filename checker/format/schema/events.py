@@ -32,7 +32,7 @@ from checker.format.schema.agent import (
     Substitution,
     WriteReject,
 )
-from checker.format.schema.base import json_line
+from checker.format.schema.base import EventBase, json_line
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.constraint import CONSTRAINT_EVENTS, ProblemStart, Turn
 
@@ -51,7 +51,7 @@ Event = Annotated[
 EVENT_MODELS = (RunStart, RunEnd, *AGENT_EVENTS, *CONSTRAINT_EVENTS)
 """Every event model, in documentation order."""
 
-EVENT_MODELS_BY_TYPE: dict[str, Any] = {m.model_fields["type"].annotation.__args__[0]: m  # type: ignore[union-attr]
+EVENT_MODELS_BY_TYPE: dict[str, type[EventBase]] = {m.model_fields["type"].annotation.__args__[0]: m  # type: ignore[union-attr]
                                          for m in EVENT_MODELS}
 """Event `type` -> its class."""
 EVENT_TYPES = frozenset(EVENT_MODELS_BY_TYPE)
@@ -88,7 +88,7 @@ def build_event(fields: Any, line: bytes | None = None) -> Event:
         model, validate = _BUILD[fields["type"]]
         event = object.__new__(model)
         validate(ArgsKwargs((), fields), self_instance=event)
-        return event  # an instance of a member of the union (`object.__new__` of `Any` model; no `cast` call: hot path)
+        return event  # type: ignore[return-value]  # an instance of one member of the union (no `cast` call: hot path)
     except (KeyError, TypeError, ValidationError):
         return EVENT_ADAPTER.validate_json(line if line is not None else json_line(fields))
 
