@@ -112,7 +112,7 @@ def mark_copies(sub_path: str, runs: list[RunResult], prereg: Prereg | None) -> 
     out: list[Finding] = []
     invalid: dict[str, str] = {}
     for group in groups((sub_path, r, prereg) for r in runs):
-        copies = [c for c in group if any(not excused(c, o) for o in group if o is not c)]
+        copies = _unexcused(group)
         for n, (_, run, _) in enumerate(copies):
             others = [o[1].path for o in copies if o[1] is not run]
             out.append(Finding(run.path, 1, message(others)))
@@ -120,6 +120,11 @@ def mark_copies(sub_path: str, runs: list[RunResult], prereg: Prereg | None) -> 
                 invalid[run.path] = f"a copy of {copies[0][1].path} (same event payloads): the run counts once"
     marked = [with_fact(r, Fact("copy", invalid[r.path])) if r.path in invalid else r for r in runs]
     return marked, out
+
+
+def _unexcused(group: list[Copy]) -> list[Copy]:
+    """The runs of a group that are a copy of at least one other without an excuse (`excused`)."""
+    return [c for c in group if any(not excused(c, o) for o in group if o is not c)]
 
 
 def copies_across(subs: Iterable[tuple[str, list[RunResult], Prereg | None]]) -> list[Finding]:

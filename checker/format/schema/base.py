@@ -29,12 +29,21 @@ def out_of_range(obj: Any) -> tuple[tuple[str, ...], str] | None:
             stack.extend((v, (*loc, str(k))) for k, v in reversed(value.items()))
         elif isinstance(value, list):
             stack.extend((v, (*loc, str(i))) for i, v in reversed(list(enumerate(value))))
-        elif isinstance(value, bool):
-            continue
-        elif isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
-            return loc, "integer out of range (integers must fit in 64 bits: -2^63 to 2^63-1)"
-        elif isinstance(value, float) and not math.isfinite(value):
-            return loc, "number out of range (it overflows a 64-bit float to infinity)"
+        else:
+            reason = _out_of_range(value)
+            if reason is not None:
+                return loc, reason
+    return None
+
+
+def _out_of_range(value: object) -> str | None:
+    """Why a JSON scalar is out of range (an integer beyond 64 bits, an infinite float), or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
+        return "integer out of range (integers must fit in 64 bits: -2^63 to 2^63-1)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "number out of range (it overflows a 64-bit float to infinity)"
     return None
 
 
