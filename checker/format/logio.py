@@ -1,4 +1,9 @@
-"""The chained JSONL run log: a streaming reader and `RunLogWriter` for harness authors.
+"""The chained JSONL run log: its limits, the wording of its errors, a reader of valid logs, and `RunLogWriter`.
+
+Validation reads a log through `checker.format.scan` (the scanner); this module holds what the
+scanner and everything else share: the size limits, the strict parse and the wording of parser and
+schema errors, `read_events` (a log already known to be valid), and `RunLogWriter`, which harness
+authors use to write logs.
 
 Line k (0-based) carries `seq` = k and `prev` = hex SHA-256 of line k-1's exact bytes
 (without the terminating LF); line 0 carries `prev` = SHA-256 of the UTF-8 run id. Any edit,

@@ -1,7 +1,8 @@
-"""Load stage: find submissions and run logs on disk, read manifests with line numbers.
+"""Load stage: find submissions and run logs on disk, walk each submission, read and check its manifests.
 
-Submissions are untrusted input: sizes are bounded, YAML anchors/aliases are refused,
-duplicate keys are errors, and nothing outside a submission folder is ever read through it.
+Submissions are untrusted input: sizes are bounded, nothing outside a submission folder is ever
+read through it, files are opened the safe way (`checker.stages.files`) and manifests are read
+with line numbers, without anchors or duplicate keys (`checker.stages.manifest_yaml`).
 
 The folder is walked once, without following links (`_walk`): every entry is either a regular
 file with one name and a portable name, or a folder, or it is refused with a finding and never

@@ -1,7 +1,12 @@
-"""Validate stage: structure, manifest, pre-registration, schema, seq and hash chain.
+"""Validate stage: submissions and run logs checked for structure, manifests, pre-registration, schema and chain.
 
-Every problem is collected (nothing stops at the first bad line); the run log is streamed,
-so memory does not grow with file size.
+A run log is read by the scanner (`checker.format.scan`: bounded lines, the chain, the canonical
+and the strict parser); this module holds the policy around it: which files are refused before a
+byte is parsed (links, special files, size, compression), the run-info and kept-events sinks
+(`RunInfo`, `KeptEvents`: the verify pipeline's one pass keeps a small enough log's events), the
+cap on findings per file, and the checks of a run's header against its submission. Every problem
+is collected (nothing stops at the first bad line); the log is streamed, so memory does not grow
+with file size.
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""Shared base classes for every model in the canonical format."""
+"""Shared base classes and field types of every model in the canonical format.
+
+`EventBase` and `event_model` make each event a frozen, slotted pydantic dataclass (the fields every
+line carries: `seq`, `prev`); `Model` is the manifests' base; `Int64`, `Sha256Hex`, `JsonObject` and
+`JsonValue` bound what a log may hold (integers of 64 bits, finite numbers); `unit` and `examples`
+add a field's unit and a model's example lines to its JSON Schema.
+"""
 
 from __future__ import annotations
 

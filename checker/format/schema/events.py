@@ -1,4 +1,9 @@
-"""The event union: one discriminated union on `type` over both tracks."""
+"""The event union (one discriminated union on `type` over both tracks), and events as bytes.
+
+`build_event` makes an event from a decoded line, `validate_event` from any decoded object;
+`canonical_line` is an event's canonical bytes (what `RunLogWriter` writes and the scanner's fast
+path compares), `payload_bytes` those bytes without the chain fields (the payload digest's input).
+"""
 
 from __future__ import annotations
 
