@@ -271,6 +271,8 @@ class KeptEvents:
         """None once nothing more is kept (the log is too large to replay, or has a problem)."""
         self.file_hash = hashlib.sha256()
         self.payload = PayloadDigest()  # of the kept events (copy detection)
+        self._keep_event, self._keep_line = kept.events.append, kept.lines.append  # bound once: called per event
+        self._add_canonical = self.payload.add_canonical
         self.weight = 0
         # every object or array takes at least 2 bytes: a file this small cannot pass the bound, and its lines
         # need not be counted (two scans of each line, a tenth of the time of a typical line)
@@ -306,15 +308,14 @@ class KeptEvents:
 
     def add(self, event: Event, lineno: int, canonical: bytes | None) -> None:
         """Keep one body event, and add it to the payload digest."""
-        kept = self.kept
-        if kept is None:
+        if self.kept is None:
             return
-        kept.events.append(event)
-        kept.lines.append(lineno)
+        self._keep_event(event)
+        self._keep_line(lineno)
         if canonical is None:
             self.payload.add(event)
         else:
-            self.payload.add_canonical(canonical)
+            self._add_canonical(canonical)
 
     def abandon(self) -> None:
         """Keep nothing more (what is kept stays, unused: the record is not complete)."""

@@ -121,7 +121,11 @@ class StrictParser:
         etype = obj.get("type")
         if lineno == 1:
             chain.begin(_run_id(obj, etype))
-        self.problems.extend(chain.take(obj.get("seq"), obj.get("prev"), lineno))
+        seq, prev = obj.get("seq"), obj.get("prev")
+        if type(seq) is int and seq == chain.last_seq + 1 and prev == chain.expected and chain.ended_at is None:
+            chain.last_seq = seq  # `Chain.take`'s common case (the exact next link), inlined: the hot path
+        else:
+            self.problems.extend(chain.take(seq, prev, lineno))
         if lineno == 1 or etype == "run_start":
             self._head(obj, etype, lineno)
         try:

@@ -54,10 +54,16 @@ class EventSink(HeaderSink, Protocol):
 
 
 class Scanner:
-    """One pass over one log's lines: `parsers` are tried in order (the last must take every line)."""
+    """One pass over one log's lines, with `(strict,)` or `(fast, strict)` parsers.
+
+    The strict parser (the last) reads line 1 and every line the fast one declines; the fast one is
+    offered every later line until it has missed too often (`give_up`) or the run has ended.
+    """
 
     def __init__(self, parsers: tuple[LineParser, ...], header: HeaderSink, events: EventSink | None = None,
                  problems: list[Problem] | None = None, give_up: int = GIVE_UP) -> None:
+        if len(parsers) not in (1, 2):
+            raise ValueError("a scanner takes the strict parser, after at most one fast parser")
         self.parsers = parsers
         self.header = header
         self.events = events
@@ -86,12 +92,14 @@ class Scanner:
         events = self._line_one(rest)
         chain, strict = self.chain, self.parsers[-1].parse
         fast: ParseFn | None = self.parsers[0].parse if len(self.parsers) > 1 else None
+        add = events.add if events is not None else None
         misses, lineno = 0, self.lines
         try:
             for lineno, data, digest, flaw in rest:
                 chain.expected, chain.digest = chain.digest, digest  # `Chain.link`, inlined: the hot path
                 if flaw is not None:
                     events = self._flawed(lineno, flaw, events)
+                    add = events.add if events is not None else None
                     continue
                 if fast is None:
                     got = strict(data, lineno, chain)
@@ -105,8 +113,8 @@ class Scanner:
                     continue
                 event, canonical = got
                 if type(event) is not RunEnd:
-                    if events is not None:
-                        events.add(event, lineno, canonical)
+                    if add is not None:
+                        add(event, lineno, canonical)
                 elif chain.end(lineno):  # a later run_end was reported as an event after run_end
                     fast = None  # nothing after run_end is taken without being reported
                     self._ended(event, events)
