@@ -74,7 +74,7 @@ class CanonicalParser:
 
     def parse(self, data: bytes, lineno: int, chain: Chain) -> Parsed:
         """(event, `data`) for a canonical line that continues the chain; `DECLINED` for any other."""
-        if lineno == 1 or chain.ended_at is not None:  # run_start sets the chain up; a line after run_end is reported
+        if chain.ended_at is not None:  # a line after run_end is reported (line 1 never follows: nothing precedes it)
             return DECLINED
         try:
             event = self._validate_json(data)

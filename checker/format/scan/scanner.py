@@ -93,6 +93,7 @@ class Scanner:
         chain, strict = self.chain, self.parsers[-1].parse
         fast: ParseFn | None = self.parsers[0].parse if len(self.parsers) > 1 else None
         add = events.add if events is not None else None
+        declined, run_end = DECLINED, RunEnd  # locals: read on every line
         misses, lineno = 0, self.lines
         try:
             for lineno, data, digest, flaw in rest:
@@ -105,14 +106,14 @@ class Scanner:
                     got = strict(data, lineno, chain)
                 else:
                     got = fast(data, lineno, chain)
-                    if got is DECLINED:
+                    if got is declined:
                         misses += 1
                         fast = self._keep_trying(fast, misses, lineno)
                         got = strict(data, lineno, chain)
-                if not isinstance(got, tuple):  # the line holds no event (the last parser never declines)
+                if got is None or got is DECLINED:  # the line holds no event (the last parser never declines)
                     continue
                 event, canonical = got
-                if type(event) is not RunEnd:
+                if type(event) is not run_end:
                     if add is not None:
                         add(event, lineno, canonical)
                 elif chain.end(lineno):  # a later run_end was reported as an event after run_end
