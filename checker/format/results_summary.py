@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 
 from checker.format.results_io import canonical_json
-from checker.format.results_model import ResultsFile, ResultsSummary
+from checker.format.results_model import ResultsFile, ResultsSummary, RunResult
 
 KEEP_TURNS = 400
 """Per-turn records kept in a summary when the whole submission has at most this many
@@ -48,16 +48,19 @@ def summarize(results: ResultsFile) -> tuple[ResultsSummary, int, dict[str, int]
     counts = {r.path: len(r.mismatches) for r in results.runs} if n_mismatches > KEEP_TURNS else None
     if n <= KEEP_TURNS and counts is None:
         return results, n, None
-    runs = []
-    for r in results.runs:
-        update: dict[str, object] = {}
-        if n > KEEP_TURNS and r.turns is not None:
-            update["turns"] = None
-        if counts is not None and len(r.mismatches) > 1:
-            update["mismatches"] = r.mismatches[:1]
-        runs.append(r.model_copy(update=update) if update else r)
+    runs = [_cut(r, drop_turns=n > KEEP_TURNS, cut_mismatches=counts is not None) for r in results.runs]
     fields = {name: getattr(results, name) for name in ResultsSummary.model_fields}
     return ResultsSummary.model_construct(results.model_fields_set, **{**fields, "runs": runs}), n, counts
+
+
+def _cut(run: RunResult, drop_turns: bool, cut_mismatches: bool) -> RunResult:
+    """One run of the summary: without its per-turn records, and with its first mismatch only, as asked."""
+    update: dict[str, object] = {}
+    if drop_turns and run.turns is not None:
+        update["turns"] = None
+    if cut_mismatches and len(run.mismatches) > 1:
+        update["mismatches"] = run.mismatches[:1]
+    return run.model_copy(update=update) if update else run
 
 
 def summary_json(results: ResultsFile) -> str:

@@ -135,14 +135,18 @@ def within_horizon(run: RunRecord, prereg: Prereg | None) -> tuple[RunRecord, Mi
     keep = [getattr(e, "turn", 0) <= horizon for e in run.events]
     if all(keep):
         return run, None
-    dropped = [(e, line) for e, line, k in zip(run.events, run.lines, keep, strict=True) if not k]
-    last = max(getattr(e, "turn", 0) for e, _ in dropped)
     trimmed = replace(run, events=[e for e, k in zip(run.events, keep, strict=True) if k],
                       lines=[line for line, k in zip(run.lines, keep, strict=True) if k])
-    note = Mismatch(line=dropped[0][1], field="turn", recorded=last, recomputed=horizon,
+    return trimmed, _past_horizon(run, keep, horizon)
+
+
+def _past_horizon(run: RunRecord, keep: list[bool], horizon: int) -> Mismatch:
+    """The mismatch record of a run whose events past the horizon were dropped (`keep` False)."""
+    dropped = [(e, line) for e, line, k in zip(run.events, run.lines, keep, strict=True) if not k]
+    last = max(getattr(e, "turn", 0) for e, _ in dropped)
+    return Mismatch(line=dropped[0][1], field="turn", recorded=last, recomputed=horizon,
                     reason=f"{len(dropped)} event(s) past the pre-registered horizon of {horizon} "
                            f"(turns up to {last}) are not counted")
-    return trimmed, note
 
 
 __all__ = [

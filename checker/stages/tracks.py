@@ -64,7 +64,7 @@ class VerifyContext:
 
     profile: str
     prereg: Prereg | None
-    problem_sets: Mapping[str, Any] = field(default_factory=dict)
+    problem_sets: Mapping[str, Any] = field(default_factory=dict)  # the constraint track's ProblemSet: not importable here
     """Problem-set digest -> problem set (constraint track; loaded on first use, `checker.constraint.problem_sets`)."""
 
 
