@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.format.schema.manifest import Prereg
-from checker.pipeline.verify import read_run
+from checker.pipeline.run_log import read_run
 from checker.stages.tracks import RunRecord, VerifyContext
 
 SHA = "0" * 64

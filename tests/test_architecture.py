@@ -15,8 +15,9 @@ import pytest
 
 from checker.agent.gate import CONDITIONS, GATE, run_gate
 from checker.agent.replay import replay
+from checker.format.gate_results import GateConditions
 from checker.format.numbers import fmt
-from checker.format.results_model import GateConditions, ResultsFile, RunResult
+from checker.format.results_model import ResultsFile, RunResult
 from checker.format.schema.agent import AGENT_EVENTS
 from checker.format.schema.constraint import CONSTRAINT_EVENTS
 from checker.format.schema.events import EVENT_TYPES, validate_event

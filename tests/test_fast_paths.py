@@ -21,7 +21,7 @@ from conftest import REPO
 
 from checker.format.logio import REPLAY_CONTAINER_BYTES
 from checker.format.schema.manifest import Submission
-from checker.pipeline.verify import kept_record, read_run
+from checker.pipeline.run_log import kept_record, read_run
 from checker.stages.load import parse_yaml
 from checker.stages.validate import KeptLog, ValidationReport, validate_run_file
 

@@ -21,12 +21,11 @@ from checker.agent.gate import (
 )
 from checker.agent.gate.condition import GateInputs
 from checker.agent.replay import replay
-from checker.format.results_model import (
+from checker.format.gate_results import (
     CanaryEchoResult,
     EvidenceConditionResult,
     GateConditions,
     Legibility,
-    Mismatch,
     OrganWer,
     RenderCeilingResult,
     ShadowGroupDiff,
@@ -36,6 +35,7 @@ from checker.format.results_model import (
     StartupProbeResult,
     WriteErrorRateResult,
 )
+from checker.format.results_model import Mismatch
 from checker.format.schema.manifest import Thresholds
 
 

@@ -23,7 +23,8 @@ import pytest
 from submission_factory import make_agent_submission
 
 from checker.format.results_model import CellResult
-from checker.pipeline.verify import VerifyReport, verify_paths
+from checker.pipeline.report import VerifyReport
+from checker.pipeline.verify import verify_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "submissions" / "driftboard-microworld-agent"

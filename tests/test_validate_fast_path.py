@@ -39,7 +39,7 @@ from checker.format.scan import (
     StrictParser,
     bounded_lines,
 )
-from checker.pipeline.verify import kept_record, read_run
+from checker.pipeline.run_log import kept_record, read_run
 from checker.stages import validate
 from checker.stages.validate import KeptEvents, KeptLog, RunInfo, ValidationReport, validate_run_file
 

@@ -23,13 +23,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from checker.format.errors import UsageError, visible
+from checker.format.gate_results import STATUS_LABELS, GateConditions
 from checker.format.numbers import DASH, fmt
 from checker.format.results_model import (
-    STATUS_LABELS,
     CellResult,
     ClaimCheck,
     FindingRecord,
-    GateConditions,
     MetricAggregate,
     RunResult,
     SubmissionReport,

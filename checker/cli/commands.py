@@ -24,7 +24,7 @@ from checker.format.report import findings_json, findings_text, plural
 if TYPE_CHECKING:
     from checker.format.cell_tables import ConstraintCellTables
     from checker.format.results_model import ResultsFile, ResultsSummary, RunResult
-    from checker.pipeline.verify import SubmissionResult, VerifyReport
+    from checker.pipeline.report import SubmissionResult, VerifyReport
 
 
 def validate_command(paths: list[Path], fmt: str) -> int:
@@ -65,8 +65,9 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
                    cache_dir: Path | None = None) -> int:
     """`driftboard verify`: score every run, print tables (text) or the full records (JSON)."""
     from checker.pipeline.cache import default_cache_dir
+    from checker.pipeline.report import report_json
     from checker.pipeline.shard import parse_shard
-    from checker.pipeline.verify import default_problem_dirs, report_json, verify_paths
+    from checker.pipeline.verify import default_problem_dirs, verify_paths
 
     with terminal_progress("verifying runs", enabled=fmt == "text") as progress:
         report = verify_paths(paths, profile, problems or default_problem_dirs(), jobs=jobs, shard=parse_shard(shard),

@@ -12,8 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from checker.agent.scorer import cell_tables as agent_cell_tables
 from checker.constraint.metrics import CHANNELS, MAX_DEPTH
 from checker.format.cell_tables import AgentCellTables, ConstraintAggregate, ConstraintCellTables
+from checker.format.gate_results import STATUS_LABELS
 from checker.format.numbers import fmt, fmt_pair
-from checker.format.results_model import STATUS_LABELS, CellResult, RunResult
+from checker.format.results_model import CellResult, RunResult
 from checker.pipeline.metrics import RANK_BY, header, show
 from checker.pipeline.scorers import scorer_for
 

@@ -18,23 +18,23 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 from checker.format import logio
 from checker.format.errors import Finding, MissingInputError
-from checker.format.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
+from checker.format.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit
 from checker.format.progress import Progress
-from checker.format.results_model import FindingRecord, ResultsFile, RunResult, SubmissionReport
+from checker.format.results_model import FindingRecord, ResultsFile, RunResult
 from checker.format.results_model import VerdictFact as Fact
-from checker.format.schema.common import RunEnd, RunStart
-from checker.format.schema.events import Event
-from checker.format.schema.manifest import Prereg, Submission
+from checker.format.schema.manifest import Prereg
 from checker.pipeline.cache import cache_put, cached_results, default_cache_dir, repository, submission_cache_key
 from checker.pipeline.handle import ResultsHandle
-from checker.pipeline.results import build_results, index_row, results_problems, write_index
+from checker.pipeline.report import SubmissionResult, VerifyReport, gather_findings
+from checker.pipeline.results import build_results, index_row, write_index
+from checker.pipeline.run_log import kept_record, read_run
 from checker.pipeline.scorers import release_scorers, scorer_for
 from checker.pipeline.shard import in_shard
-from checker.stages.copies import PayloadDigest, copies_across, inputs_digest, mark_copies
+from checker.stages.copies import inputs_digest, mark_copies
 from checker.stages.load import Target, discover, load_submission
 from checker.stages.tracks import RunRecord, VerifyContext
 from checker.stages.validate import (
@@ -46,42 +46,6 @@ from checker.stages.validate import (
     validate_run_file,
 )
 from checker.stages.verdict import judged_run
-
-
-@dataclass
-class SubmissionResult:
-    """What verify found for one submission folder (or a set of loose run files)."""
-
-    path: str
-    manifest: Submission | None
-    prereg: Prereg | None
-    profile: str
-    runs: list[RunResult] = field(default_factory=list)
-    """Every run reported (once the submission is verified: its results file's runs, as the summary holds them)."""
-    findings: list[Finding] = field(default_factory=list)
-    cached: bool = False
-    results: ResultsHandle | None = None
-    """The results file (None for loose run files, and for a submission without a valid manifest)."""
-    prereg_sha256: str | None = None
-    """SHA-256 of `prereg.yaml` as the load stage read it (None when missing or refused)."""
-
-
-@dataclass
-class VerifyReport:
-    """Everything `verify` found."""
-
-    findings: list[Finding] = field(default_factory=list)
-    unreadable: list[Finding] = field(default_factory=list)
-    submissions: list[SubmissionResult] = field(default_factory=list)
-    cache_hits: int = 0
-    cache_misses: int = 0
-
-    @property
-    def exit_code(self) -> int:
-        """0 verified, 1 problems found, 2 unreadable input."""
-        if self.unreadable:
-            return 2
-        return 1 if any(f.severity == "error" for f in self.findings) else 0
 
 
 @dataclass(frozen=True)
@@ -147,7 +111,7 @@ def verify_paths(
     work = _plan(discover(paths), profile, shard, problem_sets, Stores(cache_dir, results_dir), report)
     for slot, verified in _score(work, problem_sets, jobs, progress).items():
         report.submissions[slot] = verified
-    _gather_findings(report)
+    gather_findings(report)
     if results_dir is not None and shard is None:
         _write_index(report.submissions, results_dir)
     return report
@@ -216,16 +180,6 @@ def _restore(sub: SubmissionResult, hit: ResultsHandle, results_dir: Path | None
         results_dir.mkdir(parents=True, exist_ok=True)
         # the cache holds the canonical bytes `write_results` writes
         shutil.copyfile(hit.path, results_dir / f"{hit.summary.submission_id}.json")
-
-
-def _gather_findings(report: VerifyReport) -> None:
-    """The report's findings: across submissions (never stored in a results file), then each submission's."""
-    report.findings.extend(duplicate_runs(report.submissions))
-    for sub in report.submissions:
-        report.unreadable.extend(f for f in sub.findings if f.unreadable)
-        report.findings.extend(f for f in sub.findings if not f.unreadable)
-        if sub.results is not None:
-            report.findings.extend(Finding(sub.path, None, msg) for msg in results_problems(sub.results.summary))
 
 
 def _write_index(subs: list[SubmissionResult], results_dir: Path) -> None:
@@ -437,12 +391,6 @@ def _store(full: ResultsFile, text: str, key: str | None, stores: Stores) -> Res
 # --------------------------------------------------------------------------- one run
 
 
-def kept_record(kept: KeptLog, shown: str) -> RunRecord:
-    """The `RunRecord` of a log whose events validation kept (the same record `read_run` reads)."""
-    return RunRecord(path=shown, sha256=kept.sha256, start=kept.start, end=kept.end, events=kept.events,
-                     lines=kept.lines, content_sha256=kept.content_sha256)
-
-
 @dataclass(frozen=True)
 class ScoreTask:
     """One run log to score, and what its submission says about it."""
@@ -535,61 +483,6 @@ def _score_record(record: RunRecord, task: ScoreTask, findings: list[Finding]) -
         "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start)})
 
 
-# --------------------------------------------------------------------------- across submissions, reports
-
-
-def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
-    """The same run reported twice: one run id (or one log's exact bytes) under two paths.
-
-    Every copy is flagged, naming the others, whichever submission it is in: which one is the
-    original is not the checker's call. Runs that were not read (MALFORMED) have no id or digest
-    and are not compared. The check spans the submissions of one `verify` invocation (every
-    submission for the site build; the pull-request check compares run ids against the whole
-    tree through `validate`), so it is reported, never written into a results file or the cache.
-    Copies by content (the same events under another run id, `checker.stages.copies`) are flagged the
-    same way across submissions; within one submission they were marked before its results.
-    """
-    subs = list(subs)
-    by_id: dict[str, list[tuple[str, str | None]]] = {}
-    for run in (run for sub in subs for run in sub.runs if run.run_id is not None):
-        by_id.setdefault(str(run.run_id), []).append((run.path, run.log_sha256))
-    out = [finding for run_id, copies in sorted(by_id.items()) if len({path for path, _ in copies}) > 1
-           for finding in _id_copies(run_id, copies)]
-    out.extend(copies_across((sub.path, sub.runs, sub.prereg) for sub in subs))  # the same events under new ids
-    return out
-
-
-def _id_copies(run_id: str, copies: list[tuple[str, str | None]]) -> Iterator[Finding]:
-    """One finding per (path, log digest) reporting run `run_id`, naming the other paths."""
-    for path, digest in sorted(copies):
-        others = sorted({p for p, _ in copies if p != path})
-        same = digest is not None and all(d == digest for p, d in copies if p != path)
-        what = "the same log (identical bytes, run id" if same else "run id"
-        yield Finding(path, 1, f"{what} {run_id!r}{')' if same else ''} is also reported in "
-                               f"{', '.join(others)}: a run may be reported once, in one submission")
-
-
-def read_run(path: Path, shown: str) -> RunRecord:
-    """Read a validated run log into a `RunRecord`."""
-    start: RunStart | None = None
-    end: RunEnd | None = None
-    events: list[Event] = []
-    lines: list[int] = []
-    payload = PayloadDigest()  # copies are detected by content, computed in this one pass
-    for lineno, event in read_events(path):
-        if isinstance(event, RunStart):
-            start = event
-        elif isinstance(event, RunEnd):
-            end = event
-        else:
-            events.append(event)
-            lines.append(lineno)
-            payload.add(event)
-    assert start is not None, "validated logs start with run_start"
-    return RunRecord(path=shown, sha256=file_sha256(path), start=start, end=end, events=events, lines=lines,
-                     content_sha256=payload.hexdigest())
-
-
 def _load_problem_sets(paths: list[Path]) -> Mapping[str, Any]:
     """Digest -> problem set, each path read only when a run needs it (`checker.constraint.problem_sets`)."""
     if not paths:
@@ -597,31 +490,3 @@ def _load_problem_sets(paths: list[Path]) -> Mapping[str, Any]:
     from checker.constraint.problem_sets import LazyProblemSets
 
     return LazyProblemSets(paths)
-
-
-class VerifyJson(TypedDict):
-    """The `--format json` document's submission part (beside the findings `findings_json` writes)."""
-
-    submissions: list[dict[str, object]]
-    """One `checker.format.results_model.SubmissionReport` each, as JSON."""
-    cache: dict[str, int]
-    """Cache hits and misses."""
-
-
-def report_json(report: VerifyReport) -> VerifyJson:
-    """The `--format json` document's submission part (the whole results files, read back one at a time)."""
-    return {"submissions": [submission_report(s).model_dump(mode="json") for s in report.submissions],
-            "cache": {"hits": report.cache_hits, "misses": report.cache_misses}}
-
-
-def submission_report(sub: SubmissionResult) -> SubmissionReport:
-    """One submission as the `--format json` document reports it: its whole results file, else its runs."""
-    entry = SubmissionReport(path=sub.path, submission_id=sub.manifest.id if sub.manifest else None,
-                             track=sub.manifest.track if sub.manifest else None, profile=sub.profile,
-                             cached=sub.cached, runs=sub.runs)
-    if sub.results is None:
-        return entry
-    r = sub.results.load()  # the whole file, read back from disk one submission at a time
-    return entry.model_copy(update={
-        "runs": r.runs, "cells": r.cells, "claims": r.claims, "prereg_check": r.prereg_check,
-        "defeaters": r.defeaters, "predictions": r.predictions, "null_results": r.null_results, "digest": r.digest})

@@ -11,7 +11,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TypedDict
 
-from checker.format.results_model import STATUS_LABELS, CellResult, GateConditions, ResultsFile, RunResult
+from checker.format.gate_results import STATUS_LABELS, GateConditions
+from checker.format.results_model import CellResult, ResultsFile, RunResult
 from checker.render import charts
 from checker.render.cell_rows import AGENT_COMPONENTS, CONSTRAINT_CHANNELS, mech_cells, overall_of
 from checker.render.charts import Datasets

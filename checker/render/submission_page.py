@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 
 from checker.format.errors import visible
-from checker.format.results_model import STATUS_LABELS, CellResult, GateConditions, ResultsFile, RunResult
+from checker.format.gate_results import STATUS_LABELS, GateConditions
+from checker.format.results_model import CellResult, ResultsFile, RunResult
 from checker.render.cell_rows import decomposition_table, mech_cells, number
 from checker.render.chart_data import chart, constraint_charts, decomposition_data, gate_counts, gate_table
 from checker.render.context import ChartRef, SubmissionContext, page

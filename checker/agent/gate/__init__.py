@@ -39,7 +39,8 @@ from checker.agent.gate import (
 from checker.agent.gate import evidence as evidence_labels
 from checker.agent.gate.condition import FAIL, NOT_APPLICABLE, PASS, Condition, GateInputs
 from checker.agent.replay import AgentState
-from checker.format.results_model import GateConditions, Legibility, Mismatch
+from checker.format.gate_results import GateConditions, Legibility
+from checker.format.results_model import Mismatch
 from checker.format.schema.manifest import Thresholds
 
 GATE: tuple[Condition, ...] = (

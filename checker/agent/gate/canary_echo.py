@@ -12,8 +12,9 @@ from __future__ import annotations
 from checker.agent.evidence import echo_values
 from checker.agent.gate.condition import FAIL, NOT_APPLICABLE, PASS, Condition, GateInputs, reason_if, round3
 from checker.agent.replay import AgentState
+from checker.format.gate_results import CanaryEchoResult
 from checker.format.numbers import fmt
-from checker.format.results_model import CanaryEchoResult, Mismatch
+from checker.format.results_model import Mismatch
 
 
 def echo_mismatches(state: AgentState) -> list[Mismatch]:

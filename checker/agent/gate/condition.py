@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from checker.agent.evidence import EvidenceResult
 from checker.agent.replay import AgentState
-from checker.format.results_model import ConditionResult, Status
+from checker.format.gate_results import ConditionResult, Status
 from checker.format.schema.manifest import Thresholds
 
 PASS: Status = "PASS"

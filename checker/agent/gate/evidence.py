@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from checker.agent.evidence import EvidenceResult
 from checker.agent.gate.condition import FAIL, MAX_LINES, NOT_APPLICABLE, PASS, Condition, GateInputs, reason_if
-from checker.format.results_model import EvidenceConditionResult
+from checker.format.gate_results import EvidenceConditionResult
 
 
 def evaluate(evidence: EvidenceResult | None) -> EvidenceConditionResult:

@@ -11,7 +11,7 @@ from operator import attrgetter
 
 from checker.agent.gate.condition import FAIL, MAX_LINES, NOT_APPLICABLE, PASS, Condition, GateInputs, reason_if
 from checker.agent.replay import AgentState
-from checker.format.results_model import RenderCeilingResult
+from checker.format.gate_results import RenderCeilingResult
 
 _RENDER_TOKENS = attrgetter("render_tokens")
 

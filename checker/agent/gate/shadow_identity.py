@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from checker.agent.gate.condition import FAIL, MAX_LINES, NOT_APPLICABLE, PASS, Condition, GateInputs, reason_if
 from checker.agent.replay import AgentState
-from checker.format.results_model import ShadowGroupDiff, ShadowIdentityResult, ShadowPairDiff
+from checker.format.gate_results import ShadowGroupDiff, ShadowIdentityResult, ShadowPairDiff
 
 Diffs = list[ShadowGroupDiff | ShadowPairDiff]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from checker.agent.gate.condition import FAIL, NOT_APPLICABLE, PASS, Condition, GateInputs, reason_if
 from checker.agent.replay import AgentState
+from checker.format.gate_results import StartupProbeResult
 from checker.format.numbers import fmt
-from checker.format.results_model import StartupProbeResult
 
 
 def evaluate(state: AgentState, profile: str = "driftboard") -> StartupProbeResult:

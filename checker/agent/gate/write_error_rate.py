@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from checker.agent.gate.condition import FAIL, NOT_APPLICABLE, PASS, Condition, GateInputs, reason_if, round3
 from checker.agent.replay import AgentState
+from checker.format.gate_results import OrganWer, WriteErrorRateResult
 from checker.format.numbers import fmt
-from checker.format.results_model import OrganWer, WriteErrorRateResult
 
 
 def _counts(state: AgentState, rejects: dict[str, int] | None,

@@ -54,7 +54,8 @@ from checker.agent.scorer import score_run
 from checker.format.logio import REPLAY_CONTAINER_BYTES
 from checker.format.schema.events import EVENT_ADAPTER, canonical_line
 from checker.importers.arg import import_submission, thresholds_from_arg
-from checker.pipeline.verify import kept_record, read_run, verify_paths
+from checker.pipeline.run_log import kept_record, read_run
+from checker.pipeline.verify import verify_paths
 from checker.stages.copies import PayloadDigest
 from checker.stages.load import load_submission
 from checker.stages.tracks import VerifyContext

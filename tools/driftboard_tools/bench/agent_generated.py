@@ -68,7 +68,8 @@ def stage_times(sub: Path, repeats: int) -> dict[str, float]:
     from checker.agent.scorer import score_run
     from checker.format.logio import MAX_REPLAY_BYTES, REPLAY_CONTAINER_BYTES
     from checker.format.schema.events import EVENT_ADAPTER, canonical_line
-    from checker.pipeline.verify import kept_record, verify_paths
+    from checker.pipeline.run_log import kept_record
+    from checker.pipeline.verify import verify_paths
     from checker.stages import validate as validate_module
     from checker.stages.load import load_submission
     from checker.stages.tracks import VerifyContext

@@ -376,7 +376,8 @@ def _validate(sub: Path, fmt: str) -> tuple[int, Any]:
 def _verify(sub: Path, results: Path, fmt: str) -> tuple[int, Any]:
     """What `driftboard verify SUB --no-cache --out RESULTS --format FMT` computes and prints, through the library."""
     from checker.cli.report_text import track_text
-    from checker.pipeline.verify import default_problem_dirs, report_json, verify_paths
+    from checker.pipeline.report import report_json
+    from checker.pipeline.verify import default_problem_dirs, verify_paths
 
     problems = [SUITE] if SUITE.is_dir() else default_problem_dirs()
     report = verify_paths([sub], None, problems, cache_dir=None, results_dir=results)
