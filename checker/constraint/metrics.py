@@ -92,7 +92,7 @@ def _residual_figures(turns: Sequence[TurnResult]) -> dict[str, Figure]:
     }
 
 
-def depth_table(turns: Sequence[TurnResult]) -> dict[str, Any]:
+def depth_table(turns: Sequence[TurnResult]) -> dict[str, Any]:  # JSON for DepthTable.model_validate
     """Accuracy by turn depth 1..10 and by the reference's bins, with counts."""
     per_turn = []
     for d in range(1, MAX_DEPTH + 1):

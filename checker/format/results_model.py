@@ -73,7 +73,7 @@ class Mismatch(_Model):
     @model_serializer(mode="wrap")
     def _drop_unused_turn_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """An agent-track mismatch has no problem or turn: they are left out, not written as null."""
-        data: dict[str, Any] = handler(self)
+        data: dict[str, Any] = handler(self)  # pydantic's serialised JSON of this model
         for key in ("problem_id", "turn_number"):
             if data.get(key) is None:
                 data.pop(key, None)
@@ -336,7 +336,7 @@ class PreregCheck(_Model):
     """Runs whose (cell, seed) the pre-registration does not declare."""
     digest_mismatch: list[dict[str, str]] = Field(default_factory=list)
     """Runs whose header prereg digest differs from prereg.yaml."""
-    commit_order: dict[str, Any] = Field(default_factory=dict)
+    commit_order: dict[str, Any] = Field(default_factory=dict)  # git facts of the check, shown as recorded
     """Whether prereg.yaml was committed no later than the run logs (when git history is available)."""
 
 
@@ -424,7 +424,7 @@ class ResultsSummary(_Model):
     prereg_written_after_runs: bool = False
     """The pre-registration says it was written after the runs (`written_after_runs`): shown as a label."""
     profile: str
-    thresholds: dict[str, Any]
+    thresholds: dict[str, Any]  # the pre-registration's thresholds as written (free-form YAML)
     thresholds_source: Literal["prereg", "defaults"]
     ranked: bool = False
     """True when the leaderboard may rank this submission: profile `driftboard` (pre-registered and
@@ -445,7 +445,7 @@ class ResultsSummary(_Model):
     claims: list[ClaimCheck] = Field(default_factory=list)
     findings: list[FindingRecord] = Field(default_factory=list)
     """Format problems found while verifying (path, line, message)."""
-    manifest: dict[str, Any] = Field(default_factory=dict)
+    manifest: dict[str, Any] = Field(default_factory=dict)  # submission.yaml as written (free-form YAML)
     """The manifest as submitted (strings shown escaped on the site)."""
     reproduce: str
     """The command that reproduces these results."""

@@ -36,7 +36,7 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "driftboard"
 
 
-def cache_key(parts: dict[str, Any]) -> str:
+def cache_key(parts: dict[str, Any]) -> str:  # any JSON-able digests of inputs
     """Key of the verification cache: digests of every input plus the checker's version and code."""
     return hashlib.sha256(
         canonical_json({"checker_version": __version__, "checker_code": checker_code_digest(), **parts}).encode()

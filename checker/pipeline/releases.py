@@ -135,7 +135,7 @@ def make_release(results: list[ResultsFile], commit: Commit, previous: ReleaseFi
                 continue
             withdrawn += [Withdrawal(submission=sid, cell=cell, reason=f"cell {why}", last_release=previous.release)
                           for cell in sorted(old.cells) if cell not in subs[sid].cells]
-    data: dict[str, Any] = {
+    data: dict[str, Any] = {  # the release file's JSON, validated below
         "release_format": "1.0", "release": commit.release_id, "date": commit.date,
         "committed_at": commit.committed_at, "commit": commit.sha, "checker_version": __version__,
         "submissions": {k: v.model_dump(mode="json") for k, v in subs.items()},
