@@ -354,7 +354,10 @@ def baselines(out: Path) -> None:
 
 @cli.group("import")
 def import_() -> None:
-    """Convert native outputs (ARG stores, DRIFT-Bench transcripts/databases, Inspect logs) to canonical submissions."""
+    """Convert native outputs (ARG stores, DRIFT-Bench transcripts/databases, Inspect logs, τ-bench trajectories).
+
+    Each import writes a canonical submission folder.
+    """
 
 
 @import_.command("drift-bench")
@@ -411,5 +414,27 @@ def import_arg(state_db: Path, probe_db: Path, out: Path) -> None:
     from checker.importers.arg import import_submission
 
     run_stage(lambda: imported(import_submission(state_db, probe_db, out), out))
+
+
+@import_.command("tau-bench")
+@click.argument("src", type=click.Path(path_type=Path))
+@click.option("--domain", "domain", required=True, type=click.Choice(["airline"]), help="The τ-bench domain of the trajectories.")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="submissions/<id> to create.")
+@click.option("--problems", "problems", type=click.Path(path_type=Path), default=None,
+              help="The task set folder (default: problems/tau-bench-<domain>).")
+@click.option("--source-commit", "source_commit", default=None,
+              help="The τ-bench commit the file comes from (needed only for a file the importer does not know).")
+def import_tau_bench(src: Path, domain: str, out: Path, problems: Path | None, source_commit: str | None) -> None:
+    """Import τ-bench trajectories (a run results JSON file): one completion-track run per trajectory.
+
+    \b
+    Example:
+        driftboard import tau-bench examples/tau-bench/gpt-4o-airline.json --domain airline \\
+            --out submissions/tau-bench-gpt-4o-airline
+    """
+    from checker.cli.commands import imported
+    from checker.importers.tau_bench import import_submission
+
+    run_stage(lambda: imported(import_submission(src, domain, out, problems, source_commit), out))
 
 

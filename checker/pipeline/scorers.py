@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from checker.stages.tracks import TrackScorer
 
-TRACKS = ("agent", "constraint")
+TRACKS = ("agent", "constraint", "completion")
 """The tracks a run header may name, each with a scorer below."""
 
 
 def scorer_for(track: str) -> TrackScorer:
-    """The scoring module of a track (`checker.agent.scorer` or `checker.constraint.scorer`)."""
+    """The scoring module of a track (`checker.agent.scorer`, `checker.constraint.scorer` or `checker.completion.scorer`)."""
     if track == "agent":
         from checker.agent import scorer as agent_scorer
 
@@ -23,4 +23,8 @@ def scorer_for(track: str) -> TrackScorer:
         from checker.constraint import scorer as constraint_scorer
 
         return constraint_scorer
+    if track == "completion":
+        from checker.completion import scorer as completion_scorer
+
+        return completion_scorer
     raise KeyError(f"no scorer for track {track!r}")

@@ -122,7 +122,10 @@ def verify_paths(
         UsageError: a path does not exist, or a problem-set path cannot be read.
     """
     report = VerifyReport()
-    problem_sets = _load_problem_sets(list(problem_dirs or ()))
+    dirs = list(problem_dirs or ())
+    problem_sets = _load_problem_sets([p for p in dirs if not is_task_set(p)])
+    global _WORKER_TASK_SETS
+    _WORKER_TASK_SETS = _load_task_sets([p for p in dirs if is_task_set(p)])  # completion track: its own folders
     targets = discover(paths)
     subs = [t for t in targets if t.kind == "submission"]
     loose = [t.path for t in targets if t.kind == "run"]
@@ -141,7 +144,7 @@ def verify_paths(
         shown = [(p, f"{display}/{p.relative_to(target.path).as_posix()}") for p in loaded.run_paths]
         key = None
         if cache_dir is not None and loaded.manifest is not None:
-            key = submission_cache_key(loaded, shown, chosen, problem_sets)
+            key = submission_cache_key(loaded, shown, chosen, problem_sets, _WORKER_TASK_SETS)
             cached = cache_get_summary(cache_dir, key)
             if cached is not None:
                 _restore(result, *cached, results_dir)
@@ -209,6 +212,7 @@ def default_problem_dirs() -> list[Path]:
 
     A set may keep its splits in sub-folders (`problems/drift-bench-v1/{dev,test}`): the folder is
     one set, and each split of it one more (see `checker.constraint.problems.load_problem_sets`).
+    A folder holding `taskset.json` is a completion task set (`checker.completion.tasks`), read by that track.
     """
     if not PROBLEMS_ROOT.is_dir():
         return []
@@ -245,7 +249,8 @@ def _verify_pending(pending: list[Pending], problem_sets: Mapping[str, Any], job
         order = sorted(range(len(tasks)), key=lambda i: -_log_bytes(tasks[i][1]))
         from concurrent.futures import ProcessPoolExecutor  # imported here: `--jobs 1` never pays its start-up
 
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets,)) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
+                                 initargs=(problem_sets, _WORKER_TASK_SETS)) as pool:
             outcomes = pool.map(_verify_submission, [tasks[i] for i in order], chunksize=1)
             for (result, shown, _key), done in zip([pending[i] for i in order], outcomes, strict=True):
                 result.__dict__.update(done.__dict__)
@@ -333,7 +338,8 @@ def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str
         # imported here: the process pool (multiprocessing, logging) is ~15 ms of start-up that `--jobs 1` never uses
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets,)) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
+                                 initargs=(problem_sets, _WORKER_TASK_SETS)) as pool:
             outcomes = list(ticking(pool.map(_score_task, tasks, chunksize=1), len(tasks), progress))
     else:
         _init_worker(problem_sets)
@@ -345,11 +351,15 @@ def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str
 
 
 _WORKER_PROBLEM_SETS: Mapping[str, Any] = {}
+_WORKER_TASK_SETS: Mapping[str, Any] = {}
+"""Completion task sets of the current `verify_paths` call (digest -> task set, loaded on first use)."""
 
 
-def _init_worker(problem_sets: Mapping[str, Any]) -> None:
-    global _WORKER_PROBLEM_SETS
+def _init_worker(problem_sets: Mapping[str, Any], task_sets: Mapping[str, Any] | None = None) -> None:
+    global _WORKER_PROBLEM_SETS, _WORKER_TASK_SETS
     _WORKER_PROBLEM_SETS = problem_sets
+    if task_sets is not None:
+        _WORKER_TASK_SETS = task_sets
 
 
 def kept_record(kept: KeptLog, shown: str) -> RunRecord:
@@ -406,7 +416,7 @@ def _score_log(task: ScoreTask) -> tuple[list[Finding], RunResult]:
                                     run_id=info.run_id, cell=info.cell, seed=info.seed, track=info.track,
                                     prereg_sha256=info.prereg_sha256)
     record = kept_record(kept, shown) if kept.complete else read_run(path, shown)
-    ctx = VerifyContext(profile=profile, prereg=prereg, problem_sets=_WORKER_PROBLEM_SETS)
+    ctx = VerifyContext(profile=profile, prereg=prereg, problem_sets=_WORKER_PROBLEM_SETS, task_sets=_WORKER_TASK_SETS)
     start = record.start
     try:
         run_result = scorer_for(start.track).score_run(record, ctx)
@@ -500,6 +510,20 @@ def read_run(path: Path, shown: str) -> RunRecord:
     assert start is not None, "validated logs start with run_start"
     return RunRecord(path=shown, sha256=file_sha256(path), start=start, end=end, events=events, lines=lines,
                      content_sha256=payload.hexdigest())
+
+
+def is_task_set(path: Path) -> bool:
+    """A folder holding a completion task set (`taskset.json`), not a constraint problem set."""
+    return path.is_dir() and (path / "taskset.json").is_file()
+
+
+def _load_task_sets(paths: list[Path]) -> Mapping[str, Any]:
+    """Digest -> completion task set, each folder read only when a run needs it (`checker.completion.tasks`)."""
+    if not paths:
+        return {}
+    from checker.completion.tasks import LazyTaskSets
+
+    return LazyTaskSets(paths)
 
 
 def _load_problem_sets(paths: list[Path]) -> Mapping[str, Any]:
