@@ -157,6 +157,18 @@ def pass_hat_k_table(successes: Sequence[int], trials: int, key: str) -> list[di
     return out
 
 
+def completion_headline(valid: Sequence[RunResult], reported: int) -> tuple[int, str]:
+    """(verified episodes, the null-result line) of a submission's VALID runs: verified first, then the claims."""
+    episodes = [r.episode for r in valid if r.episode is not None]
+    verified = sum(1 for e in episodes if e.verified)
+    claimed = [e for e in episodes if e.claimed]
+    false = sum(1 for e in claimed if not e.verified)
+    if not valid:
+        return 0, f"no valid runs ({reported} reported): no episode can be counted"
+    return verified, (f"{verified} of {len(episodes)} valid episodes verified; {len(claimed)} closed as done, "
+                      f"{len(claimed) - false} of them verified ({false} false completion claims)")
+
+
 def cell_table(result_id: str, runs: list[RunResult]) -> dict[str, Any]:
     """The completion figures of one cell from its runs (intent-to-treat over the declared episodes)."""
     # one run per declared seed: the first by path (a repeated seed is a finding elsewhere)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from checker import __version__
 from checker.agent.metrics import efficiency
+from checker.completion.metrics import completion_headline
 from checker.format.errors import DriftboardError
 from checker.format.report import plural
 from checker.format.results_io import INDEX, canonical_json, canonical_with_digest, content_digest, read_results
@@ -146,7 +147,7 @@ def build_cells(submission_id: str, prereg: Prereg | None, runs: list[RunResult]
 
 
 def null_results(track: str, runs: list[RunResult], triggered: list[str]) -> NullResults:
-    """Completions first: "0 completions across N valid runs" (agent) or correct turns (constraint)."""
+    """Completions first: "0 completions across N valid runs" (agent), correct turns (constraint), verified episodes (completion)."""
     valid = [r for r in runs if r.verdict == "VALID"]
     if track == "agent":
         completions = sum(_int(r.metric("completions")) for r in valid)
@@ -154,6 +155,10 @@ def null_results(track: str, runs: list[RunResult], triggered: list[str]) -> Nul
         if not valid:
             headline = f"no valid runs ({len(runs)} reported): no completion can be counted"
         return NullResults(valid_runs=len(valid), runs=len(runs), completions=completions if valid else None,
+                           headline=headline, triggered_defeaters=triggered)
+    if track == "completion":
+        verified, headline = completion_headline(valid, len(runs))
+        return NullResults(valid_runs=len(valid), runs=len(runs), completions=verified if valid else None,
                            headline=headline, triggered_defeaters=triggered)
     correct = sum(_int(r.metric("correct_turns")) for r in valid)
     turns = sum(_int(r.metric("turns")) for r in valid)
