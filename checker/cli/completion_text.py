@@ -23,12 +23,12 @@ def completion_text(run_results: list[RunResult]) -> str:
     for res in run_results:
         ep = res.episode
         if ep is None:
-            lines.append(f"  {str(res.seed):<16} {res.verdict:<10} (not scored)")
+            lines.append(f"  {res.seed!s:<16} {res.verdict:<10} (not scored)")
         else:
             m = res.metrics
             writes = "/".join(str(m.get(k, 0)) for k in ("writes_matched", "writes_wrong", "writes_missing",
                                                            "writes_extra", "write_errors"))
-            lines.append(f"  {str(res.seed):<16} {res.verdict:<10} {ep.ending:<14} {fmt(ep.claimed):<7} "
+            lines.append(f"  {res.seed!s:<16} {res.verdict:<10} {ep.ending:<14} {fmt(ep.claimed):<7} "
                          f"{fmt(ep.verified):<8} {ep.false_claim or '—':<17} {writes}")
         if res.verdict != "VALID":
             lines += [f"    reason: {reason}" for reason in res.reasons[:5]]

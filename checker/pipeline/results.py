@@ -147,7 +147,10 @@ def build_cells(submission_id: str, prereg: Prereg | None, runs: list[RunResult]
 
 
 def null_results(track: str, runs: list[RunResult], triggered: list[str]) -> NullResults:
-    """Completions first: "0 completions across N valid runs" (agent), correct turns (constraint), verified episodes (completion)."""
+    """Completions first: "0 completions across N valid runs" (agent), correct turns (constraint), verified episodes.
+
+    The completion track's line counts verified episodes, then the claims and how many of them the database verifies.
+    """
     valid = [r for r in runs if r.verdict == "VALID"]
     if track == "agent":
         completions = sum(_int(r.metric("completions")) for r in valid)

@@ -88,6 +88,8 @@ class HomeContext(PageContext):
     n_runs: int
     n_valid: int
     completions: int | None
+    ranked_models: list[dict[str, str]]
+    """Language models (backbones of real, not synthetic, runs) ranked on some board: model, track, cell link."""
     agent_valid_runs: int
     constraint_valid_runs: int
     null_table: Table
@@ -211,6 +213,8 @@ class CellContext(PageContext):
     commit: str | None
     charts: list[ChartRef]
     run_links: list[Link]
+    completion: dict[str, Any] | None
+    """Completion track: the claimed / verified decomposition, pass^k, writes and board key (`checker.render.completion`)."""
 
 
 class ReportedContext(PageContext):

@@ -16,7 +16,7 @@ from checker.format.errors import visible
 from checker.format.release_model import ReleaseFile
 from checker.format.report import safe_json
 from checker.format.results_model import STATUS_LABELS, CellResult, GateConditions, MetricAggregate, ResultsFile, RunResult
-from checker.render import charts, ranking
+from checker.render import charts, completion, ranking
 from checker.render.citation import cite_text
 from checker.render.context import (
     BoardRef,
@@ -40,7 +40,8 @@ from checker.render.text import slug
 from checker.render.turns import turn_table
 
 TRACK_LABELS = {"agent": "Agent track: commitment vs binding drift",
-                "constraint": "Constraint track: satisfiable drift vs contradiction"}
+                "constraint": "Constraint track: satisfiable drift vs contradiction",
+                "completion": "Completion track: claimed vs verified completion"}
 AGENT_COMPONENTS = ("bind", "abandon", "aligned")
 CONSTRAINT_CHANNELS = ("consistent", "drift", "contradiction", "other")
 
@@ -186,6 +187,12 @@ def cell_table(track: str, results: list[ResultsFile], name: str = "cells") -> T
     if track == "agent":
         return Table(name, "Agent cells: completions, then bind / aligned / abandon (means over valid seeds)",
                      AGENT_CELL_COLUMNS, agent_cell_rows(results), empty="No agent-track cells yet.")
+    if track == "completion":
+        per = [(r, completion.decomposition_table(r, r.cells, cell_path, name)) for r in results]
+        rows = [{**row, "submission_id": r.submission_id, "href": url_of(submission_path(r))} for r, t in per for row in t.rows]
+        return Table(name, "Completion cells: claimed vs verified over the declared episodes",
+                     [Column("submission_id", "submission", link="href"), *completion.DECOMPOSITION_COLUMNS], rows,
+                     empty="No completion-track cells yet.")
     # small-n cells after all others (stable): a few turns never sit above a result with more evidence
     rows = sorted(constraint_cell_rows(results), key=lambda row: bool(row.get("small_n")))
     return Table(name, "Constraint cells: accuracy, then consistent / drift / contradiction / other (share of "
@@ -310,6 +317,11 @@ def track_charts(track: str, results: list[ResultsFile], files: dict[str, str], 
     return out
 
 
+def _track_charts_of(track: str, results: list[ResultsFile], files: dict[str, str], prefix: str) -> list[ChartRef]:
+    """A track's extra charts (the completion track has its decomposition chart only)."""
+    return [] if track == "completion" else track_charts(track, results, files, prefix)
+
+
 # ---------------------------------------------------------------- ranked boards and their charts
 
 
@@ -345,6 +357,9 @@ def parts_data(track: str, items: list[tuple[str, ResultsFile, CellResult, str]]
                 agg = c.metrics.get(name)
                 if agg is not None and agg.ci95 is not None:
                     ci.append({"label": label, "boundary": boundary, "lo": agg.ci95[0], "hi": agg.ci95[1]})
+        elif track == "completion":
+            values, bounds, note = completion.parts(c)
+            ci.extend({"label": label, **b} for b in bounds)
         else:
             overall = _get(c.tables, "overall") or {}
             values = [(ch, _num(overall.get(f"{ch}_share"))) for ch in CONSTRAINT_CHANNELS]
@@ -367,7 +382,8 @@ def _board_chart(b: Any, results: list[ResultsFile], files: dict[str, str], pref
         rank = f"#{row['rank']} " if row["rank"] is not None else "— "
         items.append((f"{rank}{row['cell']} · {row['submission_id']}", r, cell, row["why"]))
     data = parts_data(b.track, items)
-    what = "bind / abandon / aligned" if b.track == "agent" else "consistent / drift / contradiction / other"
+    what = {"agent": "bind / abandon / aligned", "completion": " / ".join(completion.PARTS)}.get(
+        b.track, "consistent / drift / contradiction / other")
     table = Table(f"parts-{b.track}", "Decomposition per cell, in rank order (the chart's data)",
                   [Column("label", "cell"), Column("part", "part"), Column("share", "share", numeric=True),
                    Column("n", "n")], data["means"] + [{"label": u["label"], "part": u["why"]} for u in data["undefined"]],
@@ -417,6 +433,7 @@ def home_context(results: list[ResultsFile], tracks: list[str], files: dict[str,
     agent = [r for r in results if r.track == "agent"]
     completions = [r.null_results.completions for r in agent if r.null_results.completions is not None]
     mech: list[Table] = []  # the ranked boards replaced the per-submission mechanism tables on the home page
+    boards = [board_ref(t, results, None, "", name=f"{t}-leaderboard") for t in tracks]
     return {
         **page("", "Home"),  # type: ignore[typeddict-item]
         "n_submissions": len(results), "n_runs": sum(r.null_results.runs for r in results), "n_valid": valid,
@@ -425,9 +442,23 @@ def home_context(results: list[ResultsFile], tracks: list[str], files: dict[str,
         "constraint_valid_runs": sum(r.null_results.valid_runs for r in results if r.track == "constraint"),
         "null_table": null_table(results), "mechanism_tables": mech, "charts": [],
         "tracks": [{"text": TRACK_LABELS[t], "href": f"leaderboards/{t}.md"} for t in tracks],
-        "boards": [_home_board(board_ref(t, results, None, "", name=f"{t}-leaderboard")) for t in tracks],
+        "ranked_models": ranked_models(boards),
+        "boards": [_home_board(b) for b in boards],
         "release": release_of(results),
     }
+
+
+def ranked_models(boards: list[BoardRef]) -> list[dict[str, str]]:
+    """The language models ranked on a board: the backbone of every ranked row of real (not synthetic) runs."""
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for b in boards:
+        for row in b["table"].rows:
+            model = row.get("backbone")
+            if row.get("rank") is None or row.get("data") != "real" or not model or model == "not stated":
+                continue
+            out.setdefault((str(model), b["track"]), {"model": str(model), "track": b["track"], "cell": str(row["cell"]),
+                                                        "href": str(row["cell_href"]), "rank": str(row["rank"])})
+    return [out[k] for k in sorted(out)]
 
 
 def _track_headline(track: str, subset: list[ResultsFile]) -> str:
@@ -438,6 +469,9 @@ def _track_headline(track: str, subset: list[ResultsFile]) -> str:
     if track == "agent":
         done = [r.null_results.completions for r in subset if r.null_results.completions is not None]
         head = f"{sum(done) if done else '—'} completions across {valid} valid runs"
+    elif track == "completion":
+        done = [r.null_results.completions for r in subset if r.null_results.completions is not None]
+        head = f"{sum(done) if done else '—'} verified episodes across {valid} valid runs"
     else:
         head = f"{valid} valid runs"
     return f"{head} ({runs} reported, {len(subset)} submissions); {defeaters} pre-registered defeaters triggered."
@@ -451,7 +485,7 @@ def track_context(track: str, results: list[ResultsFile], files: dict[str, str],
         **page(root_of(md), f"{track.capitalize()} track leaderboard"),  # type: ignore[typeddict-item]
         "track": track, "track_label": TRACK_LABELS[track], "n_submissions": len(subset),
         "null_table": null_table(subset), "cell_table": cell_table(track, subset),
-        "charts": track_charts(track, subset, files, f"assets/charts/leaderboards/{track}"),
+        "charts": _track_charts_of(track, subset, files, f"assets/charts/leaderboards/{track}"),
         "definition": f"../tracks/{track}.md" if has_definition else "",
         "board": board_ref(track, subset, files, f"assets/charts/leaderboards/{track}"),
         "release": release_of(results), "headline": _track_headline(track, subset),
@@ -489,6 +523,8 @@ def _runs_for_cell(r: ResultsFile, cell: str) -> list[RunResult]:
 
 def gate_table(r: ResultsFile, runs: list[RunResult], name: str = "gate") -> Table:
     """Per run: verdict and PASS / FAIL / N/A per gate condition with its numbers (the condition's note)."""
+    if r.track == "completion":
+        return completion.episodes_table(runs, lambda run: run_path(r, run), name)
     conds = list(GateConditions.model_fields) if any(run.gate is not None for run in runs) else []
     rows = []
     for run in runs:
@@ -511,7 +547,9 @@ def gate_table(r: ResultsFile, runs: list[RunResult], name: str = "gate") -> Tab
 
 
 def decomposition_table(r: ResultsFile, cells: list[CellResult], name: str = "decomposition") -> Table:
-    """Per cell: bind / aligned / abandon (agent) or consistent / drift / contradiction / other (constraint)."""
+    """Per cell: the track's decomposition (agent, constraint, or the completion track's claimed vs verified)."""
+    if r.track == "completion":
+        return completion.decomposition_table(r, cells, cell_path, name)
     if r.track == "agent":
         rows = [row for row in agent_cell_rows([r]) if row["cell"] in {c.cell for c in cells}]
         cols = [c for c in AGENT_CELL_COLUMNS if c.key != "submission_id"]
@@ -653,7 +691,7 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
             Table("gate-outcomes", "Gate outcomes per condition",
                   [Column("condition", "condition"), Column("status", "status"),
                    Column("runs", "runs", numeric=True)], rows, empty="No gated run."), files, prefix))
-    else:
+    elif r.track == "constraint":
         chart_refs.extend(track_charts("constraint", [r], files, prefix))
     return {
         **page(root_of(md), f"Submission {sid}"),  # type: ignore[typeddict-item]
@@ -690,6 +728,9 @@ def _cell_charts(r: ResultsFile, c: CellResult, files: dict[str, str], md: str) 
                    ("Stacked bar of this cell's decomposition: bind / abandon / aligned shares of reference beats "
                     "(means over valid seeds) with 95% bootstrap intervals when there are enough seeds"
                     if r.track == "agent" else
+                    "Stacked bar of this cell's claimed / verified decomposition: shares of its declared episodes "
+                    f"({' / '.join(completion.PARTS)}), with the Wilson 95% interval of the verified rate"
+                    if r.track == "completion" else
                     "Stacked bar of this cell's decomposition: consistent / drift / contradiction / other shares of "
                     "the turns with a ledger")
                    + "; an undefined decomposition is drawn as an explicit 'undefined' mark. The same numbers are in "
@@ -750,6 +791,10 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, 
         "cite": cite_text(r, c.cell, site_url, releases), "verified": r.provenance.verified, "commit": r.provenance.commit,
         "charts": _cell_charts(r, c, files, md) if files is not None else [],
         "run_links": [],
+        "completion": ({"decomposition": completion.decomposition_table(r, [c], cell_path, "claims"),
+                        "pass_k": completion.pass_k_table(c), "writes": completion.writes_table(c),
+                        "board": completion.board_key_text(completion.table(c))}
+                       if r.track == "completion" else None),
     }
 
 

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.format.results_model import CellResult, ResultsFile
+from checker.render import completion
 from checker.render.evidence import SMALL_N, cell_coverage, prereg_label
 from checker.render.metrics import definition, header, higher_is_better, rank_metric
 from checker.render.paths import cell_path, submission_path, url_of
 from checker.render.tables import Column, Table
 
-UNDEFINED_BECAUSE = {"agent": "0 reference beats", "constraint": "0 scored turns"}
+UNDEFINED_BECAUSE = {"agent": "0 reference beats", "constraint": "0 scored turns", "completion": "0 declared episodes"}
 """Why a track's ranking figure is undefined when the runs behind it have nothing to count."""
 FACETS = [("backbone", "backbone"), ("data", "data"), ("profile", "profile")]
 
@@ -122,6 +123,14 @@ def cell_row(r: ResultsFile, c: CellResult, metric: str) -> dict[str, Any]:
                    gds_abandon=_mean(c, "gds_abandon"), gds_aligned=_mean(c, "gds_aligned"),
                    ref_beats=_mean(c, "drift_ref_beats"), completions=_sum(c, "completions"),
                    tokens=_sum(c, "llm_tokens"))
+    elif r.track == "completion":
+        row.update(completion.row_extras(c))
+        placed = completion.board_of(completion.table(c))
+        row["board"] = placed
+        if placed is None and figure is not None:
+            row["small_n"] = True  # listed after the ranked cells, unranked: not comparable with them
+            board = completion.table(c).get("board") or {}
+            row["why"] = f"not on a board: {board.get('why') or 'no task set'}"
     else:
         for ch in ("consistent", "drift", "contradiction", "other"):
             row[f"{ch}_share"] = _share(c, f"{ch}_share")
@@ -169,6 +178,8 @@ def columns(track: str, metric: str) -> list[Column]:
                 for ch in ("consistent", "drift", "contradiction", "other")]
         mech.append(Column("turns", "turns", numeric=True))
         mech.append(Column("coverage", "n of N (problem set)"))
+    if track == "completion":
+        mech = list(completion.COLUMNS)
     tail = [Column("valid_of_declared", "valid of declared"), Column("why", "not ranked because", badge=True),
             Column("submission_id", "submission", link="href"), Column("system", "system"),
             Column("backbone", "backbone"), Column("harness", "harness"), Column("data", "data"),
@@ -176,6 +187,22 @@ def columns(track: str, metric: str) -> list[Column]:
             Column("submitted", "submitted"), Column("verified", "verified"),
             Column("checker", "checker"), Column("tokens", "LLM tokens", numeric=True)]
     return head + mech + tail
+
+
+def _one_board(rows: list[dict[str, Any]]) -> None:
+    """Rank like with like: completion cells on the board most cells are on (task set, trials per task); others apart."""
+    counts: dict[Any, int] = {}
+    for x in rows:
+        if x.get("board") is not None:
+            counts[x["board"]] = counts.get(x["board"], 0) + 1
+    if not counts:
+        return
+    main = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
+    for x in rows:
+        if x.get("board") is not None and x["board"] != main and x["figure"] is not None:
+            x["small_n"] = True
+            x["why"] = (f"another board (task set {str(x['board'][0])[:8]}…, {x['board'][1]} trials per task): "
+                        "not ranked with these")
 
 
 def board(track: str, results: list[ResultsFile], name: str = "leaderboard") -> Board:
@@ -197,6 +224,8 @@ def board(track: str, results: list[ResultsFile], name: str = "leaderboard") -> 
             else:
                 row["why"] = "not ranked: " + (reason or "excluded by the integrity rules")
                 excluded.append(row)
+    if track == "completion":
+        _one_board(rows)
     rows = rank_rows(rows, higher)
     arrow = "higher is better ↑" if higher else "lower is better ↓"
     cols = columns(track, metric)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.format.results_model import ResultsFile, RunResult
+from checker.render import completion
 from checker.render.citation import REPO
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.tables import Column, Table
@@ -217,6 +218,7 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
             "timeline": _timeline(timeline, lo, hi, n_turns) if timeline is not None else None,
             "timeline_note": (note if r.track == "agent" and timeline is None
                               else dialogue_note if r.track == "constraint" and dialogue is None else ""),
+            "completion": completion.run_context(run, logs_root) if r.track == "completion" and p == 1 else None,
         }
         pages_out.append((md, ctx))
     return pages_out

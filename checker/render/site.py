@@ -55,7 +55,7 @@ from checker.render.text import fmt, md_escape, slug, sort_key
 REPO = Path(__file__).resolve().parents[2]
 """The checkout the package runs from (an editable install); not a project root once installed with `pip install .`."""
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-TRACKS = ("agent", "constraint")
+TRACKS = ("agent", "constraint", "completion")
 SITE_URL = site_url()
 """The one base URL (`site_url` in mkdocs.yml; `checker.render.citation`)."""
 REPORTED_DIRS = ("checker/harness/baselines/reported", "data/reported")
@@ -268,7 +268,8 @@ def reported_context(repo: Path) -> ReportedContext:
             "sources": sources, "source_dir": (src.relative_to(repo).as_posix() if src else REPORTED_DIRS[0]) + "/"}
 
 
-METRIC_PAGES = (("agent", "Agent track", "metrics/agent.md"), ("constraint", "Constraint track", "metrics/constraint.md"))
+METRIC_PAGES = (("agent", "Agent track", "metrics/agent.md"), ("constraint", "Constraint track", "metrics/constraint.md"),
+                ("completion", "Completion track", "metrics/completion.md"))
 """Tracks whose metric entries have a page of their own (page weight: one page of every entry loaded over 300 KB)."""
 
 
@@ -394,14 +395,16 @@ def nav(docs: Path) -> list[Any]:
 
     items: list[Any] = [{"Home": "index.md"},
                         {"Leaderboards": [{"Agent track": "leaderboards/agent.md"},
-                                          {"Constraint track": "leaderboards/constraint.md"}]},
+                                          {"Constraint track": "leaderboards/constraint.md"},
+                                          {"Completion track": "leaderboards/completion.md"}]},
                         {"Submissions": "submissions/index.md"},
                         {"Releases": "releases/index.md"},
                         {"Reported, not verified": "reported.md"},
                         {"Metrics": [{"Overview and both tracks": "metrics.md"},
                                      *({label: rel} for _t, label, rel in METRIC_PAGES)]}]
     tracks = [{label: rel} for label, rel in (("Agent track", "tracks/agent.md"),
-                                              ("Constraint track", "tracks/constraint.md")) if have(rel)]
+                                              ("Constraint track", "tracks/constraint.md"),
+                                              ("Completion track", "tracks/completion.md")) if have(rel)]
     if tracks:
         items.append({"Track definitions": tracks})
     performance: list[Any] = [{"Overview": "performance.md"}] + [

@@ -1,0 +1,274 @@
+"""Pages of the completion track: the claims channel (claimed vs verified), read from the results files only.
+
+The scorer (`checker.completion`) computed every figure; this module lays them out: the board row of a
+cell (the verified completion rate with its Wilson interval and n first, then the claimed rate, the
+false-claim rate among claims and pass^k beside it), the claimed / verified decomposition of a cell,
+its episodes, and a run's page: the dialogue read from its log next to the closing claim and the
+database evidence (what the episode changed, what the task required, where the two differ).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from checker.format.errors import LogFormatError
+from checker.format.logio import file_sha256, read_events
+from checker.format.numbers import fmt
+from checker.format.results_completion import Change, EpisodeResult
+from checker.format.results_model import CellResult, ResultsFile, RunResult
+from checker.format.schema.completion import Message, ToolCall, ToolResult
+from checker.render.paths import url_of
+from checker.render.tables import Column, Table
+
+PARTS = ("claimed, verified", "transfer, verified", "false claim", "transfer, not verified", "step limit",
+         "not counted")
+"""The claimed / verified decomposition of a cell's declared episodes, in stacking order (verified first)."""
+MAX_TEXT = 1200
+"""Characters of one message or tool result shown in a run's dialogue (the raw log has the rest)."""
+MAX_LOG_BYTES = 64 * 1024 * 1024
+"""A larger log is not read for the dialogue (its page links the raw log instead)."""
+
+
+def table(c: CellResult) -> dict[str, Any]:
+    """The cell's completion table (`CellResult.tables`), or an empty one."""
+    return c.tables if c.tables.get("track") == "completion" else {}
+
+
+def _p(t: dict[str, Any], key: str) -> dict[str, Any]:
+    value = t.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def interval(p: dict[str, Any]) -> str | None:
+    """`[0.354, 0.489]` of a proportion's Wilson interval (None when undefined)."""
+    ci = p.get("wilson95")
+    return f"[{fmt(ci[0])}, {fmt(ci[1])}]" if isinstance(ci, list) and len(ci) == 2 else None
+
+
+def board_key_text(t: dict[str, Any]) -> str | None:
+    """`τ-bench airline · tau-bench-airline (3f2d4636…) · 50 tasks × 4 trials`."""
+    b = _p(t, "board")
+    if not b:
+        return None
+    trials = b.get("trials_per_task")
+    return (f"{b.get('benchmark')} {b.get('domain')} · {b.get('task_set')} ({str(b.get('task_set_digest'))[:8]}…) · "
+            f"{b.get('tasks')} tasks × {trials if trials else '—'} trials")
+
+
+def board_of(t: dict[str, Any]) -> tuple[str, int | None] | None:
+    """The board a cell belongs on: (task-set digest, trials per task), None when it cannot be placed."""
+    b = _p(t, "board")
+    if not b or not b.get("complete"):
+        return None
+    return str(b.get("task_set_digest")), b.get("trials_per_task")
+
+
+def row_extras(c: CellResult) -> dict[str, Any]:
+    """The completion columns of a leaderboard row."""
+    t = table(c)
+    verified, claimed, false = _p(t, "verified"), _p(t, "claimed"), _p(t, "false_claims")
+    pass_k = t.get("pass_k") or []
+    last = pass_k[-1] if pass_k else {}
+    return {
+        "verified_ci": interval(verified), "n": verified.get("n"), "verified_k": verified.get("k"),
+        "claimed_rate": claimed.get("rate"), "false_claim_rate": false.get("rate"),
+        "false_claims": f"{false.get('k')} of {false.get('n')}" if false else None,
+        "pass_k": last.get("value"), "pass_k_label": f"pass^{last.get('k')}" if last else None,
+        "board_key": board_key_text(t),
+    }
+
+
+COLUMNS = [
+    Column("verified_ci", "Wilson 95%"), Column("n", "n (declared episodes)", numeric=True),
+    Column("claimed_rate", "claimed (closed as done)", numeric=True),
+    Column("false_claim_rate", "false claims among claims ↓ (not ranked)", numeric=True),
+    Column("false_claims", "false / claimed"), Column("pass_k", "pass^k (k = trials)", numeric=True),
+    Column("board_key", "board: benchmark · task set · trials"),
+]
+"""The completion-specific columns of the board, after the ranked figure."""
+
+
+def parts(c: CellResult) -> tuple[list[tuple[str, float | None]], list[dict[str, Any]], str]:
+    """(part shares of the declared episodes, the Wilson interval of the verified boundary, the n note)."""
+    t = table(c)
+    d = _p(t, "decomposition")
+    n = t.get("episodes_declared") or 0
+    if not d or not n:
+        return [(p, None) for p in PARTS], [], "no declared episode"
+    counts = [d.get("claimed_verified"), d.get("transfer_verified"), d.get("false_claims"),
+              d.get("transfer_not_verified"), (d.get("step_limit") or 0) + (d.get("error") or 0), d.get("not_counted")]
+    values = [(p, (k / n) if isinstance(k, int) else None) for p, k in zip(PARTS, counts, strict=True)]
+    ci = _p(t, "verified").get("wilson95")
+    return values, ([{"lo": ci[0], "hi": ci[1], "boundary": "verified"}] if isinstance(ci, list) else []), \
+        f"{n} declared episodes"
+
+
+DECOMPOSITION_COLUMNS = [
+    Column("cell", "cell", link="cell_href"), Column("declared", "declared episodes", numeric=True),
+    Column("verified", "verified", numeric=True), Column("verified_rate", "verified rate ↑ (ranked)", numeric=True),
+    Column("verified_ci", "Wilson 95%"), Column("claimed", "claimed (closed as done)", numeric=True),
+    Column("claimed_rate", "claimed rate", numeric=True),
+    Column("claimed_verified", "claimed and verified", numeric=True),
+    Column("false_claims", "false completion claims", numeric=True),
+    Column("false_rate", "false claims among claims", numeric=True), Column("false_ci", "Wilson 95% (false)"),
+    Column("no_write", "false: database wrong, nothing written", numeric=True),
+    Column("wrong_writes", "false: database wrong after writes", numeric=True),
+    Column("output_missing", "false: required output not said", numeric=True),
+    Column("transfer_verified", "transfer, verified", numeric=True),
+    Column("transfer_not", "transfer, not verified", numeric=True),
+    Column("step_limit", "step limit", numeric=True), Column("not_counted", "not counted (worst)", numeric=True),
+]
+"""The columns of a cell's claimed / verified decomposition."""
+
+
+def decomposition_table(r: ResultsFile, cells: list[CellResult], cell_href: Any, name: str = "decomposition") -> Table:
+    """Per cell: the claimed / verified decomposition of its declared episodes, counts with shares and intervals."""
+    rows = []
+    for c in cells:
+        t = table(c)
+        d = _p(t, "decomposition")
+        verified, claimed, false = _p(t, "verified"), _p(t, "claimed"), _p(t, "false_claims")
+        rows.append({
+            "cell": c.cell, "cell_href": url_of(cell_href(r, c.cell)), "declared": t.get("episodes_declared"),
+            "verified": verified.get("k"), "verified_rate": verified.get("rate"), "verified_ci": interval(verified),
+            "claimed": claimed.get("k"), "claimed_rate": claimed.get("rate"),
+            "claimed_verified": d.get("claimed_verified"), "false_claims": d.get("false_claims"),
+            "false_rate": false.get("rate"), "false_ci": interval(false),
+            "no_write": d.get("false_no_effected_write"), "wrong_writes": d.get("false_wrong_writes"),
+            "output_missing": d.get("false_output_missing"), "transfer_verified": d.get("transfer_verified"),
+            "transfer_not": d.get("transfer_not_verified"), "step_limit": d.get("step_limit"),
+            "not_counted": d.get("not_counted"),
+        })
+    return Table(name, "Claimed vs verified: every declared episode, by how it ended and whether the database "
+                 "check verifies it (counts; rates over declared episodes, false claims over claims)",
+                 DECOMPOSITION_COLUMNS, rows,
+                 empty="No cells.")
+
+
+def pass_k_table(c: CellResult) -> Table:
+    """pass^k of a cell with its bootstrap interval over tasks."""
+    t = table(c)
+    rows = [{"k": p.get("k"), "value": p.get("value"),
+             "ci": f"[{fmt(p['ci95'][0])}, {fmt(p['ci95'][1])}]" if isinstance(p.get("ci95"), list) else None,
+             "tasks": p.get("tasks"), "trials": p.get("trials")} for p in t.get("pass_k") or []]
+    return Table("pass-k", "pass^k: the chance that all k of a task's trials are verified (mean over tasks), with a 95% "
+                 "bootstrap interval over tasks", [Column("k", "k", numeric=True), Column("value", "pass^k", numeric=True),
+                                                  Column("ci", "95% interval"), Column("tasks", "tasks", numeric=True),
+                                                  Column("trials", "trials per task", numeric=True)], rows,
+                 empty=str(t.get("pass_k_note") or "Undefined."))
+
+
+def writes_table(c: CellResult) -> Table:
+    """The cell's write calls against the tasks' gold writes."""
+    w = _p(table(c), "writes")
+    rows = [{"status": k, "calls": w.get(k)} for k in ("matched", "wrong", "missing", "extra", "error")]
+    return Table("writes", "Write calls against the gold writes (counted episodes): matched, same tool with other "
+                 "arguments, gold writes never made, writes no gold write asks for, refused by the environment",
+                 [Column("status", "status"), Column("calls", "calls", numeric=True)], rows, sortable=False)
+
+
+def episode_rows(runs: list[RunResult], run_href: Any) -> list[dict[str, Any]]:
+    """One row per episode of a cell: verdict, ending, claim, verification, writes."""
+    rows = []
+    for run in runs:
+        e = run.episode
+        m = run.metrics
+        rows.append({"seed": run.seed, "run_href": url_of(run_href(run)), "verdict": run.verdict,
+                     "ending": e.ending.replace("_", " ") if e else None, "claimed": e.claimed if e else None,
+                     "verified": e.verified if e else None,
+                     "false_claim": (e.false_claim or "").replace("_", " ") or None if e else None,
+                     "writes": "/".join(str(m.get(k, 0)) for k in ("writes_matched", "writes_wrong", "writes_missing",
+                                                                    "writes_extra", "write_errors")) if e else None,
+                     "reasons": "; ".join(run.reasons) or None})
+    return rows
+
+
+def episodes_table(runs: list[RunResult], run_href: Any, name: str = "runs") -> Table:
+    """Every episode of a cell (links to the run viewer)."""
+    return Table(name, "Episodes: how each ended, whether it claimed completion, whether the database verifies it",
+                 [Column("seed", "episode", link="run_href"), Column("verdict", "verdict"), Column("ending", "ending"),
+                  Column("claimed", "claimed"), Column("verified", "verified"), Column("false_claim", "false claim"),
+                  Column("writes", "writes matched/wrong/missing/extra/error"), Column("reasons", "reasons")],
+                 episode_rows(runs, run_href), empty="No episodes reported.")
+
+
+def _changes(name: str, caption: str, changes: list[Change], empty: str) -> Table:
+    rows = [{"table": ch.table, "key": ch.key, "path": ch.path or "(whole record)",
+             "before": ch.before if isinstance(ch.before, str) or ch.before is None else json.dumps(ch.before),
+             "after": ch.after if isinstance(ch.after, str) or ch.after is None else json.dumps(ch.after)}
+            for ch in changes]
+    return Table(name, caption, [Column("table", "table"), Column("key", "record"), Column("path", "field"),
+                                 Column("before", "before" if name != "db-wrong" else "gold"),
+                                 Column("after", "after" if name != "db-wrong" else "this episode")],
+                 rows, sortable=False, empty=empty, downloads=False)
+
+
+def _cut(text: str | None) -> str:
+    if text is None:
+        return ""
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"… ({len(text)} characters; the raw log has all)"
+
+
+def dialogue(run: RunResult, root: Path) -> tuple[list[dict[str, Any]] | None, str]:
+    """The episode's dialogue read from its log (line, who, what), or None with the reason."""
+    path = root / run.path
+    try:
+        ok = run.log_sha256 is not None and path.stat().st_size <= MAX_LOG_BYTES and file_sha256(path) == run.log_sha256
+    except OSError:
+        ok = False
+    if not ok:
+        return None, ("The log is not available beside these results (or its bytes differ from the recorded SHA-256): "
+                      "the dialogue is not shown; follow the raw-log link.")
+    rows: list[dict[str, Any]] = []
+    try:
+        for line, ev in read_events(path):
+            if isinstance(ev, Message):
+                rows.append({"line": line, "who": ev.role, "what": _cut(ev.content) if ev.role != "system"
+                             else f"(the task set's policy, {len(ev.content or '')} characters)"})
+            elif isinstance(ev, ToolCall):
+                rows.append({"line": line, "who": "tool call",
+                             "what": _cut(f"{ev.name}({json.dumps(ev.arguments, ensure_ascii=False)})")})
+            elif isinstance(ev, ToolResult):
+                rows.append({"line": line, "who": "tool result", "what": _cut(ev.content)})
+    except (LogFormatError, OSError) as exc:
+        return None, f"The log could not be read for the dialogue ({exc})."
+    return rows, ""
+
+
+def run_context(run: RunResult, logs_root: Path | None) -> dict[str, Any] | None:
+    """What a completion run's page shows beyond the common parts (None for other tracks)."""
+    e: EpisodeResult | None = run.episode
+    if e is None:
+        return None
+    rows, note = dialogue(run, logs_root) if logs_root is not None else (None, "Dialogue not shown (no submission tree given).")
+    closing = e.closing_line
+    if rows is not None and closing is not None:
+        for row in rows:
+            row["mark"] = "closing claim" if row["line"] == closing else ""
+    writes = [{"line": w.line, "tool": w.name, "target": w.target if w.target is None or isinstance(w.target, str)
+               else json.dumps(w.target), "status": w.status} for w in e.write_calls]
+    return {
+        "ending": e.ending.replace("_", " "), "claimed": e.claimed, "verified": e.verified, "reward": e.reward,
+        "reward_computed": e.reward_computed, "database_matches": e.database_matches,
+        "false_claim": (e.false_claim or "").replace("_", " "), "closing_claim": e.closing_claim,
+        "closing_line": closing, "task_id": e.task_id, "outputs": sorted(e.outputs.items()),
+        "data_hash": e.data_hash, "gold_data_hash": e.gold_data_hash, "changes_cut": e.changes_cut,
+        "changed": _changes("db-changed", "What the episode changed (its database against the initial one)", e.changed,
+                            "Nothing: the episode changed no record."),
+        "required": _changes("db-required", "What the task required (the gold database against the initial one)",
+                             e.required, "Nothing: the task requires no change."),
+        "wrong": _changes("db-wrong", "Where the episode's database differs from the gold one", e.wrong,
+                          "None: the episode's database equals the gold one."),
+        "writes": Table("write-calls", "Write calls against the task's gold writes",
+                        [Column("line", "line", numeric=True), Column("tool", "tool"), Column("target", "record"),
+                         Column("status", "status")], writes, sortable=False, empty="No write call, none required.",
+                        downloads=False),
+        "dialogue": (Table("dialogue", "The dialogue as logged (the closing claim marked); tool results as the agent "
+                           "saw them (each recomputed: see Mismatches)",
+                           [Column("line", "line", numeric=True), Column("who", "who"), Column("what", "what", wide=True),
+                            Column("mark", "")], rows, sortable=False, empty="No message.", downloads=False)
+                     if rows is not None else None),
+        "dialogue_note": note,
+    }
