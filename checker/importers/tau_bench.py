@@ -374,7 +374,7 @@ def import_submission(src: Path, domain: str, out: Path, problems: Path | None =
 
 def _write_run(path: Path, start: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
     try:
-        with RunLogWriter(path, start) as log:
+        with RunLogWriter(path, start, flush=False) as log:  # written at once: one write per buffer
             for event in events:
                 log.write(event)
             log.end("COMPLETED", "imported")
