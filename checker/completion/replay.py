@@ -102,13 +102,13 @@ def replay(task_set: TaskSet, task: Task, ep: Episode) -> Replayed:
             if spec is not None and spec.ends_episode and step.result is not None:
                 out.ending, out.ending_step = "transfer", i
                 continue
-            if step.result is None:
-                break  # the log stops before the environment answered: unfinished
+            if step.result is None and i == len(ep.steps) - 1:
+                break  # the log stops before the environment answered: unfinished (a gap inside is structural)
         else:
             out.said.append(step.content or "")
-            if step.reply is None:
-                break  # no user reply logged: unfinished
-            if STOP in step.reply:
+            if step.reply is None and i == len(ep.steps) - 1:
+                break  # no user reply logged: unfinished (a reply missing inside the log is structural)
+            if step.reply is not None and STOP in step.reply:
                 out.ending, out.ending_step = "closed_as_done", i
                 continue
         if i + 1 >= task_set.max_steps:
