@@ -115,6 +115,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.stages.rules",
     "checker.stages.tracks",
     "checker.stages.validate",
+    "checker.stages.verdict",
 )
 """The modules whose code can change a results file: everything the verify pipeline imports.
 
