@@ -159,3 +159,25 @@ def test_task_set_digest_covers_every_file(tmp_path) -> None:
     tasks[0]["outputs"] = ["1"]
     (copy / "tasks.json").write_bytes(canonical(tasks))
     assert load_task_set(copy).digest != task_set().digest
+
+
+def test_the_incremental_hash_equals_the_whole_text_hash() -> None:
+    """The hash from checkpoints and edited pieces equals SHA-256 of the whole rendered text (Python's str())."""
+    import hashlib
+
+    from checker.completion.domains.base import data_hash_text
+
+    def whole(db: Database) -> str:
+        return hashlib.sha256(data_hash_text(db).encode("utf-8")).hexdigest()
+
+    ts = task_set()
+    for tid in ts.tasks:
+        assert data_hash(ts.gold(tid).db) == whole(ts.gold(tid).db), tid
+    db = fresh()
+    db.put("reservations", "000000", {"a": 1})  # before the first key
+    db.put("reservations", "ZZZZZZ", {"b": [1, 2.0, None, "é'\""]})  # after the last
+    db.put("reservations", "000001", {})
+    db.put("reservations", "4WQ150X", {"c": True})  # right after an existing key
+    db.edit("users", "mia_li_3668")["dob"] = "1990-04-06"
+    db.edit("flights", "HAT001")["dates"]["2024-05-01"]["status"] = "cancelled"
+    assert data_hash(db) == whole(db) != INITIAL_HASH

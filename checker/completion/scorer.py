@@ -58,7 +58,23 @@ def parse_seed(label: str) -> tuple[int, int] | None:
 def board_key(task_set: TaskSet, prereg: Prereg | None, cell: str) -> BoardKey:
     """The board a cell belongs on: the task set, and how the pre-registration declares the cell's episodes."""
     spec = prereg.cells.get(cell) if prereg is not None else None
-    seeds = [s for s in spec.seeds if s not in spec.withdrawn] if spec is not None else []
+    seeds = tuple(s for s in spec.seeds if s not in spec.withdrawn) if spec is not None else None
+    key = (task_set.digest, seeds)
+    found = _BOARDS.get(key)
+    if found is None:
+        found = _BOARDS[key] = _board_key(task_set, seeds)
+        while len(_BOARDS) > 64:  # one per cell being verified: a few
+            _BOARDS.pop(next(iter(_BOARDS)))
+    return found
+
+
+_BOARDS: dict[tuple[str, tuple[str, ...] | None], BoardKey] = {}
+"""(task-set digest, declared seeds) -> board key: every run of a cell reads the same declaration."""
+
+
+def _board_key(task_set: TaskSet, declared: tuple[str, ...] | None) -> BoardKey:
+    spec = declared
+    seeds = list(declared or ())
     per_task: Counter[int] = Counter()
     bad = []
     for s in seeds:

@@ -14,6 +14,7 @@ change it.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
 import json
@@ -58,38 +59,89 @@ class Base:
     """The parsed tables of a task set's database, shared read-only by every episode.
 
     `tables` maps a table name to its records (key -> record), in file order. Nothing may change
-    them: an episode's `Database` copies a record before it edits it. Rendered texts of the records
-    (for the data hash) are computed once, on first need.
+    them: an episode's `Database` copies a record before it edits it. The data hash's text of the
+    whole base is built once, on first need, with the offset of every record's piece in it and the
+    hash state at regular checkpoints, so hashing an episode's database feeds SHA-256 only from the
+    checkpoint before its first change (`data_hash`).
     """
 
     def __init__(self, tables: Mapping[str, dict[str, Record]]) -> None:
         """Keep the tables (in table-name order, as the hash reads them)."""
         self.tables: dict[str, dict[str, Record]] = {name: tables[name] for name in sorted(tables)}
-        self._sorted_keys: dict[str, list[str]] = {}
-        self._pieces: dict[str, dict[str, str]] = {}
-        self._table_text: dict[str, str] = {}
+        self._layout: _Layout | None = None
 
-    def sorted_keys(self, table: str) -> list[str]:
-        """The base's record keys of `table` in code-point order (cached)."""
-        found = self._sorted_keys.get(table)
-        if found is None:
-            found = self._sorted_keys[table] = sorted(self.tables[table])
-        return found
+    def layout(self) -> _Layout:
+        """The base's hash text, its record offsets and hash checkpoints (built on first use)."""
+        if self._layout is None:
+            self._layout = _Layout(self.tables)
+        return self._layout
 
-    def piece(self, table: str, key: str) -> str:
-        """`(key, record)` of a base record as the hash text writes it (cached)."""
-        cache = self._pieces.setdefault(table, {})
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = f"({key!r}, {render(self.tables[table][key])})"
-        return found
 
-    def table_text(self, table: str) -> str:
-        """The hash text of a whole unchanged table (cached)."""
-        found = self._table_text.get(table)
-        if found is None:
-            found = self._table_text[table] = _tuple_text([self.piece(table, k) for k in self.sorted_keys(table)])
-        return found
+CHECKPOINT_BYTES = 1 << 16
+"""Bytes of hash text between two saved SHA-256 states of the base."""
+
+
+class _Layout:
+    """The base's data-hash text as bytes, where each record's piece sits in it, and SHA-256 checkpoints."""
+
+    def __init__(self, tables: Mapping[str, dict[str, Record]]) -> None:
+        chunks: list[bytes] = []
+        offset = 0
+        self.keys: dict[str, list[str]] = {}
+        """Table -> its keys in code-point order."""
+        self.spans: dict[str, list[tuple[int, int]]] = {}
+        """Table -> (start, end) of each key's piece `(key, record)` in `text`, in key order."""
+        self.bodies: dict[str, tuple[int, int]] = {}
+        """Table -> (start, end) of its tuple text `(...)`."""
+
+        def put(text: str) -> None:
+            nonlocal offset
+            data = text.encode("utf-8")
+            chunks.append(data)
+            offset += len(data)
+
+        put("(")
+        for n, table in enumerate(tables):
+            put(("" if n == 0 else ", ") + f"({table!r}, ")
+            keys = sorted(tables[table])
+            self.keys[table] = keys
+            spans = []
+            body_start = offset
+            put("(")
+            for i, key in enumerate(keys):
+                if i:
+                    put(", ")
+                start = offset
+                put(f"({key!r}, {render(tables[table][key])})")
+                spans.append((start, offset))
+            put(",)" if len(keys) == 1 else ")")
+            self.bodies[table] = (body_start, offset)
+            self.spans[table] = spans
+            put(")")
+        put(",)" if len(tables) == 1 else ")")
+        self.text = b"".join(chunks)
+        self.checkpoints: list[tuple[int, Any]] = []
+        h = hashlib.sha256()
+        view = memoryview(self.text)
+        for at in range(0, len(self.text), CHECKPOINT_BYTES):
+            self.checkpoints.append((at, h.copy()))
+            h.update(view[at:at + CHECKPOINT_BYTES])
+        self.digest = h.hexdigest()
+
+    def hash_with(self, edits: list[tuple[int, int, bytes]]) -> str:
+        """SHA-256 of the text with `edits` applied: (start, end, replacement) sorted, not overlapping."""
+        if not edits:
+            return self.digest
+        i = bisect.bisect_right([c[0] for c in self.checkpoints], edits[0][0]) - 1
+        at, state = self.checkpoints[i]
+        h = state.copy()
+        view = memoryview(self.text)
+        for start, end, data in edits:
+            h.update(view[at:start])
+            h.update(data)
+            at = end
+        h.update(view[at:])
+        return str(h.hexdigest())
 
 
 def _tuple_text(items: Sequence[str]) -> str:
@@ -163,18 +215,44 @@ class Database:
 def data_hash(db: Database) -> str:
     """τ-bench's data hash of a database: lower-case hex SHA-256 of `str()` of it as nested tuples.
 
-    Unchanged tables and records use the base's cached texts; only what the episode changed is rendered.
+    The base's text is rendered once (`Base.layout`); an episode's hash renders only the records it
+    changed or added and feeds SHA-256 from the checkpoint before the first of them. A table that
+    had fewer than two records, or lost all of them, is rendered whole (`data_hash_text`).
     """
-    parts: list[str] = []
+    layout = db.base.layout()
+    edits: list[tuple[int, int, bytes]] = []
     for table in db.base.tables:
         mine = db.changed.get(table)
         if not mine:
-            body = db.base.table_text(table)
-        else:
-            keys = sorted(set(db.base.tables[table]) | set(mine))
-            body = _tuple_text([f"({k!r}, {render(mine[k])})" if k in mine else db.base.piece(table, k) for k in keys])
+            continue
+        keys, spans = layout.keys[table], layout.spans[table]
+        if len(keys) < 2:
+            return hashlib.sha256(data_hash_text(db).encode("utf-8")).hexdigest()
+        for key in sorted(mine):
+            piece = f"({key!r}, {render(mine[key])})".encode()
+            i = bisect.bisect_left(keys, key)
+            if i < len(keys) and keys[i] == key:
+                start, end = spans[i]
+                edits.append((start, end, piece))
+            elif i < len(keys):  # a new record before an existing one
+                start = spans[i][0]
+                edits.append((start, start, piece + b", "))
+            else:  # a new record after the table's last one
+                end = spans[-1][1]
+                edits.append((end, end, b", " + piece))
+    # two new records at one place keep their key order (the sort is stable on equal offsets)
+    edits.sort(key=lambda e: (e[0], e[1]))
+    return layout.hash_with(edits)
+
+
+def data_hash_text(db: Database) -> str:
+    """The whole text the data hash reads (the reference rendering, record by record; slow, for tests)."""
+    parts: list[str] = []
+    for table in db.base.tables:
+        keys = sorted(set(db.base.tables[table]) | set(db.changed.get(table, {})))
+        body = _tuple_text([f"({k!r}, {render(db.get(table, k))})" for k in keys])
         parts.append(f"({table!r}, {body})")
-    return hashlib.sha256(_tuple_text(parts).encode("utf-8")).hexdigest()
+    return _tuple_text(parts)
 
 
 def same_data(a: Database, b: Database) -> bool:
