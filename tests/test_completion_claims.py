@@ -307,3 +307,13 @@ def test_an_unknown_tool_in_a_canonical_log_is_replayed_as_the_environment_answe
              {"type": "tool_result", "call_id": "c1", "name": "teleport", "content": "Unknown action teleport"}]
     r = score_events(tmp_path, seed, events[:at] + extra + events[at:], prereg_for([seed]))
     assert r.verdict == "VALID" and r.episode.verified and r.metrics["writes_effected"] == 1
+
+
+def test_the_track_definition_lists_every_condition():
+    from conftest import REPO
+
+    from checker.completion.scorer import CONDITIONS
+
+    page = (REPO / "site" / "tracks" / "completion.md").read_text(encoding="utf-8")
+    for c in CONDITIONS:
+        assert f"| `{c.name}` | {'INVALID' if c.kind == 'invalid' else 'INCOMPLETE'} |" in page, c.name

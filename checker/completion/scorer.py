@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from checker.completion.claims import closing_claim, database_evidence, false_claim_kind, write_accounting
@@ -28,7 +29,7 @@ from checker.completion.replay import Replayed, replay
 from checker.completion.tasks import TaskSet
 from checker.format.errors import MissingInputError
 from checker.format.results_completion import BoardKey, EpisodeResult
-from checker.format.results_model import RunResult
+from checker.format.results_model import FactKind, RunResult
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.manifest import Prereg
 from checker.stages.tracks import RunRecord, VerifyContext, incomplete_reason
@@ -40,6 +41,38 @@ MAX_SHOWN = 300
 """Characters of a logged or recomputed tool result shown in a mismatch."""
 SOURCES = {"closed_as_done": "user", "transfer": "transfer_to_human_agents"}
 """The `episode_end.source` τ-bench records for an ending (a step-limit episode records its last tool or `user`)."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A condition every completion run must meet to count: its name, what it checks, and the fact a failure records."""
+
+    name: str
+    kind: FactKind
+    """`invalid` (the run is not one faithful episode of the set) or `incomplete` (it did not finish)."""
+    checks: str
+
+
+CONDITIONS: tuple[Condition, ...] = (
+    Condition("task_set", "invalid", "the run names a task set by digest, the one the pre-registration names"),
+    Condition("structure", "invalid", "the log is one episode in order: episode_start, the system prompt, the user's "
+                                      "first message, then assistant turns each answered by its tool_result or by a user "
+                                      "message; no event of another track, nothing after episode_end"),
+    Condition("policy", "invalid", "the system prompt is the task set's policy, byte for byte"),
+    Condition("task", "invalid", "the domain and the task are the set's, and the seed label names the episode's task"),
+    Condition("tool_results", "invalid", "every logged tool result equals the environment's answer to the call replayed "
+                                         "on the task's database"),
+    Condition("ends_once", "invalid", "the dialogue stops at the episode's end (closing reply, transfer, step limit)"),
+    Condition("finished", "incomplete", "the episode reaches its end, and the log its run_end (COMPLETED)"),
+)
+"""The completion track's validity conditions, declared once: the scorer records a failure only through them
+(`fact`), and the track definition lists them."""
+_CONDITIONS = {c.name: c for c in CONDITIONS}
+
+
+def fact(condition: str, reason: str) -> Fact:
+    """The verdict fact of a failed condition (its declared kind), with the reason a reader sees."""
+    return Fact(_CONDITIONS[condition].kind, reason)
 
 
 def seed_label(task_id: int, trial: int) -> str:
@@ -107,14 +140,14 @@ def _cut(text: str | None) -> str | None:
 
 
 def _structure_facts(run: RunRecord, ep: Episode, task_set: TaskSet) -> list[Fact]:
-    facts = [Fact("invalid", f"{run.path}:{line}: {what}") for line, what in ep.problems]
+    facts = [fact("structure", f"{run.path}:{line}: {what}") for line, what in ep.problems]
     if ep.start is not None and ep.start.domain != task_set.domain.name:
-        facts.append(Fact("invalid", f"{run.path}:{ep.start_line}: episode of domain {ep.start.domain!r}, the task set "
+        facts.append(fact("task", f"{run.path}:{ep.start_line}: episode of domain {ep.start.domain!r}, the task set "
                                      f"{task_set.name!r} is {task_set.domain.name!r}"))
     if ep.start is not None and ep.system != task_set.policy:
         where = ep.system_line or ep.start_line
         what = "logs no system prompt" if ep.system is None else "logs a system prompt that is not the task set's policy"
-        facts.append(Fact("invalid", f"{run.path}:{where}: the episode {what}: the agent must be given the policy "
+        facts.append(fact("policy", f"{run.path}:{where}: the episode {what}: the agent must be given the policy "
                                      "the task set defines (its tasks are judged by it)"))
     return facts
 
@@ -165,9 +198,9 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     }
     facts: list[Fact] = []
     if (why := incomplete_reason(run)) is not None:
-        facts.append(Fact("incomplete", why))
+        facts.append(fact("finished", why))
     if start.problem_set is None:
-        facts.append(Fact("invalid", "run_start names no problem_set (the task set): the episode cannot be recomputed"))
+        facts.append(fact("task_set", "run_start names no problem_set (the task set): the episode cannot be recomputed"))
         return judged_run(facts, **result)
     digest = start.problem_set.digest
     task_sets: Mapping[str, TaskSet] = ctx.task_sets
@@ -176,35 +209,35 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
         raise MissingInputError(f"run {start.run_id!r} uses task set {start.problem_set.name!r} (digest {digest}); no "
                                 "--problems folder provides it (a completion task set is a folder with taskset.json)")
     if ctx.prereg is not None and ctx.prereg.problem_set is not None and ctx.prereg.problem_set != digest:
-        facts.append(Fact("invalid", f"run uses task set {digest[:12]}…, the pre-registration names "
+        facts.append(fact("task_set", f"run uses task set {digest[:12]}…, the pre-registration names "
                                      f"{ctx.prereg.problem_set[:12]}…"))
     ep = read_episode(run.events, run.lines)
     facts.extend(_structure_facts(run, ep, task_set))
     task = task_set.tasks.get(ep.start.task_id) if ep.start is not None else None
     if ep.start is not None and task is None:
-        facts.append(Fact("invalid", f"{run.path}:{ep.start_line}: task {ep.start.task_id} is not in the task set "
+        facts.append(fact("task", f"{run.path}:{ep.start_line}: task {ep.start.task_id} is not in the task set "
                                      f"{task_set.name!r} ({len(task_set.tasks)} tasks)"))
     parsed = parse_seed(start.seed)
     if parsed is None:
-        facts.append(Fact("invalid", f"seed label {start.seed!r} does not name an episode as task<id>-trial<n> "
+        facts.append(fact("task", f"seed label {start.seed!r} does not name an episode as task<id>-trial<n> "
                                      "(e.g. task007-trial2)"))
     elif ep.start is not None and parsed[0] != ep.start.task_id:
-        facts.append(Fact("invalid", f"seed label {start.seed!r} names task {parsed[0]}, the episode is of task "
+        facts.append(fact("task", f"seed label {start.seed!r} names task {parsed[0]}, the episode is of task "
                                      f"{ep.start.task_id}: a seed reports its own task's episode"))
     if task is None:
         return judged_run(facts, **result)
     done = replay(task_set, task, ep)
     for call in done.mismatched:
-        facts.append(Fact("invalid", f"{run.path}:{call.line}: the logged result of {call.name} differs from what the "
+        facts.append(fact("tool_results", f"{run.path}:{call.line}: the logged result of {call.name} differs from what the "
                                      "environment returns when the call is replayed on the task's database"))
         result["mismatches"].append({"line": call.line, "field": "tool_result", "recorded": _cut(call.logged),
                                      "recomputed": _cut(call.observation),
                                      "reason": f"replaying {call.name} with the logged arguments gives another observation"})
     if done.past_end is not None:
-        facts.append(Fact("invalid", f"{run.path}:{done.past_end}: the dialogue goes on after the episode ended "
+        facts.append(fact("ends_once", f"{run.path}:{done.past_end}: the dialogue goes on after the episode ended "
                                      f"({done.ending.replace('_', ' ')})"))
     if done.ending == "unfinished":
-        facts.append(Fact("incomplete", f"{run.path}: the log stops before the episode ends (no closing user reply, "
+        facts.append(fact("finished", f"{run.path}: the log stops before the episode ends (no closing user reply, "
                                         "transfer or step limit)"))
     recorded, warnings = _recorded(run, ep, done)
     result["mismatches"].extend(recorded)
