@@ -317,3 +317,31 @@ def test_the_track_definition_lists_every_condition():
     page = (REPO / "site" / "tracks" / "completion.md").read_text(encoding="utf-8")
     for c in CONDITIONS:
         assert f"| `{c.name}` | {'INVALID' if c.kind == 'invalid' else 'INCOMPLETE'} |" in page, c.name
+
+
+def test_a_huge_episode_costs_what_its_30_steps_cost(tmp_path):
+    """Bounded cost: 20,000 calls of the costliest tool are parsed, only the first 30 steps are replayed."""
+    import time
+
+    seed, events = _events()
+    head = [e for e in events if e["type"] in ("episode_start",) or (e["type"] == "message" and e["role"] != "assistant")][:3]
+    calls = []
+    for n in range(20_000):
+        calls += [{"type": "message", "role": "assistant", "content": None},
+                  {"type": "tool_call", "call_id": f"c{n}", "name": "search_onestop_flight",
+                   "arguments": {"origin": "JFK", "destination": "SEA", "date": "2024-05-20"}},
+                  {"type": "tool_result", "call_id": f"c{n}", "name": "search_onestop_flight", "content": "[]"}]
+    t0 = time.perf_counter()
+    r = score_events(tmp_path, seed, [*head, *calls, {"type": "episode_end"}], prereg_for([seed]))
+    assert time.perf_counter() - t0 < 30
+    assert r.episode.ending == "step_limit" and r.episode.steps == 30
+    assert r.verdict == "INVALID"  # the results differ ("[]"), and the dialogue goes on past the step limit
+    assert any("goes on after the episode ended" in x for x in r.reasons)
+
+
+def test_structural_problems_are_listed_up_to_a_bound(tmp_path):
+    seed, events = _events()
+    orphans = [{"type": "tool_result", "call_id": f"x{n}", "name": "think", "content": ""} for n in range(500)]
+    r = score_events(tmp_path, seed, [*events[:-1], *orphans, events[-1]], prereg_for([seed]))
+    assert r.verdict == "INVALID"
+    assert len(r.reasons) <= 25 and any("more structural problem(s) not listed" in x for x in r.reasons)

@@ -37,6 +37,8 @@ from checker.stages.verdict import judged_run
 
 SEED_PATTERN = re.compile(r"task(\d{3,})-trial(\d+)")
 """A completion seed label: the task id (at least three digits) and the trial number."""
+MAX_PROBLEMS = 20
+"""Structural problems listed per run (the rest counted in one more reason)."""
 MAX_SHOWN = 300
 """Characters of a logged or recomputed tool result shown in a mismatch."""
 SOURCES = {"closed_as_done": "user", "transfer": "transfer_to_human_agents"}
@@ -140,7 +142,10 @@ def _cut(text: str | None) -> str | None:
 
 
 def _structure_facts(run: RunRecord, ep: Episode, task_set: TaskSet) -> list[Fact]:
-    facts = [fact("structure", f"{run.path}:{line}: {what}") for line, what in ep.problems]
+    facts = [fact("structure", f"{run.path}:{line}: {what}") for line, what in ep.problems[:MAX_PROBLEMS]]
+    if len(ep.problems) > MAX_PROBLEMS:
+        facts.append(fact("structure", f"{run.path}: {len(ep.problems) - MAX_PROBLEMS} more structural problem(s) "
+                                       "not listed"))
     if ep.start is not None and ep.start.domain != task_set.domain.name:
         facts.append(fact("task", f"{run.path}:{ep.start_line}: episode of domain {ep.start.domain!r}, the task set "
                                      f"{task_set.name!r} is {task_set.domain.name!r}"))
