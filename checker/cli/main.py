@@ -149,7 +149,8 @@ def schema(out: Path) -> None:
 @click.option("--profile", type=click.Choice(["driftboard", "arg-v1.0", "drift-bench-v1"]), default=None,
               help="Scoring profile (default: the one the pre-registration names, else driftboard).")
 @click.option("--problems", "problems", multiple=True, type=click.Path(path_type=Path),
-              help="Constraint problem set folder (repeatable; default: the repository's problems/).")
+              help="Constraint problem set or completion task set folder (repeatable; default: the repository's "
+                   "problems/).")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=Path("build/results"), show_default=True,
               help="Folder for the results files (one per submission, plus index.json).")
 @click.option("--no-results", is_flag=True, help="Do not write results files.")

@@ -25,8 +25,12 @@ from checker.render.tables import Column, Table
 PARTS = ("claimed, verified", "transfer, verified", "false claim", "transfer, not verified", "step limit",
          "not counted")
 """The claimed / verified decomposition of a cell's declared episodes, in stacking order (verified first)."""
-MAX_TEXT = 1200
+MAX_TEXT = 600
 """Characters of one message or tool result shown in a run's dialogue (the raw log has the rest)."""
+DIALOGUE_CHARS = 20_000
+"""Characters of dialogue text on a run page: a long episode's messages are cut shorter (never fewer than
+`MIN_TEXT` each), so every message stays listed and the page stays within the page-weight budget."""
+MIN_TEXT = 120
 MAX_LOG_BYTES = 64 * 1024 * 1024
 """A larger log is not read for the dialogue (its page links the raw log instead)."""
 
@@ -185,6 +189,27 @@ def episode_rows(runs: list[RunResult], run_href: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def seeds_text(seeds: list[str]) -> str | None:
+    """Many episode labels in a few words: `200: task000-trial0 … task049-trial3` (page weight)."""
+    if len(seeds) <= 8:
+        return ", ".join(seeds) or None
+    return f"{len(seeds)}: {seeds[0]} … {seeds[-1]}"
+
+
+def episodes_summary(r: ResultsFile, cell_href: Any, name: str = "gate") -> Table:
+    """Episodes per cell, by verdict and ending (every episode is listed on its cell's page)."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for run in r.runs:
+        ending = run.episode.ending.replace("_", " ") if run.episode is not None else "not scored"
+        key = (str(run.cell), run.verdict, ending)
+        counts[key] = counts.get(key, 0) + 1
+    rows = [{"cell": cell, "cell_href": url_of(cell_href(r, cell)), "verdict": verdict, "ending": ending,
+             "episodes": n} for (cell, verdict, ending), n in sorted(counts.items())]
+    return Table(name, "Episodes by verdict and ending (each cell's page lists every episode, with its run page)",
+                 [Column("cell", "cell", link="cell_href"), Column("verdict", "verdict"), Column("ending", "ending"),
+                  Column("episodes", "episodes", numeric=True)], rows, empty="No runs reported.")
+
+
 def episodes_table(runs: list[RunResult], run_href: Any, name: str = "runs") -> Table:
     """Every episode of a cell (links to the run viewer)."""
     return Table(name, "Episodes: how each ended, whether it claimed completion, whether the database verifies it",
@@ -205,10 +230,10 @@ def _changes(name: str, caption: str, changes: list[Change], empty: str) -> Tabl
                  rows, sortable=False, empty=empty, downloads=False)
 
 
-def _cut(text: str | None) -> str:
+def _cut(text: str | None, limit: int = MAX_TEXT) -> str:
     if text is None:
         return ""
-    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"… ({len(text)} characters; the raw log has all)"
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters; the raw log has all)"
 
 
 def dialogue(run: RunResult, root: Path) -> tuple[list[dict[str, Any]] | None, str]:
@@ -225,15 +250,18 @@ def dialogue(run: RunResult, root: Path) -> tuple[list[dict[str, Any]] | None, s
     try:
         for line, ev in read_events(path):
             if isinstance(ev, Message):
-                rows.append({"line": line, "who": ev.role, "what": _cut(ev.content) if ev.role != "system"
+                rows.append({"line": line, "who": ev.role, "what": (ev.content or "") if ev.role != "system"
                              else f"(the task set's policy, {len(ev.content or '')} characters)"})
             elif isinstance(ev, ToolCall):
                 rows.append({"line": line, "who": "tool call",
-                             "what": _cut(f"{ev.name}({json.dumps(ev.arguments, ensure_ascii=False)})")})
+                             "what": f"{ev.name}({json.dumps(ev.arguments, ensure_ascii=False)})"})
             elif isinstance(ev, ToolResult):
-                rows.append({"line": line, "who": "tool result", "what": _cut(ev.content)})
+                rows.append({"line": line, "who": "tool result", "what": ev.content})
     except (LogFormatError, OSError) as exc:
         return None, f"The log could not be read for the dialogue ({exc})."
+    limit = max(MIN_TEXT, min(MAX_TEXT, DIALOGUE_CHARS // max(1, len(rows))))
+    for row in rows:
+        row["what"] = _cut(row["what"], limit)
     return rows, ""
 
 

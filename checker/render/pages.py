@@ -623,8 +623,10 @@ def _claims_table(r: ResultsFile) -> Table:
 def _logs_table(r: ResultsFile, paths: set[str] | None = None) -> Table:
     rows = [{"path": x.path, "run_id": x.run_id, "sha256": x.sha256} for x in r.logs
             if paths is None or x.sha256 in paths]
+    # a completion run's id is its submission and episode, as its path says (page weight: hundreds of episodes)
+    run_col = [] if r.track == "completion" else [Column("run_id", "run")]
     return Table("logs", "Run logs behind these results (SHA-256 of the file bytes)",
-                 [Column("path", "path"), Column("run_id", "run"), Column("sha256", "sha256")], rows,
+                 [Column("path", "path"), *run_col, Column("sha256", "sha256")], rows,
                  empty="No logs.")
 
 
@@ -654,7 +656,7 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
          Column("verdicts", "verdicts")],
         [{"cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)),
           "flags": " ".join(f"{k}={v}" for k, v in sorted(c.flags.items())) or None, "comparator": c.comparator,
-          "seeds_declared": ", ".join(c.seeds_declared) or None, "seeds_reported": ", ".join(c.seeds_reported) or None,
+          "seeds_declared": _seeds(r, c.seeds_declared), "seeds_reported": _seeds(r, c.seeds_reported),
           "runs": c.runs, "valid_runs": c.valid_runs,
           "verdicts": ", ".join(f"{k} {v}" for k, v in sorted(c.verdicts.items())) or None} for c in r.cells],
         empty="No cells.")
@@ -704,7 +706,8 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
         "valid_runs": r.null_results.valid_runs, "runs": r.null_results.runs,
         "triggered": list(r.null_results.triggered_defeaters), "defeaters": defeaters, "prereg": prereg,
         "thresholds": thresholds, "cells_declared": cells_declared, "predictions": predictions,
-        "commit_order": commit_order, "gate": gate_table(r, r.runs), "decomposition": decomposition_table(r, mech),
+        "commit_order": commit_order, "decomposition": decomposition_table(r, mech),
+        "gate": completion.episodes_summary(r, cell_path) if r.track == "completion" else gate_table(r, r.runs),
         "charts": chart_refs, "missing": _missing_table(r), "run_mismatches": _mismatch_table(r),
         "claims": _claims_table(r), "findings": findings, "logs": _logs_table(r),
         "bibtex": bibtex(r, None, site_url), "digest": r.digest, "prereg_sha256": r.prereg_sha256,
@@ -712,6 +715,11 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
         "manifest_fields": [(k, v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False))
                             for k, v in sorted(r.manifest.items()) if k not in ("claims", "files")],
     }
+
+
+def _seeds(r: ResultsFile, seeds: list[str]) -> str | None:
+    """A cell's seed labels for the submission page (a completion cell's hundreds of episodes in a few words)."""
+    return completion.seeds_text(seeds) if r.track == "completion" else ", ".join(seeds) or None
 
 
 def _cell_charts(r: ResultsFile, c: CellResult, files: dict[str, str], md: str) -> list[ChartRef]:
