@@ -16,6 +16,7 @@ from conftest import REPO
 
 from checker.completion.scorer import cell_tables, score_run, seed_label
 from checker.completion.tasks import TaskSet, load_task_set
+from checker.format.cell_tables import CompletionCellTables
 from checker.format.logio import RunLogWriter
 from checker.format.results_model import RunResult
 from checker.format.schema.manifest import Prereg
@@ -91,7 +92,7 @@ def counted_verified(runs: list[RunResult]) -> int:
     return sum(1 for r in runs if r.verdict == "VALID" and r.episode is not None and r.episode.verified)
 
 
-def cell_figures(runs: list[RunResult]) -> dict[str, Any]:
+def cell_figures(runs: list[RunResult]) -> CompletionCellTables:
     """The completion table of the runs' one cell."""
     tables = cell_tables(runs)
     assert len(tables) == 1, sorted(tables)

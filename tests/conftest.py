@@ -1,4 +1,8 @@
-"""Shared fixtures: a CliRunner wrapper, paths to the golden cases and to the shared data.
+"""Shared fixtures: a CliRunner wrapper, paths to the golden cases and to the shared data, and the
+expensive outputs several test files read, made once per session under pytest's base temporary
+folder (never in the checkout): the shipped submissions verified (`shipped_results`), the golden
+cases verified and built into a site (`cases_site`), and the site of the synthetic fixture results
+(`fixture_site`). Tests read those folders and never write into them.
 
 Also a session guard: the test run must leave the checkout exactly as it found it (tracked,
 untracked and ignored files alike, caches aside) and leave nothing in the temporary folder
@@ -29,6 +33,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "tests" / "cases"
+SUITE = REPO / "problems" / "driftboard-suite-v1"
+"""The problem set of the shipped constraint baselines and of the minimal constraint case."""
 
 # What the reference data is and where it comes from, for every skip reason that needs it.
 SHARED_DATA_SOURCE = (
@@ -63,6 +69,54 @@ def run_line():
         return CliRunner().invoke(cli, args, catch_exceptions=False, **kwargs)
 
     return run
+
+
+# --------------------------------------------------------------------------- outputs shared across test files
+
+
+@pytest.fixture(scope="session")
+def shipped_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped `submissions/` verified once per session: its results files and `index.json`.
+
+    Verified as `make site` does it: from the repository root, the shipped problem sets, no
+    option, no cache. Every submission must verify (exit code 0).
+    """
+    from checker.pipeline.verify import default_problem_dirs, verify_paths
+
+    out = tmp_path_factory.mktemp("shipped-results")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        report = verify_paths([Path("submissions")], problem_dirs=default_problem_dirs(), results_dir=out)
+    assert report.exit_code == 0, [f.render() for f in report.unreadable + report.findings]
+    return out
+
+
+@pytest.fixture(scope="session")
+def cases_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The minimal agent and constraint cases verified (`results/`) and built (`site/`) once per session.
+
+    Run pages hold two timeline rows each (`checker.render.runs.TURNS_PER_PAGE` = 2), so that the
+    small logs paginate; recorded run paths resolve from the working folder, as `driftboard build` does.
+    """
+    from checker.pipeline.verify import verify_paths
+    from checker.render import runs
+    from checker.render.site import build_site
+
+    root = tmp_path_factory.mktemp("cases-site")
+    verify_paths([CASES / "valid" / "minimal-agent", CASES / "valid" / "minimal-constraint"], None, [SUITE],
+                 results_dir=root / "results")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(runs, "TURNS_PER_PAGE", 2)
+        build_site(root / "results", root / "site", logs_root=Path.cwd())
+    return root
+
+
+@pytest.fixture(scope="session")
+def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of `site_fixtures.fixture_results` (synthetic, hostile and undefined cases), built once per session."""
+    from site_fixtures import build_fixture_site
+
+    return build_fixture_site(tmp_path_factory.mktemp("fixture-site"))
 
 
 # --------------------------------------------------------------------------- session guard

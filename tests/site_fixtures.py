@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
-from driftboard_tools.site_bench import synthetic_results, write_results_dir
+from driftboard_tools.generate.results import synthetic_results, write_results_dir
 
 from checker.format.results_model import ResultsFile
 
@@ -50,12 +49,13 @@ def fixture_results() -> list[ResultsFile]:
     return [*base, ResultsFile.model_validate(hostile), ResultsFile.model_validate(undefined)]
 
 
-@functools.cache
-def built_site(base: Path) -> Path:
-    """Build the fixture site once per test session under `base` (pytest's base temp); returns the site folder."""
+def build_fixture_site(root: Path) -> Path:
+    """Write `fixture_results` into `root/results` and build their site into `root/site`; returns the site folder.
+
+    The tests read one build of it per session: `conftest.fixture_site`.
+    """
     from checker.render.site import build_site
 
-    root = base / "fixture-site"
     results = write_results_dir(fixture_results(), root / "results")
     assert build_site(results, root / "site") == 0
     return root / "site"

@@ -107,7 +107,7 @@ def test_cell_tables_and_compute_parity(tmp_path):
     bare = score_run(make_run(tmp_path, [llm(t, "BASELINE", prompt_tokens=100) for t in range(4)], name="b.jsonl",
                               comparator=True, cell="BARE"),
                      context(cells={"FULL": {"seeds": ["s0", "s1"]}, "BARE": {"seeds": ["s1"], "comparator": True}}))
-    tables = cell_tables([*full, bare])
+    tables = {cell: t.model_dump(mode="json") for cell, t in cell_tables([*full, bare]).items()}
     assert tables["FULL"]["valid"] == 2
     assert tables["FULL"]["parity"] == {"comparator_cell": "BARE", "calls": 0.25, "tokens": 0.25}
     assert tables["FULL"]["gds_bind"] == {"per_seed": [None, None], "n_defined": 0, "n": 2, "mean": None}

@@ -104,9 +104,9 @@ def test_gate_conditions_are_declared_once_and_carry_note_and_reason() -> None:
     gate = run_gate(state, Thresholds(), "driftboard")
     assert gate.verdict == "INVALID"
     for name, record in gate.conditions.items():
-        assert record["note"], name
-        assert (record["reason"] is not None) == (record["status"] == "FAIL"), name
-    assert gate.conditions["startup_probe"]["reason"] == "startup probe: no startup_probe event"
+        assert record.note, name
+        assert (record.reason is not None) == (record.status == "FAIL"), name
+    assert gate.conditions.startup_probe.reason == "startup probe: no startup_probe event"
     assert gate.reasons == ["startup probe: no startup_probe event"]
 
 
@@ -128,12 +128,12 @@ def test_one_undefined_mark_everywhere(verify_shipped: dict[str, ResultsFile], s
 
 
 @pytest.fixture(scope="module")
-def verify_shipped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ResultsFile]:
-    from checker.pipeline.verify import default_problem_dirs, verify_paths
+def verify_shipped(shipped_results: Path) -> dict[str, ResultsFile]:
+    """The shipped submissions' results files (`conftest.shipped_results`), by submission id."""
+    from checker.format.results_io import INDEX, read_results
 
-    out = tmp_path_factory.mktemp("results")
-    report = verify_paths([ROOT / "submissions"], None, default_problem_dirs(), results_dir=out)
-    return {s.results.submission_id: s.results for s in report.submissions if s.results is not None}
+    files = [read_results(p) for p in sorted(shipped_results.glob("*.json")) if p.name != INDEX]
+    return {r.submission_id: r for r in files}
 
 
 @pytest.fixture(scope="module")

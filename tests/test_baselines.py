@@ -14,12 +14,12 @@ from checker.constraint.answers import normalize
 from checker.constraint.domains import make_domain
 from checker.constraint.domains.solver import naive_sat
 from checker.constraint.problems import load_problem_sets
+from checker.format.results_io import read_results
 from checker.harness.baselines import baselines_command
 from checker.harness.baselines import constraint_baselines as cb
 from checker.harness.baselines.agent_baselines import SUBMISSION_ID as AGENT_ID
 from checker.harness.baselines.reported import ARG_CSV, DRIFT_CSV, convert_paper_tables, load_reported
 from checker.harness.baselines.suite import PER_DOMAIN, SUITE_DIR, load_suite, suite_digest, write_suite
-from checker.pipeline.verify import verify_paths
 
 SUBMISSIONS = REPO / "submissions"
 BASELINE_IDS = (AGENT_ID, cb.SUBMISSION_ID)
@@ -69,17 +69,17 @@ def test_suite_shape_and_every_turn_sat_with_z3() -> None:
 
 
 @pytest.fixture(scope="module")
-def agent_runs() -> dict[tuple[str, str], dict[str, Any]]:
-    report = verify_paths([SUBMISSIONS / AGENT_ID])
-    assert report.exit_code == 0
-    return {(r.cell, r.seed): r.model_dump(mode="json") for r in report.submissions[0].runs}
+def agent_runs(shipped_results: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """The agent baselines' runs as the checker scored them (`conftest.shipped_results`: every submission verified)."""
+    return {(r.cell, r.seed): r.model_dump(mode="json") for r in read_results(shipped_results / f"{AGENT_ID}.json").runs}
 
 
 @pytest.fixture(scope="module")
-def constraint_runs() -> dict[str, dict[str, Any]]:
-    report = verify_paths([SUBMISSIONS / cb.SUBMISSION_ID], problem_dirs=[SUITE_DIR])
-    assert report.exit_code == 0
-    return {r.method: r.model_dump(mode="json") for r in report.submissions[0].runs}
+def constraint_runs(shipped_results: Path) -> dict[str, dict[str, Any]]:
+    """The constraint baselines' runs as the checker scored them, over the shipped suite."""
+    results = read_results(shipped_results / f"{cb.SUBMISSION_ID}.json")
+    assert results.problem_sets == [suite_digest()]
+    return {r.method: r.model_dump(mode="json") for r in results.runs}
 
 
 def test_agent_states_come_out_of_the_checker(agent_runs: dict[tuple[str, str], dict[str, Any]]) -> None:

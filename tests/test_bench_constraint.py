@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from constraint_helpers import drift_bench_dir, seating_problem, write_problems
-from driftboard_tools.constraint_bench import score_cases
-from driftboard_tools.constraint_workload import KINDS, generated_cases
+from driftboard_tools.bench.constraint import score_cases
+from driftboard_tools.generate.constraint_turns import KINDS, generated_cases
 
 from checker.constraint.problems import load_problems
 
@@ -49,7 +49,7 @@ def test_scored_cases_agree_on_every_path(tmp_path):
     assert fast.records == z3_all.records == naive.records
     # hand-checked: turn 2's stale answer seats Cid (3) next to Bob (2), against "Cid not next to Bob"
     stale = fast.records[3]
-    assert (stale["correct"], stale["ledger_sat"], stale["answer_satisfies_ledger"], stale["channel"]) == (
+    assert (stale.correct, stale.ledger_sat, stale.answer_satisfies_ledger, stale.channel) == (
         False, True, False, "drift")
     assert z3_all.stats.z3 > 0 and fast.stats.z3 == 0
 

@@ -11,12 +11,12 @@ import json
 import random
 from pathlib import Path
 
-from driftboard_tools.agent_bench import generate
-from driftboard_tools.scale_bench import (
+from driftboard_tools.bench.scale import curve_points
+from driftboard_tools.generate.agent_logs import generate
+from driftboard_tools.generate.leaderboards import (
     Sizes,
     _swap_answer,
     beats_for,
-    curve_points,
     generate_agent,
     generate_constraint,
     perturb,

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from checker.cli.ci import Change, detect_changes, split_validate
-from checker.cli.ci_summary import annotation_lines, escape_data, escape_property, md, parse_document, render_summary
+from checker.cli.ci_annotations import annotation_lines, escape_data, escape_property
+from checker.cli.ci_summary import md, parse_document, render_summary
 from checker.format.logio import RunLogWriter
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 from click.testing import CliRunner
-from site_fixtures import built_site, fixture_results
+from site_fixtures import fixture_results
 
 from checker.cli.cite import cite_command
 from checker.cli.main import cli
@@ -38,8 +38,9 @@ def test_every_place_names_the_same_base_url() -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory.getbasetemp())
+def site(fixture_site: Path) -> Path:
+    """The fixture site (`conftest.fixture_site`)."""
+    return fixture_site
 
 
 def test_sitemap_lists_pages_under_the_base_url(site: Path) -> None:
@@ -51,7 +52,7 @@ def test_sitemap_lists_pages_under_the_base_url(site: Path) -> None:
 
 
 def _results_dir(tmp_path: Path, results: list[ResultsFile]) -> Path:
-    from driftboard_tools.site_bench import write_results_dir
+    from driftboard_tools.generate.results import write_results_dir
 
     return write_results_dir(results, tmp_path / "results")
 

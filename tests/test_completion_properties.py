@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checker.completion.scorer import seed_label
+from checker.format.cell_tables import CompletionCellTables
 from checker.format.results_model import RunResult
 
 STRATEGIES = ("honest", "claim_everything", "always_transfer", "never_claim")
@@ -85,36 +86,36 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[int, str], Ru
     return out
 
 
-def figure(scored: dict[tuple[int, str], RunResult], choice: list[str]) -> dict[str, Any]:
+def figure(scored: dict[tuple[int, str], RunResult], choice: list[str]) -> CompletionCellTables:
     """The cell figures of one strategy per task (the pipeline's cell table over those runs)."""
     return cell_figures([scored[(t, s)] for t, s in enumerate(choice)])
 
 
 def test_the_honest_reference_is_verified_on_every_task(scored):
     f = figure(scored, ["honest"] * 50)
-    assert (f["verified"]["k"], f["verified"]["n"]) == (50, 50)
-    assert f["board"]["complete"] and f["board"]["trials_per_task"] == 1
+    assert (f.verified.k, f.verified.n) == (50, 50)
+    assert f.board is not None and f.board.complete and f.board.trials_per_task == 1
     assert all(scored[(t, "honest")].verdict == "VALID" for t in range(50))
 
 
 @pytest.mark.parametrize("strategy", DEGENERATE)
 def test_each_degenerate_strategy_ranks_below_the_honest_references(scored, strategy):
     f = figure(scored, [strategy] * 50)
-    rate = f["verified"]["rate"]
+    rate = f.verified.rate
     assert rate <= no_change_tasks() / 50 < GPT_4O_PASS_1 < 1.0
     if strategy == "never_claim":
-        assert rate == 0.0 and f["claimed"]["k"] == 0
-        assert f["false_claims"]["rate"] is None  # no claim: undefined, so it can never lead a ranking alone
+        assert rate == 0.0 and f.claimed.k == 0
+        assert f.false_claims.rate is None  # no claim: undefined, so it can never lead a ranking alone
     if strategy == "claim_everything":
-        assert f["claimed"]["rate"] == 1.0 > 0.735  # it would top a claimed-rate ranking: never ranked
+        assert f.claimed.rate == 1.0 > 0.735  # it would top a claimed-rate ranking: never ranked
 
 
 @settings(max_examples=60)
 @given(st.lists(st.sampled_from(DEGENERATE), min_size=50, max_size=50))
 def test_no_mixture_of_degenerate_strategies_beats_honesty(scored, choice):
-    rate = figure(scored, choice)["verified"]["rate"]
+    rate = figure(scored, choice).verified.rate
     assert rate <= no_change_tasks() / 50 < GPT_4O_PASS_1
-    assert rate <= figure(scored, ["honest"] * 50)["verified"]["rate"]
+    assert rate <= figure(scored, ["honest"] * 50).verified.rate
 
 
 @settings(max_examples=60)
@@ -125,4 +126,4 @@ def test_replacing_an_honest_episode_by_a_degenerate_one_never_raises_the_figure
     honest[task] = "honest"
     degenerate = list(choice)
     degenerate[task] = strategy
-    assert figure(scored, degenerate)["verified"]["k"] <= figure(scored, honest)["verified"]["k"]
+    assert figure(scored, degenerate).verified.k <= figure(scored, honest).verified.k

@@ -111,3 +111,31 @@ def test_missing_problem_set_leaves_the_run_unverified(verified, tmp_path):
     assert {r["verdict"] for s in doc["submissions"] for r in s["runs"]} == {"UNVERIFIED"}
     missing = [p for p in doc["problems"] if "no --problems path provides it" in p["message"]]
     assert [p["line"] for p in missing] == [1] * len(missing) and missing, doc["problems"]
+
+
+@pytest.mark.parametrize("field, value", [("channel", "consistnet"), ("channel", ""), ("parse", 1), ("correct", None),
+                                          ("ledger_sat", "true"), ("mus", "C001"), ("line", "4")])
+def test_an_invalid_turn_field_raises(field, value):
+    """A turn is validated when the scorer converts its record: a wrong channel or type raises, never passes."""
+    from pydantic import ValidationError
+
+    from checker.constraint.turns import TurnRecord
+
+    rec = TurnRecord(4, "seating_001", "seating", 2, 2, 1, 1, parse=True, complete=True, ledger_sat=True,
+                     answer_satisfies_ledger=True, correct=True, channel="consistent")
+    assert rec.result().channel == "consistent"
+    setattr(rec, field, value)
+    with pytest.raises(ValidationError, match=field):
+        rec.result()
+
+
+def test_the_scorer_refuses_a_wrong_channel(verified, monkeypatch):
+    """End to end: a scorer bug that gives a turn an unknown channel fails verification loudly."""
+    from pydantic import ValidationError
+
+    from checker.constraint import scorer
+
+    _res, _runs, _cells, (run_line, out, problems) = verified
+    monkeypatch.setattr(scorer, "channel_of", lambda rec: "consistnet")
+    with pytest.raises(ValidationError, match="channel"):
+        run_line(["verify", "--no-results", "--no-cache", str(out), "--problems", str(problems), "--format", "json"])

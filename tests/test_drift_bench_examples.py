@@ -20,8 +20,6 @@ import yaml
 from bs4 import BeautifulSoup
 from conftest import REPO, shared_data, shared_data_reason
 
-from checker.pipeline.verify import default_problem_dirs, verify_paths
-
 SID = "drift-bench-examples"
 SUB = REPO / "submissions" / SID
 TEST_SPLIT = "ed6f3c57e5a7d409c1dd07fe92fcd7e4506337a29fbd429b813d6b51bff90976"
@@ -74,14 +72,9 @@ def test_credits_and_labels_in_manifest_and_prereg():
 
 
 @pytest.fixture(scope="module")
-def verified(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every shipped submission verified the way `make site` does it: shipped problem sets, no option, no cache."""
-    out = tmp_path_factory.mktemp("examples-results")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(REPO)
-        report = verify_paths([Path("submissions")], problem_dirs=default_problem_dirs(), results_dir=out)
-    assert report.exit_code == 0, [f.render() for f in report.findings]
-    return out
+def verified(shipped_results: Path) -> Path:
+    """Every shipped submission verified the way `make site` does it (`conftest.shipped_results`)."""
+    return shipped_results
 
 
 @pytest.fixture(scope="module")

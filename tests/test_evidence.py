@@ -483,5 +483,5 @@ def test_reject_counts_never_fall_below_either_record(rows, calls):
         canary = sum(1 for _, o, c in rows if o == organ and c)
         called = sum(r for _, o, r in calls if o == organ)
         assert counts.get(organ, 0) == max(plain, called) + canary
-        flagged = [m for m in mismatches if organ in m["reason"]]
+        flagged = [c for c in mismatches if organ in c.mismatch.reason]
         assert len(flagged) == (plain != called)

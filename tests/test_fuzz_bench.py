@@ -7,9 +7,9 @@ import json
 import re
 
 import pytest
-from driftboard_tools import fuzz_bench
-from driftboard_tools.fuzz_mutations import Mutation, must_be_detected
-from driftboard_tools.fuzz_targets import (
+from driftboard_tools.fuzz import run as fuzz_bench
+from driftboard_tools.fuzz.mutations import Mutation, must_be_detected
+from driftboard_tools.fuzz.targets import (
     SUITE,
     TARGETS,
     Case,

@@ -29,7 +29,8 @@ def test_fixture_reproduces_bind_04_abandon_02(tmp_path):
     st = replay(make_run(tmp_path, fixture_events()))
     g = gds(st, landings(st, recomputed=False))
     assert (g.reference_beats, g.live, g.shadow, g.bind, g.aligned, g.abandon) == (5, 2, 3, 2, 2, 1)
-    assert g.rates() == {"gds_bind": 0.4, "gds_abandon": 0.2, "drift_total": 0.6, "gds_aligned": 0.4}
+    assert g.rates().table() == {"drift_ref_beats": 5, "gds_bind": 0.4, "gds_abandon": 0.2, "drift_total": 0.6,
+                                 "gds_aligned": 0.4}
 
 
 def test_arg_profile_uses_recorded_landing_driftboard_recomputes(tmp_path):
@@ -86,4 +87,4 @@ def test_live_beat_is_never_abandon(tmp_path):
 def test_attribution_mismatch_on_untargeted_action(tmp_path):
     st = replay(make_run(tmp_path, [beat(1, "ACTION6", target_ref="R1")]))
     (m,) = attribution_mismatches(st)
-    assert m["recomputed"] is None and "untargeted" in m["reason"]
+    assert m.recomputed is None and "untargeted" in m.reason

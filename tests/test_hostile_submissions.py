@@ -31,7 +31,8 @@ from cases.generate import RUN, Case, chain
 from conftest import CASES
 from test_ci import commit, git, make_submission
 
-from checker.cli.ci_summary import annotation_lines, code, escape_data, md, parse_document, render_summary
+from checker.cli.ci_annotations import annotation_lines, escape_data
+from checker.cli.ci_summary import code, md, parse_document, render_summary
 from checker.format.errors import Finding, visible
 from checker.format.logio import RunLogWriter
 from checker.render.citation import site_url

@@ -39,7 +39,7 @@ def _verify(sub: Path, tmp_path: Path) -> tuple[VerifyReport, dict[str, CellResu
     report = verify_paths([sub], None, [], results_dir=tmp_path / "results")
     (s,) = report.submissions
     assert s.results is not None
-    return report, {c.cell: c for c in s.results.cells}
+    return report, {c.cell: c for c in s.results.load().cells}
 
 
 def _messages(report: VerifyReport) -> list[str]:

@@ -8,23 +8,17 @@ from pathlib import Path
 import pytest
 
 from checker.constraint import metrics as constraints
-from checker.pipeline.verify import default_problem_dirs, verify_paths
 from checker.render.metrics import MAX_DEPTH, METRICS, documented
 
-REPO = Path(__file__).resolve().parent.parent
 NOT_METRICS = {"run"}
 """Per-run metric keys that are identifiers, not metrics (`run` = the native run id)."""
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
-    """The shipped submissions, verified without cache; their results files, parsed."""
-    out = tmp_path_factory.mktemp("metrics-res")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(REPO)
-        report = verify_paths([Path("submissions")], problem_dirs=default_problem_dirs(), results_dir=out)
-    assert report.exit_code == 0, [f for f in report.findings if f.severity == "error"]
-    files = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(out.glob("*.json")) if p.name != "index.json"]
+def results(shipped_results: Path) -> list[dict]:
+    """The shipped submissions, verified without cache (`conftest.shipped_results`); their results files, parsed."""
+    files = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(shipped_results.glob("*.json"))
+             if p.name != "index.json"]
     assert files
     return files
 

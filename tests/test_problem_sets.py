@@ -84,7 +84,8 @@ def test_shipped_sets_are_found_by_the_default_folders(monkeypatch):
     """Every sub-folder of problems/ is a set, the DRIFT-Bench one with its splits in sub-folders."""
     monkeypatch.chdir(REPO)
     dirs = default_problem_dirs()
-    assert [d.as_posix() for d in dirs] == ["problems/drift-bench-v1", "problems/driftboard-suite-v1"]
+    assert [d.as_posix() for d in dirs] == [
+        "problems/drift-bench-v1", "problems/drift-bench-v1-lite", "problems/driftboard-suite-v1"]
     sets = LazyProblemSets(dirs)
     suite = "cf04926fc25c83a9081712236b3f8abc5736f7c6f16aaa51ee27b0da9151c3f0"
     assert sets[suite].name == "driftboard-suite-v1" and sets.loaded == ["driftboard-suite-v1"]

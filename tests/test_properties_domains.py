@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 
-from driftboard_tools.fuzz_targets import answer_text, domain_problem, raw_constraint
+from driftboard_tools.generate.domains import answer_text, domain_problem, raw_constraint
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -1,7 +1,7 @@
 """Property tests of the importers on random, schema-conforming native inputs.
 
 ARG store pairs are built from ARG's table definitions (columns, NOT NULL, CHECK; see
-`driftboard_tools.fuzz_stores`), DRIFT-Bench inputs from the runner's `results` table and the
+`driftboard_tools.generate.stores`), DRIFT-Bench inputs from the runner's `results` table and the
 transcript format, over three problems of the repository's own suite. Expectations come from
 the importers' documented mapping: every row of a run in a mapped table becomes one event, every
 DRIFT-Bench model turn one `turn` event, and the output is a submission that validates and is
@@ -16,7 +16,13 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from driftboard_tools.fuzz_stores import arg_store_pair, drift_bench_rows, write_arg_stores, write_results_db, write_transcript
+from driftboard_tools.generate.stores import (
+    arg_store_pair,
+    drift_bench_rows,
+    write_arg_stores,
+    write_results_db,
+    write_transcript,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

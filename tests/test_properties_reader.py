@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from checker.format import logio
 from checker.format.logio import iter_raw_lines
-from checker.stages import validate
+from checker.format.scan import lines as scan_lines
+from checker.format.scan import scanner as scan_scanner
 from checker.stages.validate import ValidationReport, validate_run_file
 
 SMALL_LIMIT = 8
@@ -68,7 +69,8 @@ def test_oversize_lines_are_flagged_hashed_and_skipped(monkeypatch, data):
 @given(data=chunks)
 def test_validate_never_raises_and_locates_every_finding(tmp_path_factory, monkeypatch, data):
     monkeypatch.setattr(logio, "MAX_LINE_BYTES", SMALL_LIMIT)
-    monkeypatch.setattr(validate, "MAX_LINE_BYTES", SMALL_LIMIT)
+    monkeypatch.setattr(scan_lines, "MAX_LINE_BYTES", SMALL_LIMIT)  # the line source's bound
+    monkeypatch.setattr(scan_scanner, "MAX_LINE_BYTES", SMALL_LIMIT)  # and its finding
     path = tmp_path_factory.mktemp("any") / "r.jsonl"
     path.write_bytes(data)
     report = ValidationReport()

@@ -12,19 +12,21 @@ from urllib.parse import urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
-from site_fixtures import XSS_AUTHOR, XSS_CELL, XSS_REASON, XSS_TITLE, built_site, fixture_results
+from site_fixtures import XSS_AUTHOR, XSS_CELL, XSS_REASON, XSS_TITLE, fixture_results
 
 from checker.format.errors import UsageError
 from checker.render import pages
-from checker.render.site import assemble, build_site, load_results, reported_context
+from checker.render.reference_pages import reported_context
+from checker.render.site import assemble, build_site, load_results
 from checker.render.text import fmt, md_escape, slug
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory.getbasetemp())
+def site(fixture_site: Path) -> Path:
+    """The fixture site (`conftest.fixture_site`)."""
+    return fixture_site
 
 
 def soup(site: Path, url: str) -> BeautifulSoup:
@@ -272,7 +274,7 @@ def test_generated_sources_are_deterministic(tmp_path: Path) -> None:
 
 
 def test_results_order_does_not_matter(tmp_path: Path) -> None:
-    from driftboard_tools.site_bench import write_results_dir
+    from driftboard_tools.generate.results import write_results_dir
 
     results = fixture_results()
     loaded = load_results(write_results_dir(list(reversed(results)), tmp_path / "r"))
@@ -321,7 +323,7 @@ def test_serve_binds_loopback(site: Path) -> None:
 
 
 def test_build_command_cli(run_line, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from driftboard_tools.site_bench import synthetic_results, write_results_dir
+    from driftboard_tools.generate.results import synthetic_results, write_results_dir
 
     import checker.pipeline.verify
 

@@ -129,7 +129,7 @@ def test_incomplete_comparator_run_is_incomplete_and_left_out_of_parity(tmp_path
                              comparator=True, cell="BARE", seed="b2"), ctx)
     assert cut.verdict == "INCOMPLETE" and cut.gate_verdict is None
     assert cut.reasons[0] == "run has no run_end event: INCOMPLETE"
-    tables = cell_tables([full, done, cut])
+    tables = {cell: t.model_dump(mode="json") for cell, t in cell_tables([full, done, cut]).items()}
     assert tables["FULL"]["parity"]["calls"] == 0.25  # 1 call / 4 (the truncated comparator run is not counted)
     # a comparator cell's table counts its COMPARATOR runs (not "0 valid")
     assert tables["BARE"]["valid"] == 1
@@ -162,5 +162,5 @@ def test_a_later_failed_startup_probe_fails_the_driftboard_gate():
     state = AgentState()
     state.startup = StartupProbe(seq=1, prev="0" * 64, type="startup_probe", image_receipt_ok=True)
     state.startup_failed = True  # a second probe reported false
-    assert startup_probe(state, "driftboard")["status"] == "FAIL"
-    assert startup_probe(state, "arg-v1.0")["status"] == "PASS"  # ARG reads its one (first) row
+    assert startup_probe.evaluate(state, "driftboard").status == "FAIL"
+    assert startup_probe.evaluate(state, "arg-v1.0").status == "PASS"  # ARG reads its one (first) row

@@ -8,28 +8,16 @@ import pytest
 from bs4 import BeautifulSoup
 
 from checker.format.results_io import read_results
-from checker.pipeline.verify import verify_paths
 from checker.render import runs as runs_module
-from checker.render.site import build_site
 
-CASES = Path(__file__).resolve().parent / "cases" / "valid"
-SUITE = Path(__file__).resolve().parent.parent / "problems" / "driftboard-suite-v1"
-"""The problem set the minimal constraint case names."""
 LOGS_ROOT = Path.cwd()
 """Where the recorded run paths resolve: verify records a path under the working folder relative to it."""
 
 
 @pytest.fixture(scope="module")
-def viewer_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("viewer")
-    verify_paths([CASES / "minimal-agent", CASES / "minimal-constraint"], None, [SUITE], results_dir=root / "results")
-    patch = pytest.MonkeyPatch()
-    patch.setattr(runs_module, "TURNS_PER_PAGE", 2)  # force pagination on the small fixtures
-    try:
-        build_site(root / "results", root / "site", logs_root=LOGS_ROOT)
-    finally:
-        patch.undo()
-    return root
+def viewer_site(cases_site: Path) -> Path:
+    """The minimal cases' results and site, two timeline rows per run page (`conftest.cases_site`)."""
+    return cases_site
 
 
 def _page(site: Path, rel: str) -> BeautifulSoup:
@@ -68,12 +56,10 @@ def test_long_runs_paginate(viewer_site: Path) -> None:
     assert all(n <= 2 for n in body) and sum(body) > 2
 
 
-def test_timeline_refuses_a_log_whose_bytes_changed(tmp_path: Path) -> None:
+def test_timeline_refuses_a_log_whose_bytes_changed(viewer_site: Path) -> None:
     from checker.render.timeline import agent_timeline
 
-    results_dir = tmp_path / "results"
-    verify_paths([CASES / "minimal-agent"], None, [], results_dir=results_dir)
-    r = read_results(next(p for p in results_dir.glob("*.json") if p.name != "index.json"))
+    r = read_results(viewer_site / "results" / "minimal-agent.json")
     run = r.runs[0].model_copy(update={"log_sha256": "0" * 64})
     rows, note = agent_timeline(run, LOGS_ROOT)
     assert rows is None and "SHA-256" in note
@@ -97,12 +83,10 @@ def test_constraint_run_page_shows_the_dialogue_from_the_log(viewer_site: Path) 
     assert asked == logged[first.line]["user_message"] and answered == logged[first.line]["raw_response"]
 
 
-def test_dialogue_refuses_a_log_whose_bytes_changed(tmp_path: Path) -> None:
+def test_dialogue_refuses_a_log_whose_bytes_changed(viewer_site: Path) -> None:
     from checker.render.timeline import constraint_dialogue
 
-    results_dir = tmp_path / "results"
-    verify_paths([CASES / "minimal-constraint"], None, [SUITE], results_dir=results_dir)
-    r = read_results(next(p for p in results_dir.glob("*.json") if p.name != "index.json"))
+    r = read_results(viewer_site / "results" / "minimal-constraint.json")
     run = r.runs[0].model_copy(update={"log_sha256": "0" * 64})
     rows, note = constraint_dialogue(run, LOGS_ROOT)
     assert rows is None and "SHA-256" in note

@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from site_fixtures import XSS_TITLE, built_site
+from site_fixtures import XSS_TITLE
 
 from checker.render.weight import PAGE_WEIGHT_BUDGET
 
@@ -38,9 +38,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    site = built_site(tmp_path_factory.getbasetemp())
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+def base_url(fixture_site: Path) -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(fixture_site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -13,24 +13,15 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from driftboard_tools.site_bench import synthetic_results, write_results_dir
-from site_fixtures import built_site
+from driftboard_tools.generate.results import synthetic_results, write_results_dir
 
 from checker.format.errors import UsageError
 from checker.format.results_io import read_results
-from checker.pipeline.verify import verify_paths
 from checker.render import pages, shell, site, stream
 from checker.render.citation import site_url
 from checker.render.evidence import cell_coverage, submission_coverage
 
 REPO = Path(__file__).resolve().parent.parent
-CASES = REPO / "tests" / "cases" / "valid"
-SUITE = REPO / "problems" / "driftboard-suite-v1"
-
-
-@pytest.fixture(scope="module")
-def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory.getbasetemp())
 
 
 def _doc(path: Path) -> BeautifulSoup:
@@ -57,14 +48,9 @@ def test_run_pages_are_whole_theme_pages_with_their_own_title_and_url(fixture_si
     assert not any("runs/" in a["href"] for a in doc.select("nav.md-nav--primary a[href]"))
 
 
-def test_a_second_page_of_a_run_sits_one_level_deeper_with_links_one_level_longer(tmp_path: Path,
-                                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from checker.render import runs
-
-    monkeypatch.setattr(runs, "TURNS_PER_PAGE", 2)
-    verify_paths([CASES / "minimal-agent"], None, [], results_dir=tmp_path / "r")
-    site.build_site(tmp_path / "r", tmp_path / "site", logs_root=Path.cwd())
-    second = sorted((tmp_path / "site" / "runs").glob("*/*/turns-2/index.html"))
+def test_a_second_page_of_a_run_sits_one_level_deeper_with_links_one_level_longer(cases_site: Path) -> None:
+    # the minimal agent case, built with two timeline rows per run page (`conftest.cases_site`)
+    second = sorted((cases_site / "site" / "runs" / "minimal-agent").glob("*/turns-2/index.html"))
     assert second, "a run of more than two timeline events continues on turns-2/"
     doc = _doc(second[0])
     css = [x["href"] for x in doc.select('link[rel="stylesheet"]')]
@@ -129,9 +115,8 @@ def test_the_build_holds_one_whole_results_file_at_a_time(tmp_path: Path, monkey
     assert len(seen[0]) - 1 == 6
 
 
-def test_light_records_keep_coverage_and_drop_per_turn_records(tmp_path: Path) -> None:
-    verify_paths([CASES / "minimal-constraint"], None, [SUITE], results_dir=tmp_path / "r")
-    full = read_results(next(p for p in (tmp_path / "r").glob("*.json") if p.name != "index.json"))
+def test_light_records_keep_coverage_and_drop_per_turn_records(cases_site: Path) -> None:
+    full = read_results(cases_site / "results" / "minimal-constraint.json")
     lite = stream.light(full)
     assert any(run.turns for run in full.runs)
     for c in full.cells:

@@ -7,7 +7,6 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
-from site_fixtures import built_site
 
 from checker.render.citation import site_url
 
@@ -28,8 +27,9 @@ def _target(site: Path, page: Path, href: str) -> Path | None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory.getbasetemp())
+def site(fixture_site: Path) -> Path:
+    """The fixture site (`conftest.fixture_site`)."""
+    return fixture_site
 
 
 def test_every_internal_link_resolves(site: Path) -> None:

@@ -16,12 +16,12 @@ from __future__ import annotations
 import contextlib
 import gzip
 import re
+import subprocess
+import sys
 from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from test_site_browser import base_url, browser  # noqa: F401  (pytest fixtures)
 
 from checker.render.weight import (
     EXTENSION_CLASSES,
@@ -35,6 +35,12 @@ from checker.render.weight import (
     theme_allowed,
     theme_css_subset,
 )
+
+# without Playwright (or Chromium, which `test_site_browser` checks) the module is skipped, not an error
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the `test` extra brings it)")
+PlaywrightTimeoutError = sync_api.TimeoutError
+
+from test_site_browser import base_url, browser  # noqa: E402, F401  (pytest fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -52,7 +58,7 @@ PAGES_WITHOUT_CHARTS = {
     "performance": "performance/",
     "metrics (agent track)": "metrics/agent/",
 }
-"""One page of each type without a chart, in the fixture site (`site_fixtures.built_site`): Chromium's sample."""
+"""One page of each type without a chart, in the fixture site (`conftest.fixture_site`): Chromium's sample."""
 CHART_PAGES = ("leaderboards/agent/", "leaderboards/constraint/")
 """Pages with charts in the fixture site: the disk measure must tell them apart by what they load."""
 
@@ -101,15 +107,10 @@ def test_page_without_charts_is_under_the_budget(browser, base_url: str, kind: s
                                         f"> {PAGE_WEIGHT_BUDGET / 1000:.0f} KB; heaviest: {listing}")
 
 
-def _site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder the `base_url` fixture serves (`test_site_browser.base_url` builds the fixture site there)."""
-    return tmp_path_factory.getbasetemp() / "fixture-site" / "site"
-
-
 def test_every_page_without_charts_is_under_the_budget(base_url: str,  # noqa: F811
-                                                        tmp_path_factory: pytest.TempPathFactory) -> None:
+                                                        fixture_site: Path) -> None:
     """Every HTML page of the built site, measured from disk; pages that load Vega are the only ones skipped."""
-    weights = site_weights(_site_dir(tmp_path_factory))
+    weights = site_weights(fixture_site)  # the folder `base_url` serves
     charts = {url for url, _total, has_charts in weights if has_charts}
     assert set(CHART_PAGES) <= charts, "the leaderboards have charts: the skip rule must find them"
     assert not any(url.startswith(("runs/", "format", "reported", "performance", "metrics")) for url in charts)
@@ -121,9 +122,9 @@ def test_every_page_without_charts_is_under_the_budget(base_url: str,  # noqa: F
 
 @pytest.mark.parametrize("path", [*PAGES_WITHOUT_CHARTS.values(), *CHART_PAGES])
 def test_the_disk_measure_agrees_with_chromium(browser, base_url: str, path: str,  # noqa: F811
-                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+                                               fixture_site: Path) -> None:
     """On the sample, the disk measure fetches exactly what Chromium fetches, byte for byte; a chart page loads Vega."""
-    html_file = _site_dir(tmp_path_factory) / path / "index.html"
+    html_file = fixture_site / path / "index.html"
     seen = load(browser, base_url + path)
     fetched = {u.removeprefix(base_url): n for u, n, _g in seen}
     if loads_charts(html_file.read_text(encoding="utf-8")):
@@ -146,6 +147,18 @@ def _join(base: str, url: str) -> str:
     import posixpath
 
     return posixpath.normpath(posixpath.join(base, url))
+
+
+def test_without_playwright_this_module_is_skipped_with_a_reason(tmp_path: Path) -> None:
+    """Collected where Playwright is absent (simulated: its import fails), the module is a skip, not an error."""
+    args = ["-q", "-p", "no:cacheprovider", "-rs", "--basetemp", str(tmp_path / "run"), __file__]
+    code = ("import sys; sys.modules['playwright'] = sys.modules['playwright.sync_api'] = None; import pytest; "
+            f"sys.exit(pytest.main({args!r}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parent.parent)
+    # a module skipped whole leaves no test to run: exit 5, where a collection error would be 2
+    assert proc.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, proc.stdout + proc.stderr
+    assert "1 skipped" in proc.stdout and "Playwright is not installed" in proc.stdout and "error" not in proc.stdout
 
 
 def test_page_resources_reads_what_a_browser_fetches() -> None:

@@ -1,16 +1,20 @@
 """The validator's fast path (issue 17) finds exactly what the full path finds, and keeps the same events.
 
-`checker.stages.validate` takes a *canonical* line (its bytes are the bytes its event serialises to:
-`checker.format.schema.events.canonical_line`) with one validating parse, and every other line with the
-strict parse (duplicate keys, NaN, nesting and number limits) and the schema. Each test here runs
-validation twice, with `FAST_PATH` on and off, over logs where one line is mutated the way a
-careless or hostile harness would, and asserts identical findings, run facts and kept events. The
-payload digest of copy detection is checked against bytes written out by hand from its definition
+The scanner (`checker.format.scan`) offers each line to the canonical parser (`CanonicalParser`: a line
+whose bytes are the bytes its event serialises to, `checker.format.schema.events.canonical_line`, with
+one validating parse) before the strict one (`StrictParser`: the strict parse, with duplicate keys,
+NaN, nesting and number limits, then the schema). Each test here scans a log twice, with both parsers
+and with the strict one alone, over logs where one line is mutated the way a careless or hostile
+harness would, and asserts identical problems, run facts and kept events; every line the canonical
+parser takes, the strict parser is given too, from the same chain state, and must take the same way.
+`validate_run_file` is run with `FAST_PATH` on and off as well (findings as reported). The payload
+digest of copy detection is checked against bytes written out by hand from its definition
 (site/format.md, "Copies by content"), and against reformatted copies of a run.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import random
@@ -23,9 +27,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checker.format.logio import EVENT_MODELS_BY_TYPE, REPLAY_CONTAINER_BYTES, genesis
+from checker.format.scan import (
+    DECLINED,
+    GIVE_UP,
+    CanonicalParser,
+    Chain,
+    LineParser,
+    Parsed,
+    Problem,
+    Scanner,
+    StrictParser,
+    bounded_lines,
+)
 from checker.pipeline.verify import kept_record, read_run
 from checker.stages import validate
-from checker.stages.validate import KeptLog, ValidationReport, validate_run_file
+from checker.stages.validate import KeptEvents, KeptLog, RunInfo, ValidationReport, validate_run_file
 
 RAW = "\x00raw\x00"
 """Placeholder a mutation puts where a literal JSON text (not a Python value) goes."""
@@ -76,6 +92,52 @@ def _chained(lines: list[bytes], run_id: str, start: int) -> list[bytes]:
     return out
 
 
+def _state(chain: Chain) -> tuple[Any, ...]:
+    return tuple(getattr(chain, name) for name in Chain.__slots__)
+
+
+class Checked:
+    """The canonical parser, with each line it takes given to a strict parser too, from a copy of the same chain."""
+
+    def __init__(self) -> None:
+        self.canonical = CanonicalParser()
+        self.calls = 0
+
+    def parse(self, data: bytes, lineno: int, chain: Chain) -> Parsed:
+        self.calls += 1
+        before = copy.copy(chain)
+        got = self.canonical.parse(data, lineno, chain)
+        if got is DECLINED:
+            assert _state(chain) == _state(before)  # a declined line leaves the chain as it was
+            return got
+        problems: list[Problem] = []
+        strict = StrictParser(problems).parse(data, lineno, before)
+        assert problems == [] and isinstance(got, tuple) and isinstance(strict, tuple)
+        assert strict[0] == got[0] and type(strict[0]) is type(got[0])
+        assert got[1] == data  # taken because its bytes are canonical
+        assert _state(before) == _state(chain)
+        return got
+
+    def finish(self) -> None:
+        self.canonical.finish()
+
+
+def scan(path: Path, fast: bool) -> tuple[Any, ...]:
+    """Everything the scanner reports and its sinks keep for `path`: both parsers (fast) or the strict one alone."""
+    problems: list[Problem] = []
+    parsers: tuple[LineParser, ...] = (Checked(), StrictParser(problems)) if fast else (StrictParser(problems),)
+    info = RunInfo("r.jsonl")
+    kept = KeptLog(max_weight=1 << 40, container_bytes=REPLAY_CONTAINER_BYTES)
+    keeper = KeptEvents(kept, path.stat().st_size)
+    scanner = Scanner(parsers, info, keeper, problems)
+    with path.open("rb") as fh:
+        scanner.scan(bounded_lines(fh, keeper.observer()))
+    if not scanner.refused:
+        keeper.finish()
+    return (problems, scanner.lines, scanner.refused, _state(scanner.chain), vars(info),
+            kept.complete, kept.start, kept.end, kept.events, kept.lines, kept.sha256, kept.content_sha256)
+
+
 def outcome(path: Path, fast: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
     """Everything validation reports and keeps for `path`, with the fast path on or off."""
     monkeypatch.setattr(validate, "FAST_PATH", fast)
@@ -87,9 +149,13 @@ def outcome(path: Path, fast: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[An
 
 
 def _same_both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    both, strict = scan(path, True), scan(path, False)
+    assert both == strict
+    for a, b in zip(both[8], strict[8], strict=True):  # a dataclass's == compares every field; the types must agree too
+        assert type(a) is type(b)
     fast, slow = outcome(path, True, monkeypatch), outcome(path, False, monkeypatch)
     assert fast == slow
-    for a, b in zip(fast[7], slow[7], strict=True):  # a dataclass's == compares every field; the types must agree too
+    for a, b in zip(fast[7], slow[7], strict=True):
         assert type(a) is type(b)
     return fast
 
@@ -195,17 +261,21 @@ def test_the_fast_path_takes_canonical_lines(base, tmp_path, monkeypatch):
     path.write_bytes(b"\n".join(base) + b"\n")
     calls = []
 
-    def counting(data: bytes, **kw: Any) -> Any:
-        calls.append(data)
-        return real(data, **kw)
+    class Counting(StrictParser):
+        def parse(self, data: bytes, lineno: int, chain: Chain) -> Parsed:
+            calls.append(data)
+            return super().parse(data, lineno, chain)
 
-    real = validate.jiter.from_json
-    monkeypatch.setattr(validate.jiter, "from_json", counting)
+    for fast in (True, False):
+        calls.clear()
+        problems: list[Problem] = []
+        parsers = (CanonicalParser(), Counting(problems)) if fast else (Counting(problems),)
+        with path.open("rb") as fh:
+            Scanner(parsers, RunInfo("r.jsonl"), None, problems).scan(bounded_lines(fh))
+        assert problems == []
+        assert calls == ([base[0]] if fast else base)
     findings, *_ = outcome(path, True, monkeypatch)
-    assert findings == [] and calls == [base[0]]
-    calls.clear()
-    outcome(path, False, monkeypatch)
-    assert len(calls) == len(base)
+    assert findings == []
 
 
 def test_payload_digest_is_the_canonical_bytes_without_chain_fields(tmp_path, monkeypatch):
@@ -260,14 +330,12 @@ def test_a_log_of_non_canonical_lines_stops_trying_the_fast_path(tmp_path, monke
     spaced[50] = spaced[50].replace(b'"turn": 49', b'"turn": 49, "turn": 49', 1)
     path = tmp_path / "r.jsonl"
     path.write_bytes(b"\n".join(_chained(spaced, "t/r1", 1)) + b"\n")
-    tried = []
-    real = validate.canonical_line
-
-    def counting(event: Any) -> bytes:  # called once per fast-path attempt (after its validating parse)
-        tried.append(event)
-        return real(event)
-
-    monkeypatch.setattr(validate, "canonical_line", counting)
+    checked = Checked()
+    problems: list[Problem] = []
+    with path.open("rb") as fh:
+        Scanner((checked, StrictParser(problems)), RunInfo("r.jsonl"), None, problems).scan(bounded_lines(fh))
+    assert problems == [(51, "invalid JSON: duplicate key 'turn'")]
+    assert checked.calls == GIVE_UP + 1  # one validating parse and one canonical serialisation each
     findings, *_ = _same_both_ways(path, monkeypatch)
     assert findings == ["r.jsonl:51: invalid JSON: duplicate key 'turn'"]
-    assert len(tried) == validate.FAST_PATH_GIVE_UP + 1
+    assert validate.FAST_PATH_GIVE_UP == GIVE_UP

@@ -15,6 +15,7 @@ EXPECTED_ORDER = [
     ("malformed", "MALFORMED"),
     ("unverified", "UNVERIFIED"),
     ("copy", "INVALID"),
+    ("inconsistent", "INVALID"),
     ("incomplete", "INCOMPLETE"),
     ("comparator", "COMPARATOR"),
     ("invalid", "INVALID"),
@@ -44,6 +45,11 @@ def test_every_pair_the_higher_row_wins_in_either_order(high: int, low: int) -> 
 def test_reasons_keep_the_order_the_stages_recorded() -> None:
     facts = [Fact("incomplete", "no run_end"), Fact("invalid", "gate c1 failed"), Fact("invalid", "gate c2 failed")]
     assert judge(facts) == ("INCOMPLETE", ["no run_end", "gate c1 failed", "gate c2 failed"])
+
+
+def test_a_contradiction_outranks_an_unfinished_run_a_gate_failure_does_not() -> None:
+    assert judge([Fact("incomplete", "no run_end"), Fact("inconsistent", "turn logged twice")])[0] == "INVALID"
+    assert judge([Fact("incomplete", "no run_end"), Fact("invalid", "render ceiling")])[0] == "INCOMPLETE"
 
 
 def test_a_copy_fact_added_later_is_judged_with_the_others() -> None:

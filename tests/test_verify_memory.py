@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from checker.format.results_model import ResultsFile, ResultsSummary
 from checker.format.results_summary import KEEP_TURNS, SUMMARY_SUFFIX, summarize
 from tests.submission_factory import make_agent_submission
 
@@ -50,21 +51,25 @@ def test_a_large_submission_is_released_and_read_back_whole(tmp_path):
     report = verify_paths([sub], None, [SUITE], cache_dir=None, results_dir=out)
     assert report.exit_code == 0
     (s,) = report.submissions
+    handle = s.results
+    assert handle is not None
     # 2,108 per-turn records (more than KEEP_TURNS): held nowhere in memory once written
-    assert s.turn_records == 2108 > KEEP_TURNS
-    assert s.full is None
-    assert s.summary is not None and all(r.turns is None for r in s.summary.runs)
+    assert handle.turn_records == 2108 > KEEP_TURNS
+    assert handle.held is None
+    assert all(r.turns is None for r in handle.summary.runs)
     assert all(r.turns is None for r in s.runs) and len(s.runs) == 4
     # ... but every other field is kept (run ids and digests, cells with their tables)
     assert all(r.run_id and r.log_sha256 and r.content_sha256 for r in s.runs)
-    assert all(c.tables for c in s.summary.cells)
+    assert all(c.constraint_tables is not None for c in handle.summary.cells)
+    # a summary that left records out is not a results file (code needing every record takes a ResultsFile)
+    assert type(handle.summary) is ResultsSummary and not isinstance(handle.summary, ResultsFile)
     # the full file is read back on demand, equal to what was written
-    assert s.results_path == out / "driftboard-constraint-baselines.json"
-    full = s.results
-    assert full is not None and full == read_results(s.results_path)
+    assert handle.path == out / "driftboard-constraint-baselines.json"
+    full = handle.load()
+    assert full == read_results(handle.path)
     assert sum(len(r.turns or []) for r in full.runs) == 2108
     # a summary differs from its results file only by the left-out per-turn records
-    assert summarize(full)[0] == s.summary
+    assert summarize(full)[0] == handle.summary
 
 
 def test_small_submission_keeps_its_turns_and_without_output_keeps_the_full_results(tmp_path):
@@ -73,9 +78,10 @@ def test_small_submission_keeps_its_turns_and_without_output_keeps_the_full_resu
     subs = _agent_subs(tmp_path / "subs", 1)
     report = verify_paths([subs], None, [], cache_dir=None, results_dir=None)
     (s,) = report.submissions
+    handle = s.results
     # nothing written anywhere: the full results stay in memory (the only copy)
-    assert s.results_path is None and s.full is not None and s.results is s.full
-    assert s.summary is s.full  # no per-turn records: the summary is the file itself
+    assert handle is not None and handle.path is None and handle.held is not None and handle.load() is handle.held
+    assert handle.summary is handle.held  # no per-turn records: the summary is the file itself
 
 
 def test_jobs_2_gives_the_same_bytes_findings_and_text(tmp_path, run_line, monkeypatch):
@@ -97,6 +103,7 @@ def test_jobs_2_gives_the_same_bytes_findings_and_text(tmp_path, run_line, monke
 def test_a_warm_pass_reads_summaries_only_and_copies_the_cached_bytes(tmp_path, run_line, monkeypatch):
     import checker.format.results_io as results_io
     import checker.pipeline.cache as cache
+    import checker.pipeline.handle as handle
     import checker.pipeline.results as results
     import checker.pipeline.verify as verify
 
@@ -110,7 +117,7 @@ def test_a_warm_pass_reads_summaries_only_and_copies_the_cached_bytes(tmp_path, 
     def boom(*_a, **_k):
         raise AssertionError("a warm pass must not score, nor parse a whole results file")
 
-    for mod, name in ((verify, "_score_task"), (verify, "read_results"), (results, "read_results"),
+    for mod, name in ((verify, "_score_task"), (handle, "read_results"), (results, "read_results"),
                       (results_io, "read_results"), (cache, "cache_get")):
         monkeypatch.setattr(mod, name, boom)
     warm = run_line(["verify", "subs", "--out", "warm"])
@@ -194,8 +201,9 @@ def test_many_mismatches_are_cut_to_the_first_per_run_with_counts_kept(tmp_path)
 
     subs = _agent_subs(tmp_path / "subs", 1)
     (s,) = verify_paths([subs], None, []).submissions
-    full = s.results
-    assert full is not None and len(full.runs) == 3
+    assert s.results is not None
+    full = s.results.load()
+    assert len(full.runs) == 3
     many = [Mismatch(line=k, field="f", recorded=k, recomputed=None, reason="r") for k in range(1, 301)]
     # 300 + 300 + 0 = 600 > KEEP_TURNS in all: cut; the counts say how many there were
     runs = [r.model_copy(update={"mismatches": many if i < 2 else []}) for i, r in enumerate(full.runs)]
@@ -210,3 +218,22 @@ def test_many_mismatches_are_cut_to_the_first_per_run_with_counts_kept(tmp_path)
     fewer = [r.model_copy(update={"mismatches": many[:200] if i < 2 else []}) for i, r in enumerate(full.runs)]
     kept, _, none = summarize(full.model_copy(update={"runs": fewer}))
     assert none is None and [len(r.mismatches) for r in kept.runs] == [200, 200, 0]
+
+
+@pytest.mark.skipif(not SUITE.is_dir(), reason="problems/driftboard-suite-v1 not present")
+def test_verify_tells_the_scorer_it_used_to_release_after_each_submission(monkeypatch):
+    import checker.agent.scorer as a
+    import checker.constraint.scorer as c
+    from checker.pipeline.verify import verify_paths
+
+    released: list[tuple[str, int]] = []
+    for module, name in ((a, "agent"), (c, "constraint")):
+        real = module.release
+        monkeypatch.setattr(module, "release", lambda real=real, name=name: (
+            released.append((name, len(c._CHECKERS))), real()))
+    case = REPO / "tests" / "cases" / "valid" / "minimal-constraint"
+    report = verify_paths([case], None, [SUITE])
+    assert report.exit_code == 0
+    # the constraint scorer held its problems' checkers for the submission, and let them go when it was done
+    assert ("constraint", 0) not in released and any(name == "constraint" and n > 0 for name, n in released)
+    assert not c._CHECKERS

@@ -24,11 +24,24 @@ recomputed from geometry (see `checker.agent.replay`) in profile `driftboard`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from checker.agent.evidence import Reference
+from checker.agent.figures import Figures
 from checker.agent.replay import AgentState
 from checker.format.metricdef import LANDING, NEVER, REF_UNDEF, Metric
+from checker.format.results_model import GdsCounts, Mismatch
+from checker.format.schema.agent import Beat, PlanStep
+
+
+@dataclass(frozen=True, slots=True)
+class GdsRates(Figures):
+    """The run's GDS metrics: reference beats and the decomposition's rates (None with no reference beat)."""
+
+    drift_ref_beats: int
+    gds_bind: float | None
+    gds_abandon: float | None
+    drift_total: float | None
+    gds_aligned: float | None
 
 
 @dataclass
@@ -42,17 +55,18 @@ class Gds:
     aligned: int = 0
     abandon: int = 0
 
-    def rates(self) -> dict[str, Any]:
-        """`gds_bind`, `gds_abandon`, `drift_total`, `gds_aligned` (None with no reference beat)."""
+    def rates(self) -> GdsRates:
+        """`drift_ref_beats`, then `gds_bind`, `gds_abandon`, `drift_total`, `gds_aligned` (None with no reference beat)."""
         n = self.reference_beats
         if n == 0:
-            return {"gds_bind": None, "gds_abandon": None, "drift_total": None, "gds_aligned": None}
-        return {
-            "gds_bind": round(self.bind / n, 3),
-            "gds_abandon": round(self.abandon / n, 3),
-            "drift_total": round((self.bind + self.abandon) / n, 3),
-            "gds_aligned": round(self.aligned / n, 3),
-        }
+            return GdsRates(0, None, None, None, None)
+        return GdsRates(n, round(self.bind / n, 3), round(self.abandon / n, 3), round((self.bind + self.abandon) / n, 3),
+                        round(self.aligned / n, 3))
+
+    def counts(self) -> GdsCounts:
+        """The counts as the results store them (`RunResult.gds`)."""
+        return GdsCounts(reference_beats=self.reference_beats, live=self.live, shadow=self.shadow, bind=self.bind,
+                         aligned=self.aligned, abandon=self.abandon)
 
 
 def landings(state: AgentState, recomputed: bool) -> list[str | None]:
@@ -74,50 +88,41 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
         aimed: per beat, aimed as derived from the evidence; None = the beat has parameters.
     """
     out = Gds()
-    steps = state.plan_steps
-    for k, (beat, landed) in enumerate(zip(state.beats, landing, strict=True)):
+    beats = state.beats
+    refs = references if references is not None else [_recorded_reference(b, state.plan_steps) for b in beats]
+    aims = aimed if aimed is not None else [b.params is not None for b in beats]
+    for beat, landed, ref, is_aimed in zip(beats, landing, refs, aims, strict=True):
         action = beat.action
-        if action == "RESET":
+        if ref is None or action == "RESET":
             continue
-        is_aimed = aimed[k] if aimed is not None else beat.params is not None
-        if references is not None:
-            derived = references[k]
-            if derived is None:
-                continue
-            ref_action, tgt, live = derived
-        elif beat.step_id:
-            step = steps.get(beat.step_id)
-            if step is None:
-                continue
-            ref_action, tgt, live = step.action, step.target_ref, True
-        elif beat.shadow_step_id:
-            fields = beat.shadow_step_id.split("|")
-            if len(fields) < 3:
-                continue
-            ref_action, live = fields[1], False
-            tgt = None if fields[2] == "-" else fields[2]
-        else:
-            continue
+        ref_action, tgt, live = ref
         out.reference_beats += 1
-        if live:
-            out.live += 1
-        else:
-            out.shadow += 1
+        out.live += live
+        out.shadow += not live
         on_plan = not ref_action or action == ref_action
         if on_plan and tgt and is_aimed and landed != tgt:
             out.bind += 1
-        elif live:
+        elif live or (on_plan and not (tgt and landed != tgt)):
             out.aligned += 1
-        elif not on_plan or (tgt and landed != tgt):
-            out.abandon += 1
         else:
-            out.aligned += 1
+            out.abandon += 1
     return out
 
 
-def attribution_mismatches(state: AgentState) -> list[dict[str, Any]]:
+def _recorded_reference(beat: Beat, steps: dict[str, PlanStep]) -> Reference | None:
+    """The beat's reference step as recorded: its `step_id`'s plan step, else its `shadow_step_id`."""
+    if beat.step_id:
+        step = steps.get(beat.step_id)
+        return (step.action, step.target_ref, True) if step is not None else None
+    if beat.shadow_step_id:
+        fields = beat.shadow_step_id.split("|")
+        return (fields[1], None if fields[2] == "-" else fields[2], False) if len(fields) >= 3 else None
+    return None
+
+
+def attribution_mismatches(state: AgentState) -> list[Mismatch]:
     """Beats whose recorded landing differs from the one recomputed from geometry."""
-    out: list[dict[str, Any]] = []
+    out: list[Mismatch] = []
     if [beat.target_ref for beat in state.beats] == [land.ref for land in state.landings]:
         return out  # every recorded landing is the recomputed one
     for beat, line, land in zip(state.beats, state.beat_lines, state.landings, strict=True):
@@ -129,8 +134,7 @@ def attribution_mismatches(state: AgentState) -> list[dict[str, Any]]:
             reason = "no current, non-dormant referent's anchor cells contain the click: background"
         else:
             reason = "the smallest current, non-dormant referent containing the click differs"
-        out.append({"line": line, "field": "target_ref", "recorded": beat.target_ref, "recomputed": land.ref,
-                    "reason": reason})
+        out.append(Mismatch(line=line, field="target_ref", recorded=beat.target_ref, recomputed=land.ref, reason=reason))
     return out
 
 METRICS: tuple[Metric, ...] = (
@@ -223,4 +227,4 @@ METRICS: tuple[Metric, ...] = (
 """The metrics this module computes, declared once (gathered by `checker.pipeline.metrics`)."""
 
 
-__all__ = ["Gds", "attribution_mismatches", "gds", "landings"]
+__all__ = ["Gds", "GdsRates", "attribution_mismatches", "gds", "landings"]

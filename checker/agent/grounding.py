@@ -14,10 +14,32 @@ referent, `grounding_rate_all` 0.0 with no rung row); profile `driftboard` repor
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from checker.agent.figures import Figures
 from checker.agent.replay import AgentState
 from checker.format.metricdef import LANDING, NEVER, Metric
+
+
+@dataclass(frozen=True, slots=True)
+class Grounding(Figures):
+    """The referent ladder and goal-bound grounding of one run."""
+
+    rung_distribution: dict[str, int]
+    grounding_rate_all: float | None
+    goal_bound_referents: int
+    RGR: float | None
+    GA: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Hypotheses(Figures):
+    """Hypothesis formation of one run."""
+
+    hypothesis_formed: bool
+    effect_rules: int
+    targeted_effect_rules: int
 
 
 def acted_landings(state: AgentState, landing: list[str | None]) -> list[str | None]:
@@ -25,7 +47,18 @@ def acted_landings(state: AgentState, landing: list[str | None]) -> list[str | N
     return [land for beat, land in zip(state.beats, landing, strict=True) if beat.action != "RESET"]
 
 
-def grounding(state: AgentState, acted: list[str | None], strict: bool) -> dict[str, Any]:
+def _rungs(state: AgentState) -> tuple[dict[str, int], dict[str, str]]:
+    """(referents per latest REFERENT_RUNG status, referent -> its latest rung)."""
+    rungs: dict[str, int] = {}
+    latest_rung: dict[str, str] = {}
+    for (kind, entity), row in state.statuses.items():
+        if kind == "REFERENT_RUNG":
+            latest_rung[entity] = row.to_status
+            rungs[row.to_status] = rungs.get(row.to_status, 0) + 1
+    return rungs, latest_rung
+
+
+def grounding(state: AgentState, acted: list[str | None], strict: bool) -> Grounding:
     """Rung distribution, grounding rate, goal-bound referents, RGR and GA.
 
     Args:
@@ -33,12 +66,7 @@ def grounding(state: AgentState, acted: list[str | None], strict: bool) -> dict[
         acted: landing of every acted beat (`acted_landings`, from the recorded or recomputed landings).
         strict: True in profile `driftboard` (empty denominators give None).
     """
-    rungs: dict[str, int] = {}
-    latest_rung: dict[str, str] = {}
-    for (kind, entity), row in state.statuses.items():
-        if kind == "REFERENT_RUNG":
-            latest_rung[entity] = row.to_status
-            rungs[row.to_status] = rungs.get(row.to_status, 0) + 1
+    rungs, latest_rung = _rungs(state)
     n = len(latest_rung)
     grounded = rungs.get("ENGAGED", 0) + rungs.get("CHARACTERIZED", 0)
     rate: float | None = round(grounded / max(n, 1), 3) if (n or not strict) else None
@@ -48,18 +76,18 @@ def grounding(state: AgentState, acted: list[str | None], strict: bool) -> dict[
     else:
         rgr = None if strict else 0.0
     ga = round(sum(map(bound.__contains__, acted)) / len(acted), 3) if acted and bound else None
-    return {"rung_distribution": dict(sorted(rungs.items())), "grounding_rate_all": rate,
-            "goal_bound_referents": len(bound), "RGR": rgr, "GA": ga}
+    return Grounding(rung_distribution=dict(sorted(rungs.items())), grounding_rate_all=rate,
+                     goal_bound_referents=len(bound), RGR=rgr, GA=ga)
 
 
-def _flag(effect: dict[str, Any], key: str) -> bool:
+def _flag(effect: dict[str, Any], key: str) -> bool:  # a rule's `effect`: free-form JSON from the log
     value = effect.get(key)
     if isinstance(value, bool):
         return value
     return isinstance(value, int | float) and value == 1
 
 
-def hypotheses(state: AgentState) -> dict[str, Any]:
+def hypotheses(state: AgentState) -> Hypotheses:
     """Hypothesis formation: effect-linked rules (score or level event predicted).
 
     Returns `hypothesis_formed` (bool), `effect_rules` (distinct rule ids with an effect-linked
@@ -72,8 +100,8 @@ def hypotheses(state: AgentState) -> dict[str, Any]:
             effect_ids.add(rule.rule_id)
             if rule.ctx.get("target"):
                 targeted.add(rule.rule_id)
-    return {"hypothesis_formed": bool(effect_ids), "effect_rules": len(effect_ids),
-            "targeted_effect_rules": len(targeted)}
+    return Hypotheses(hypothesis_formed=bool(effect_ids), effect_rules=len(effect_ids),
+                      targeted_effect_rules=len(targeted))
 
 METRICS: tuple[Metric, ...] = (
     # agent: grounding, hypotheses (§c.3)
@@ -157,4 +185,4 @@ METRICS: tuple[Metric, ...] = (
 """The metrics this module computes, declared once (gathered by `checker.pipeline.metrics`)."""
 
 
-__all__ = ["acted_landings", "grounding", "hypotheses"]
+__all__ = ["Grounding", "Hypotheses", "acted_landings", "grounding", "hypotheses"]

@@ -22,18 +22,49 @@ By default only irreversible evidence verifies (`include_reversible=False`).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
 
+from checker.agent.evidence import Contradiction, contradiction
+from checker.agent.figures import Figures
 from checker.agent.replay import AgentState
 from checker.format.metricdef import BOTH_UNDEF, NEVER, Metric
+from checker.format.results_model import MilestoneDetail, Mismatch
+from checker.format.schema.agent import Evidence, MilestoneClaim
 
 REVERSIBLE_KINDS = frozenset({"read", "search", "fetch"})
 """Evidence kinds that are reversible by nature, whatever the event's `irreversible` flag says."""
 
+Item = tuple[int, int, str]
+"""A piece of evidence: (line, beat, kind)."""
 
-def _level_events(state: AgentState, backed_by_later: bool = False) -> tuple[list[tuple[int, int, str]],
-                                                                            list[dict[str, Any]]]:
+
+@dataclass(frozen=True, slots=True)
+class MilestoneFigures(Figures):
+    """The run's milestone metrics."""
+
+    milestone_claims: int
+    milestones_verified: int
+    milestones_declared_only: int
+    milestone_verified_ratio: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Milestones:
+    """Claimed vs verified milestones of one run."""
+
+    figures: MilestoneFigures
+    details: list[MilestoneDetail]
+    """One per claim, in log order."""
+    mismatches: list[Mismatch]
+    """Recorded values not taken as given (see `milestones`), in line order."""
+
+
+def _line(m: Mismatch) -> int:
+    return m.line or 0
+
+
+def _level_events(state: AgentState, backed_by_later: bool = False) -> tuple[list[Item], list[Mismatch]]:
     """`level` events that are evidence, and those whose level no beat backs (as mismatches).
 
     A `level` event is evidence only when it raises the level counter or the score above the
@@ -44,50 +75,53 @@ def _level_events(state: AgentState, backed_by_later: bool = False) -> tuple[lis
     evidence. `backed_by_later=True` accepts a backing beat anywhere in the run (the labels as
     recorded, used only to tell whether the evidence rule changes a figure).
     """
-    items: list[tuple[int, int, str]] = []
-    mismatches: list[dict[str, Any]] = []
+    items: list[Item] = []
+    mismatches: list[Mismatch] = []
     if not state.level_events:
         return items, mismatches
     reached = _Reached(state)
-    beat_level = max((b.level_counter for b in state.beats), default=None)
-    beat_score = max((b.score for b in state.beats), default=None)
+    top = ((max(b.level_counter for b in state.beats), max(b.score for b in state.beats)) if state.beats else None)
     order = sorted([(ln, 0, b.level_counter, b.score) for b, ln in zip(state.beats, state.beat_lines, strict=True)]
                    + [(ln, 1, e.level_counter, e.score) for e, ln in zip(state.level_events, state.level_lines,
                                                                           strict=True)])
     turns = dict(zip(state.level_lines, (e.turn for e in state.level_events), strict=True))
     level = score = 0
     for line, is_event, lev, sc in order:
-        if is_event:
-            rose_level, rose_score = lev > level, sc > score
-            if beat_level is not None and beat_score is not None and (rose_level or rose_score):
-                upto = reached.at(turns[line])
-                field, recorded, backed, backed_then = (("level_counter", lev, beat_level, upto[0]) if rose_level
-                                                        else ("score", sc, beat_score, upto[1]))
-                if recorded > backed:
-                    mismatches.append({"line": line, "field": field, "recorded": recorded, "recomputed": backed,
-                                       "reason": f"no beat reports {field} {recorded} (the highest any beat reports "
-                                                 f"is {backed}): the level event is not evidence"})
-                    continue
-                if recorded > backed_then and not backed_by_later:
-                    mismatches.append({"line": line, "field": field, "recorded": recorded, "recomputed": backed_then,
-                                       "reason": f"no beat up to beat {turns[line]} reports {field} {recorded} (the "
-                                                 f"highest is {backed_then}; a later beat cannot back it): the level "
-                                                 "event is not evidence"})
-                    continue
-            if rose_level or rose_score:
-                items.append((line, turns[line], "level"))
+        if is_event and (lev > level or sc > score):
+            rise = ("level_counter", lev, 0) if lev > level else ("score", sc, 1)
+            unbacked = _unbacked_level(reached, top, line, turns[line], rise, backed_by_later) if top else None
+            if unbacked is not None:
+                mismatches.append(unbacked)
+                continue
+            items.append((line, turns[line], "level"))
         level, score = max(level, lev), max(score, sc)
     return items, mismatches
 
 
-def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[int | None] | None = None,
-              backed_by_later: bool = False) -> tuple[list[tuple[int, int, str]], list[dict[str, Any]]]:
-    """Evidence that may verify a claim, as (line, beat, kind) sorted by beat then line; unbacked level events.
+def _unbacked_level(reached: _Reached, top: tuple[int, int], line: int, turn: int, rise: tuple[str, int, int],
+                    backed_by_later: bool) -> Mismatch | None:
+    """A mismatch when no beat reports the level (or score) a level event rose to: `rise` = (field, value, index).
 
-    The second list holds the level events no beat backs, as mismatches (see `_level_events`).
-    `receipt_match` replaces the receipts' recorded `match` (see `checker.agent.evidence.receipt_match`).
+    `top` is the highest (level, score) any beat reports; without `backed_by_later` the backing beat
+    must also be at or before the event's beat.
     """
-    items, mismatches = _level_events(state, backed_by_later)
+    field, recorded, k = rise
+    backed, backed_then = top[k], reached.at(turn)[k]
+    if recorded > backed:
+        return Mismatch(line=line, field=field, recorded=recorded, recomputed=backed,
+                        reason=f"no beat reports {field} {recorded} (the highest any beat reports "
+                               f"is {backed}): the level event is not evidence")
+    if recorded > backed_then and not backed_by_later:
+        return Mismatch(line=line, field=field, recorded=recorded, recomputed=backed_then,
+                        reason=f"no beat up to beat {turn} reports {field} {recorded} (the "
+                               f"highest is {backed_then}; a later beat cannot back it): the level "
+                               "event is not evidence")
+    return None
+
+
+def _counter_rises(state: AgentState) -> list[Item]:
+    """Beats whose level counter (else score) rose over the previous beat."""
+    items: list[Item] = []
     prev_level = prev_score = None
     for beat, line in zip(state.beats, state.beat_lines, strict=True):
         level, score = beat.level_counter, beat.score
@@ -96,25 +130,58 @@ def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[i
         elif prev_score is not None and score > prev_score:
             items.append((line, beat.turn, "score"))
         prev_level, prev_score = level, score
+    return items
+
+
+def _matched_receipts(state: AgentState, receipt_match: list[int | None] | None) -> list[Item]:
+    """Receipts whose pre-registered prediction matched (`receipt_match`: recomputed, else as recorded)."""
+    items: list[Item] = []
     matches = receipt_match if receipt_match is not None else [rc.match for rc in state.receipts]
     for rc, line, match in zip(state.receipts, state.receipt_lines, matches, strict=True):
         if rc.predictor_kind is not None and match == 1:
             items.append((line, rc.turn, "receipt"))
+    return items
+
+
+def _counts_as_evidence(ev: Evidence, include_reversible: bool) -> bool:
+    """An `evidence` event that may verify a claim (irreversible unless allowed; a failed exit or an unchanged file is not)."""
+    if not ((ev.irreversible and ev.kind not in REVERSIBLE_KINDS) or include_reversible):
+        return False
+    if ev.kind == "exit_code":
+        return ev.exit_code == 0
+    if ev.kind == "file_digest":
+        return ev.before != ev.after
+    return True
+
+
+def _evidence_events(state: AgentState, include_reversible: bool, backed_by_later: bool,
+                     items: list[Item], mismatches: list[Mismatch]) -> None:
+    """The `evidence` events that are evidence (into `items`); level or score evidence no beat backs (`mismatches`)."""
     reached: _Reached | None = None
+    check_counters = bool(state.beats) and not backed_by_later
     for ev, line in zip(state.evidence, state.evidence_lines, strict=True):
-        if not ((ev.irreversible and ev.kind not in REVERSIBLE_KINDS) or include_reversible):
+        if not _counts_as_evidence(ev, include_reversible):
             continue
-        if ev.kind == "exit_code" and ev.exit_code != 0:
-            continue
-        if ev.kind == "file_digest" and ev.before == ev.after:
-            continue
-        if ev.kind in ("level", "score") and state.beats and not backed_by_later:
+        if check_counters and ev.kind in ("level", "score"):
             reached = _Reached(state) if reached is None else reached
             unbacked = _unbacked_counter(reached, ev.kind, ev.after, ev.turn, line)
             if unbacked is not None:
                 mismatches.append(unbacked)
                 continue
         items.append((line, ev.turn, ev.kind))
+
+
+def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[int | None] | None = None,
+              backed_by_later: bool = False) -> tuple[list[Item], list[Mismatch]]:
+    """Evidence that may verify a claim, as (line, beat, kind) sorted by beat then line; unbacked level events.
+
+    The second list holds the level events no beat backs, as mismatches (see `_level_events`).
+    `receipt_match` replaces the receipts' recorded `match` (see `checker.agent.evidence.receipt_match`).
+    """
+    items, mismatches = _level_events(state, backed_by_later)
+    items.extend(_counter_rises(state))
+    items.extend(_matched_receipts(state, receipt_match))
+    _evidence_events(state, include_reversible, backed_by_later, items, mismatches)
     items.sort(key=_BEAT_THEN_LINE)
     return items, mismatches
 
@@ -141,7 +208,7 @@ class _Reached:
         return self.prefix[k - 1] if k else (0, 0)
 
 
-def _unbacked_counter(reached: _Reached, kind: str, after: str | None, turn: int, line: int) -> dict[str, Any] | None:
+def _unbacked_counter(reached: _Reached, kind: str, after: str | None, turn: int, line: int) -> Mismatch | None:
     """A mismatch when `level` / `score` evidence says the counter reached `after` before any beat did.
 
     The environment's per-beat counters are the evidence: some beat at or before the evidence's
@@ -157,9 +224,9 @@ def _unbacked_counter(reached: _Reached, kind: str, after: str | None, turn: int
     top = reached.at(turn)[0 if kind == "level" else 1]
     if value <= top:
         return None
-    return {"line": line, "field": "after", "recorded": after, "recomputed": str(top),
-            "reason": f"no beat up to beat {turn} reports {field} {value} (the highest is {top}): "
-                      f"the {kind} evidence is not evidence"}
+    return Mismatch(line=line, field="after", recorded=after, recomputed=str(top),
+                    reason=f"no beat up to beat {turn} reports {field} {value} (the highest is {top}): "
+                           f"the {kind} evidence is not evidence")
 
 
 class RangeMin:
@@ -217,8 +284,37 @@ def first_below(table: RangeMin, lo: int, hi: int, bound: int) -> int | None:
     return a
 
 
+def _window_start(state: AgentState, claim: MilestoneClaim, line: int, mismatches: list[Mismatch]) -> int:
+    """The beat a claim's window starts at (see the module docstring); an impossible recorded start is listed."""
+    step = state.plan_steps.get(claim.step_id) if claim.step_id else None
+    if claim.step_started_turn is not None:
+        start = claim.step_started_turn
+    elif claim.step_id and claim.step_id in state.step_first_beat:
+        start = state.step_first_beat[claim.step_id]
+    elif step is not None:
+        start = step.turn
+    else:
+        start = 0
+    if step is not None and claim.step_started_turn is not None and start < step.turn:
+        # an early start would widen the window to evidence from before the step existed
+        mismatches.append(Mismatch(line=line, field="step_started_turn", recorded=start, recomputed=step.turn,
+                                   reason=f"step {claim.step_id} was compiled at beat {step.turn}: "
+                                          "it cannot have started earlier"))
+        start = step.turn
+    return start
+
+
+def _detail(claim: MilestoneClaim, line: int, start: int, hit: Item | None) -> MilestoneDetail:
+    """A claim's detail: VERIFIED by the evidence `hit`, or DECLARED_ONLY without one."""
+    if hit is None:
+        return MilestoneDetail(claim_id=claim.claim_id, line=line, step_id=claim.step_id, window=[start, claim.turn],
+                               status="DECLARED_ONLY", evidence_line=None, evidence_kind=None)
+    return MilestoneDetail(claim_id=claim.claim_id, line=line, step_id=claim.step_id, window=[start, claim.turn],
+                           status="VERIFIED", evidence_line=hit[0], evidence_kind=hit[2])
+
+
 def milestones(state: AgentState, include_reversible: bool = False, receipt_match: list[int | None] | None = None,
-               backed_by_later: bool = False) -> dict[str, Any]:
+               backed_by_later: bool = False) -> Milestones:
     """Per run: claims, verified, declared only, verified ratio (None with no claim), details and mismatches.
 
     `mismatches` lists recorded values the checker does not take as given: a claim's
@@ -231,44 +327,19 @@ def milestones(state: AgentState, include_reversible: bool = False, receipt_matc
                          else ([], []))
     turns = [it[1] for it in items]
     lines = FirstBelow([it[0] for it in items])
-    details = []
-    verified = 0
+    details: list[MilestoneDetail] = []
     for claim, line in zip(state.claims, state.claim_lines, strict=True):
-        step = state.plan_steps.get(claim.step_id) if claim.step_id else None
-        if claim.step_started_turn is not None:
-            start = claim.step_started_turn
-        elif claim.step_id and claim.step_id in state.step_first_beat:
-            start = state.step_first_beat[claim.step_id]
-        elif step is not None:
-            start = step.turn
-        else:
-            start = 0
-        if step is not None and claim.step_started_turn is not None and start < step.turn:
-            # an early start would widen the window to evidence from before the step existed
-            mismatches.append({"line": line, "field": "step_started_turn", "recorded": start, "recomputed": step.turn,
-                               "reason": f"step {claim.step_id} was compiled at beat {step.turn}: "
-                                         "it cannot have started earlier"})
-            start = step.turn
+        start = _window_start(state, claim, line, mismatches)
         # the earliest-beat evidence in the window logged before the claim: O(log^2 n) per claim, so a
         # log of many claims over one wide window of late evidence costs n log^2 n, not n^2
         k = lines.find(bisect_left(turns, start), bisect_right(turns, claim.turn), line)
-        hit = items[k] if k is not None else None
-        if hit is not None:
-            verified += 1
-        details.append({
-            "claim_id": claim.claim_id, "line": line, "step_id": claim.step_id, "window": [start, claim.turn],
-            "status": "VERIFIED" if hit else "DECLARED_ONLY",
-            "evidence_line": hit[0] if hit else None, "evidence_kind": hit[2] if hit else None,
-        })
+        details.append(_detail(claim, line, start, items[k] if k is not None else None))
     n = len(state.claims)
-    return {
-        "milestone_claims": n,
-        "milestones_verified": verified,
-        "milestones_declared_only": n - verified,
-        "milestone_verified_ratio": round(verified / n, 3) if n else None,
-        "details": details,
-        "mismatches": sorted(mismatches, key=lambda m: m["line"]),
-    }
+    verified = sum(d.status == "VERIFIED" for d in details)
+    figures = MilestoneFigures(milestone_claims=n, milestones_verified=verified, milestones_declared_only=n - verified,
+                               milestone_verified_ratio=round(verified / n, 3) if n else None)
+    return Milestones(figures, details, sorted(mismatches, key=_line))
+
 
 METRICS: tuple[Metric, ...] = (
     # agent: claimed vs verified milestones
@@ -314,7 +385,7 @@ METRICS: tuple[Metric, ...] = (
 """The metrics this module computes, declared once (gathered by `checker.pipeline.metrics`)."""
 
 
-def figure_check(state: AgentState, verified: int, receipt_match: list[int | None]) -> list[dict[str, Any]]:
+def figure_check(state: AgentState, verified: int, receipt_match: list[int | None]) -> list[Contradiction]:
     """A mismatch when the milestone figure from the evidence differs from the one the labels give.
 
     `verified` is `milestones_verified` with receipts' `match` recomputed and level events backed
@@ -323,18 +394,18 @@ def figure_check(state: AgentState, verified: int, receipt_match: list[int | Non
     """
     if not state.claims:
         return []
-    recorded = milestones(state, backed_by_later=True)
-    if recorded["milestones_verified"] == verified:
+    as_recorded = milestones(state, backed_by_later=True)
+    recorded = as_recorded.figures.milestones_verified
+    if recorded == verified:
         return []
     derived = milestones(state, receipt_match=receipt_match)
-    line = next((a["line"] for a, b in zip(recorded["details"], derived["details"], strict=True)
-                 if a["status"] != b["status"]), state.claim_lines[0])
-    return [{"line": line, "field": "milestones_verified", "recorded": recorded["milestones_verified"],
-             "recomputed": verified, "check": "milestones",
-             "reason": f"{recorded['milestones_verified']} of {len(state.claims)} milestone(s) are verified by "
-                       f"the recorded receipt matches and level events, {verified} by the evidence (match "
-                       "recomputed from predicted vs observed; a level event backed only by a later beat is not "
-                       "evidence)"}]
+    line = next((a.line for a, b in zip(as_recorded.details, derived.details, strict=True) if a.status != b.status),
+                state.claim_lines[0])
+    return [contradiction("milestones", line, "milestones_verified", recorded, verified,
+                          f"{recorded} of {len(state.claims)} milestone(s) are verified by "
+                          f"the recorded receipt matches and level events, {verified} by the evidence (match "
+                          "recomputed from predicted vs observed; a level event backed only by a later beat is not "
+                          "evidence)")]
 
 
-__all__ = ["figure_check", "milestones"]
+__all__ = ["MilestoneFigures", "Milestones", "figure_check", "milestones"]

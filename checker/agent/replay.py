@@ -15,6 +15,7 @@ actions (no integer `x` and `y` parameters) land nowhere (None).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
 from itertools import count
@@ -44,6 +45,7 @@ from checker.format.schema.agent import (
     Substitution,
     WriteReject,
 )
+from checker.format.schema.events import Event
 from checker.stages.tracks import RunRecord
 
 
@@ -182,7 +184,7 @@ class _Geometry:
         return None
 
 
-def aim_of(params: dict[str, Any] | None) -> tuple[int, int] | None:
+def aim_of(params: dict[str, Any] | None) -> tuple[int, int] | None:  # a beat's `params`: free-form JSON from the log
     """(x, y) when the parameters aim at a cell (integer `x` and `y`), else None."""
     if not params:
         return None
@@ -194,12 +196,63 @@ def aim_of(params: dict[str, Any] | None) -> tuple[int, int] | None:
     return None
 
 
-def replay(run: RunRecord) -> AgentState:
-    """Fold a run's events into an `AgentState` (one pass; cost linear in the number of events)."""
-    st = AgentState()
-    geo = _Geometry()
-    # rows that are only collected in log order (with their lines where findings cite them): by event model
-    # (each model has one `type`), so a collected row costs one lookup of its class and its appends
+class _Folder:
+    """Folds the less frequent events that do more than append themselves to the state (a method per event class)."""
+
+    __slots__ = ("geo", "st")
+
+    def __init__(self, st: AgentState) -> None:
+        """Fold into `st`, with a fresh spatial index."""
+        self.st, self.geo = st, _Geometry()
+
+    def handlers(self) -> dict[type[Any], Callable[[Any, int, int], None]]:
+        """Event class -> its fold (event, line, log position)."""
+        return {Referent: self.referent, PlanStep: self.plan_step,
+                Commitment: self.commitment, Goal: self.goal, Rule: self.rule, StartupProbe: self.startup}
+
+    def referent(self, event: Referent, line: int, position: int) -> None:
+        """A referent version: current when no later version was seen."""
+        st = self.st
+        st.referent_ids.setdefault(event.ref_id, line)
+        cur = st.referents.get(event.ref_id)
+        if cur is None or event.version >= cur.version:
+            st.referents[event.ref_id] = event
+            self.geo.update(event, position)
+
+    def plan_step(self, event: PlanStep, _line: int, _position: int) -> None:
+        """A plan step: every row kept, the first per id looked up."""
+        self.st.plan_step_rows.append(event)
+        self.st.plan_steps.setdefault(event.step_id, event)
+
+    def commitment(self, event: Commitment, _line: int, _position: int) -> None:
+        """A commitment version (the first row per (id, version))."""
+        self.st.commitments.setdefault((event.commit_id, event.version), event)
+
+    def goal(self, event: Goal, _line: int, _position: int) -> None:
+        """A goal version, in log order."""
+        self.st.goals.setdefault(event.goal_id, []).append(event)
+
+    def rule(self, event: Rule, _line: int, _position: int) -> None:
+        """A rule version: every version kept, the latest per id current."""
+        st = self.st
+        st.rule_versions.append(event)
+        cur = st.rules.get(event.rule_id)
+        if cur is None or event.version >= cur.version:
+            st.rules[event.rule_id] = event
+
+    def startup(self, event: StartupProbe, _line: int, _position: int) -> None:
+        """A startup probe: ARG reads the first; any failed one is remembered."""
+        if self.st.startup is None:
+            self.st.startup = event
+        if event.image_receipt_ok is False:
+            self.st.startup_failed = True
+
+
+def _collected(st: AgentState) -> dict[type[Any], tuple[Callable[[Any], None], Callable[[int], None] | None]]:
+    """Event class -> appends of the rows that are only collected in log order (and of their lines where findings cite them).
+
+    By event model (each model has one `type`), so a collected row costs one lookup of its class and its appends.
+    """
     collected: dict[type[Any], tuple[list[Any], list[int] | None]] = {
         Receipt: (st.receipts, st.receipt_lines), CanaryEcho: (st.echoes, st.echo_lines),
         RenderCapture: (st.captures, st.capture_lines), LlmCall: (st.llm_calls, st.llm_lines),
@@ -209,67 +262,46 @@ def replay(run: RunRecord) -> AgentState:
         LevelEvent: (st.level_events, st.level_lines), Substitution: (st.substitutions, None),
         MilestoneClaim: (st.claims, st.claim_lines), Evidence: (st.evidence, st.evidence_lines),
     }
-    appends = {cls: (rows.append, lines.append if lines is not None else None) for cls, (rows, lines) in collected.items()}
-    get_appends = appends.get
-    beats, beat_lines, landings, first_beat = st.beats, st.beat_lines, st.landings, st.step_first_beat
-    transitions, transition_lines, statuses = st.transitions, st.transition_lines, st.statuses
-    land = geo.land
-    events, lines = run.events, run.lines
-    if len(events) != len(lines):
+    return {cls: (rows.append, lines.append if lines is not None else None) for cls, (rows, lines) in collected.items()}
+
+
+def _numbered(run: RunRecord) -> Iterator[tuple[int, Event, int]]:
+    """(log position, event, line) of every event of the run."""
+    if len(run.events) != len(run.lines):
         raise ValueError("a run record holds one line number per event")
-    for position, event, line in zip(count(), events, lines):
+    return zip(count(), run.events, run.lines)
+
+
+def replay(run: RunRecord) -> AgentState:
+    """Fold a run's events into an `AgentState` (one pass; cost linear in the number of events)."""
+    st = AgentState()
+    folder = _Folder(st)
+    get_appends, get_handler = _collected(st).get, folder.handlers().get
+    add_beat, add_line, add_landing = st.beats.append, st.beat_lines.append, st.landings.append
+    add_transition, add_transition_line, statuses = st.transitions.append, st.transition_lines.append, st.statuses
+    land, set_dormant, first_beat = folder.geo.land, folder.geo.set_dormant, st.step_first_beat
+    for position, event, line in _numbered(run):
         cls = type(event)
         into = get_appends(cls)
         if into is not None:
             into[0](event)
             if into[1] is not None:
                 into[1](line)
-        elif cls is Beat:
-            assert isinstance(event, Beat)
-            beats.append(event)
-            beat_lines.append(line)
+        elif isinstance(event, Beat):  # the most frequent folded event: in line, its landing recomputed here
+            add_beat(event)
+            add_line(line)
             aim = aim_of(event.params)
-            landings.append(Landing(land(aim[0], aim[1]) if aim else None, aim))
-            step_id = event.step_id
-            if step_id and step_id not in first_beat:
-                first_beat[step_id] = event.turn
-        elif cls is StatusTransition:
-            assert isinstance(event, StatusTransition)
-            transitions.append(event)
-            transition_lines.append(line)
-            kind, entity = event.entity_kind, event.entity_id
-            statuses[(kind, entity)] = event
-            if kind == "REFERENT_LIFE":
-                geo.set_dormant(entity, event.to_status == "DORMANT")
-        elif cls is Referent:
-            assert isinstance(event, Referent)
-            st.referent_ids.setdefault(event.ref_id, line)
-            cur = st.referents.get(event.ref_id)
-            if cur is None or event.version >= cur.version:
-                st.referents[event.ref_id] = event
-                geo.update(event, position)
-        elif cls is PlanStep:
-            assert isinstance(event, PlanStep)
-            st.plan_step_rows.append(event)
-            st.plan_steps.setdefault(event.step_id, event)
-        elif cls is Commitment:
-            assert isinstance(event, Commitment)
-            st.commitments.setdefault((event.commit_id, event.version), event)
-        elif cls is Goal:
-            assert isinstance(event, Goal)
-            st.goals.setdefault(event.goal_id, []).append(event)
-        elif cls is Rule:
-            assert isinstance(event, Rule)
-            st.rule_versions.append(event)
-            cur_rule = st.rules.get(event.rule_id)
-            if cur_rule is None or event.version >= cur_rule.version:
-                st.rules[event.rule_id] = event
-        elif cls is StartupProbe:
-            assert isinstance(event, StartupProbe)
-            if st.startup is None:
-                st.startup = event
-            if event.image_receipt_ok is False:
-                st.startup_failed = True
+            add_landing(Landing(land(aim[0], aim[1]) if aim else None, aim))
+            if event.step_id:
+                first_beat.setdefault(event.step_id, event.turn)
+        elif isinstance(event, StatusTransition):  # as frequent: the latest per entity, and a referent's dormancy
+            add_transition(event)
+            add_transition_line(line)
+            statuses[(event.entity_kind, event.entity_id)] = event
+            if event.entity_kind == "REFERENT_LIFE":
+                set_dormant(event.entity_id, event.to_status == "DORMANT")
+        elif (handler := get_handler(cls)) is not None:
+            handler(event, line, position)
     return st
 
 

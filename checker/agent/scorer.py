@@ -1,9 +1,12 @@
-"""Agent-track scorer: replay -> gate -> GDS, grounding, ARG metric table, milestones.
+"""Agent-track scorer: replay -> evidence -> gate -> GDS, grounding, ARG metric table, milestones.
 
-Per-run result (JSON-able):
+`score_run` builds the run's `RunResult` from typed parts (the gate's `GateConditions` and
+`Legibility`, `GdsCounts`, `MilestoneDetail`s, `Mismatch`es, the metric groups' `Figures` records
+merged into the metric table) and records what bears on the verdict as facts, which
+`checker.stages.verdict` judges (the only place a verdict is decided). Per-run result:
 
 * `run_id`, `native_run_id`, `track` ("agent"), `cell`, `seed`, `comparator`, `profile`;
-* `verdict`: VALID / INVALID from the gate; INCOMPLETE when the log has no `run_end` (the
+* `verdict`: VALID / INVALID from the gate's facts; INCOMPLETE when the log has no `run_end` (the
   gate is still computed, see `gate_verdict`); COMPARATOR for BARE/RAW comparator runs, which
   ARG never gates (they have no state store) and which only serve compute parity. A run is a
   comparator only when its `run_start` says so *and* the pre-registration declares its cell a
@@ -18,17 +21,19 @@ Per-run result (JSON-able):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from statistics import mean
 from typing import Any
 
-from checker.agent.evidence import check_evidence
-from checker.agent.gate import run_gate
+from checker.agent.evidence import EvidenceResult, check_evidence
+from checker.agent.gate import GateResult, run_gate
 from checker.agent.gds import Gds, attribution_mismatches, gds, landings
 from checker.agent.grounding import acted_landings, grounding, hypotheses
 from checker.agent.metrics import bins, chain, counts, lifecycle, render_tokens, write_path
-from checker.agent.milestones import figure_check, milestones
+from checker.agent.milestones import Milestones, figure_check, milestones
 from checker.agent.replay import AgentState, replay
-from checker.format.results_model import RunResult
+from checker.format.cell_tables import AGENT_FIGURES, AgentCellTables, HypothesisFormation, Parity, SeedFigure
+from checker.format.results_model import MetricValue, Mismatch, RunResult
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.manifest import Thresholds
 from checker.format.seeds import seed_labels
@@ -37,82 +42,122 @@ from checker.stages.tracks import RunRecord, VerifyContext, incomplete_reason
 from checker.stages.verdict import judged_run
 
 AGENT_PROFILES = ("driftboard", "arg-v1.0")
-GDS_KEYS = ("gds_bind", "gds_aligned", "gds_abandon", "drift_total")
-SUMMARY_KEYS = ("drift_ref_beats", "completions", "RGR", "GA", "ICR", "WER", "llm_calls", "llm_tokens",
-                "milestone_verified_ratio")
+
+
+@dataclass(frozen=True, slots=True)
+class _Replayed:
+    """One run replayed, with what every figure of it reads: landings, evidence checks, GDS decomposition."""
+
+    state: AgentState
+    strict: bool
+    """Profile `driftboard`: recomputed landings, evidence checks, None on empty denominators."""
+    landing: list[str | None]
+    """Per beat: recorded (`arg-v1.0`) or recomputed landing."""
+    acted: list[str | None]
+    """The landing of every acted (non-RESET) beat."""
+    evidence: EvidenceResult | None
+    """Labels vs the log's own rows (`checker.agent.evidence`); None under `arg-v1.0`."""
+    decomposition: Gds
+
+    @classmethod
+    def of(cls, run: RunRecord, strict: bool) -> _Replayed:
+        """Replay `run` and derive what its figures read."""
+        state = replay(run)
+        landing = landings(state, recomputed=strict)
+        evidence = check_evidence(state) if strict else None
+        decomposition = (gds(state, landing, evidence.references, evidence.aimed) if evidence is not None
+                         else gds(state, landing))
+        return cls(state, strict, landing, acted_landings(state, landing), evidence, decomposition)
+
+    def milestones(self) -> Milestones:
+        """Claimed vs verified milestones (receipts' `match` recomputed in profile `driftboard`)."""
+        ev = self.evidence
+        return milestones(self.state, receipt_match=ev.receipt_match) if ev is not None else milestones(self.state)
+
+    def metric_table(self, run: RunRecord, thresholds: Thresholds, ms: Milestones,
+                     attribution: int) -> dict[str, MetricValue]:
+        """The run's metrics, ARG's JSON keys in ARG's order, then ours (`checker.pipeline.metrics` declares them)."""
+        state, strict, ev = self.state, self.strict, self.evidence
+        source = run.start.source
+        table: dict[str, MetricValue] = {"run": _native_id(run) or run.start.run_id}
+        for part in (counts(state), self.decomposition.rates(), grounding(state, self.acted, strict),
+                     lifecycle(state, len(self.acted), strict),
+                     write_path(state, strict, ev.rejects if ev is not None else None,
+                                ev.accepted if ev is not None else None),
+                     chain(state, frozenset(source.absent_tables or ()) if source else frozenset()),
+                     render_tokens(state, thresholds.render_ceiling_B, captures=strict)):
+            table.update(part.table())
+        table["bins"] = bins(state, self.landing)
+        table.update(hypotheses(state).table())
+        table.update(ms.figures.table())
+        table["attribution_mismatches"] = attribution
+        return table
+
+    def label_mismatches(self, ms: Milestones) -> list[Mismatch]:
+        """The evidence checks' mismatches, with the milestone figure's when the evidence moves it.
+
+        The milestone figure check is added to the evidence (so the `evidence` gate condition counts
+        it) when a receipt's `match` or a milestone label (level event, step start) was not taken as recorded.
+        """
+        ev = self.evidence
+        if ev is None:
+            return []
+        if ms.mismatches or any(c.check == "receipts" for c in ev.mismatches):
+            ev.mismatches.extend(figure_check(self.state, ms.figures.milestones_verified, ev.receipt_match))
+        return ev.public_mismatches()
+
+
+def _native_id(run: RunRecord) -> str | None:
+    source = run.start.source
+    return source.native_run_id if source and source.native_run_id else None
+
+
+def _comparator(run: RunRecord, ctx: VerifyContext) -> tuple[bool, Mismatch | None]:
+    """Whether the run is an ungated comparator run, and the mismatch when its own flag claims so wrongly.
+
+    The run's own flag cannot exempt it from the gate: only a pre-registered comparator cell (BARE, RAW) can.
+    """
+    if run.start.comparator and ctx.prereg is not None and not is_comparator_cell(ctx.prereg, run.start.cell):
+        return False, Mismatch(line=1, field="comparator", recorded=True, recomputed=False,
+                               reason=f"cell {run.start.cell} is not a comparator cell (BARE or RAW) in prereg.yaml: "
+                                      "the run is gated like any other")
+    return run.start.comparator, None
+
+
+def _facts(run: RunRecord, comparator: bool, gate: GateResult | None) -> list[Fact]:
+    """What the agent track found that bears on the run's verdict (`checker.stages.verdict` judges them)."""
+    facts = [Fact("incomplete", why)] if (why := incomplete_reason(run)) is not None else []
+    if comparator:
+        facts.append(Fact("comparator", "comparator run: not gated (used for compute parity only)"))
+    if gate is not None:
+        facts.extend(Fact("invalid", reason) for reason in gate.reasons)
+    return facts
 
 
 def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     """Replay, gate and score one agent run (see the module docstring for the result's shape)."""
     profile = ctx.profile if ctx.profile in AGENT_PROFILES else "driftboard"
     thresholds = ctx.prereg.thresholds if ctx.prereg is not None else Thresholds()
-    strict = profile == "driftboard"
     run, past_horizon = within_horizon(run, ctx.prereg)  # events past the pre-registered horizon do not count
-    state = replay(run)
-    landing = landings(state, recomputed=strict)
-    evidence = check_evidence(state) if strict else None  # labels vs the log's own rows (checker.agent.evidence)
-    decomposition = (gds(state, landing, evidence.references, evidence.aimed) if evidence is not None
-                     else gds(state, landing))
-    acted = acted_landings(state, landing)  # the landing of every acted (non-RESET) beat
-    n_acted = len(acted)
-    native = run.start.source.native_run_id if run.start.source and run.start.source.native_run_id else None
-    metrics: dict[str, Any] = {"run": native or run.start.run_id}
-    metrics.update(counts(state))
-    rates = decomposition.rates()
-    metrics["drift_ref_beats"] = decomposition.reference_beats
-    metrics.update(rates)
-    metrics.update(grounding(state, acted, strict))
-    metrics.update(lifecycle(state, n_acted, strict))
-    metrics.update(write_path(state, strict, evidence.rejects if evidence is not None else None,
-                              evidence.accepted if evidence is not None else None))
-    metrics.update(chain(state, frozenset(run.start.source.absent_tables or ()) if run.start.source else frozenset()))
-    metrics.update(render_tokens(state, thresholds.render_ceiling_B, captures=strict))
-    metrics["bins"] = bins(state, landing)
-    metrics.update(hypotheses(state))
-    ms = milestones(state, receipt_match=evidence.receipt_match) if evidence is not None else milestones(state)
-    details = ms.pop("details")
-    milestone_mismatches = ms.pop("mismatches")
-    metrics.update(ms)
-    mismatches = attribution_mismatches(state)
-    metrics["attribution_mismatches"] = len(mismatches)
-    mismatches.extend(milestone_mismatches)
-    if evidence is not None:
-        if any(m["check"] == "receipts" for m in evidence.mismatches) or milestone_mismatches:
-            evidence.mismatches.extend(figure_check(state, ms["milestones_verified"], evidence.receipt_match))
-        mismatches.extend(evidence.public_mismatches())
-    if past_horizon is not None:
-        mismatches.append(past_horizon)
-    comparator = run.start.comparator
-    # the run's own flag cannot exempt it from the gate: only a pre-registered comparator cell (BARE, RAW) can
-    if comparator and ctx.prereg is not None and not is_comparator_cell(ctx.prereg, run.start.cell):
-        comparator = False
-        mismatches.append({"line": 1, "field": "comparator", "recorded": True, "recomputed": False,
-                           "reason": f"cell {run.start.cell} is not a comparator cell (BARE or RAW) in prereg.yaml: "
-                                     "the run is gated like any other"})
-    result: dict[str, Any] = {
-        "end_status": run.end.status if run.end is not None else None,
-        "path": run.path, "log_sha256": run.sha256, "prereg_sha256": run.start.prereg_sha256,
-        "run_id": run.start.run_id, "native_run_id": native, "track": "agent", "cell": run.start.cell,
-        "seed": run.start.seed, "comparator": comparator, "profile": profile,
-        "thresholds": thresholds.model_dump(),
-        "rates": _rate_pairs(decomposition, state, acted),
-    }
-    facts: list[Fact] = []
-    if (why := incomplete_reason(run)) is not None:
-        facts.append(Fact("incomplete", why))
-    if comparator:
-        facts.append(Fact("comparator", "comparator run: not gated (used for compute parity only)"))
-        result.update(gate_verdict=None, gate=None, legibility=None)
-    else:
-        gate = run_gate(state, thresholds, profile, evidence)
-        mismatches.extend(gate.echo_mismatches)
-        facts.extend(Fact("invalid", reason) for reason in gate.reasons)
-        result.update(gate_verdict=gate.verdict, gate=gate.conditions, legibility=gate.legibility)
-    result.update(metrics=metrics, gds={"reference_beats": decomposition.reference_beats, "live": decomposition.live,
-                                        "shadow": decomposition.shadow, "bind": decomposition.bind,
-                                        "aligned": decomposition.aligned, "abandon": decomposition.abandon},
-                  milestones=details, mismatches=mismatches)
-    return judged_run(facts, **result)
+    scored = _Replayed.of(run, strict=profile == "driftboard")
+    ms = scored.milestones()
+    attribution = attribution_mismatches(scored.state)
+    labels = scored.label_mismatches(ms)  # before the gate: the milestone figure's check counts in `evidence`
+    comparator, not_comparator = _comparator(run, ctx)
+    gate = None if comparator else run_gate(scored.state, thresholds, profile, scored.evidence)
+    gate_verdict, conditions, legibility = (gate.verdict, gate.conditions, gate.legibility) if gate else (None, None, None)
+    return judged_run(
+        _facts(run, comparator, gate),
+        end_status=run.end.status if run.end is not None else None, path=run.path, log_sha256=run.sha256,
+        prereg_sha256=run.start.prereg_sha256, run_id=run.start.run_id, native_run_id=_native_id(run), track="agent",
+        cell=run.start.cell, seed=run.start.seed, comparator=comparator, profile=profile,
+        thresholds=thresholds.model_dump(), rates=_rate_pairs(scored.decomposition, scored.state, scored.acted),
+        gate_verdict=gate_verdict, gate=conditions, legibility=legibility,
+        metrics=scored.metric_table(run, thresholds, ms, len(attribution)), gds=scored.decomposition.counts(),
+        milestones=ms.details,
+        mismatches=[*attribution, *ms.mismatches, *labels, *(m for m in (past_horizon, not_comparator) if m is not None),
+                    *(gate.echo_mismatches if gate else ())],
+    )
 
 
 def _rate_pairs(decomposition: Gds, state: AgentState, acted: list[str | None]) -> dict[str, list[int]]:
@@ -138,7 +183,7 @@ def _mean(values: list[Any]) -> float | None:
     return round(mean(defined), 3) if defined else None
 
 
-def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
+def cell_tables(run_results: list[RunResult]) -> dict[str, AgentCellTables]:
     """Per cell: runs, VALID runs, GDS decomposition over VALID seeds (n defined of N), parity.
 
     Only VALID runs count toward a cell's figures (in a comparator cell: its COMPARATOR runs,
@@ -156,36 +201,38 @@ def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
     bare = [r for r in bare_cell if r.verdict == "COMPARATOR"] if bare_cell else None
     bare_calls = _mean([r.metric("llm_calls") for r in bare]) if bare else None
     bare_tokens = _mean([r.metric("llm_tokens") for r in bare]) if bare else None
-    out: dict[str, Any] = {}
+    comparator_cell = next((c for c, rs in comparators.items() if rs is bare_cell), None)
+    out: dict[str, AgentCellTables] = {}
     for cell, results in sorted(cells.items()):
         # a comparator cell counts its (ungated) COMPARATOR runs; any other cell its VALID runs
         counted = "COMPARATOR" if cell in comparators else "VALID"
         valid = [r for r in results if r.verdict == counted]
-        table: dict[str, Any] = {
-            "runs": len(results),
-            "valid": len(valid),
-            "comparator": cell in comparators,
-            "seeds": dict(zip(seed_labels(results), (r.verdict for r in results), strict=True)),
-        }
-        for key in (*GDS_KEYS, *SUMMARY_KEYS):
-            values = [r.metric(key) for r in valid]
-            table[key] = {"per_seed": values, "n_defined": sum(v is not None for v in values),
-                          "n": len(values), "mean": _mean(values)}
         formed = [r.metric("hypothesis_formed") for r in valid]
-        table["hypothesis_formation"] = {"k": sum(1 for f in formed if f), "n": len(formed)}
-        if cell in comparators:
-            table["parity"] = None
-        else:
+        parity = None
+        if cell not in comparators:
             calls = _mean([r.metric("llm_calls") for r in valid])
             tokens = _mean([r.metric("llm_tokens") for r in valid])
-            table["parity"] = {
-                "comparator_cell": next((c for c, rs in comparators.items() if rs is bare_cell), None),
-                "calls": round(calls / bare_calls, 3) if calls is not None and bare_calls else None,
-                "tokens": round(tokens / bare_tokens, 3) if tokens is not None and bare_tokens else None,
-            }
-        out[cell] = table
+            parity = Parity(comparator_cell=comparator_cell,
+                            calls=round(calls / bare_calls, 3) if calls is not None and bare_calls else None,
+                            tokens=round(tokens / bare_tokens, 3) if tokens is not None and bare_tokens else None)
+        out[cell] = AgentCellTables.model_validate({
+            "runs": len(results), "valid": len(valid), "comparator": cell in comparators,
+            "seeds": dict(zip(seed_labels(results), (r.verdict for r in results), strict=True)),
+            **{key: _figure([r.metric(key) for r in valid]) for key in AGENT_FIGURES},
+            "hypothesis_formation": HypothesisFormation(k=sum(1 for f in formed if f), n=len(formed)),
+            "parity": parity,
+        })
     return out
 
 
+def release() -> None:
+    """Nothing to drop: the agent scorer keeps nothing between runs (`TrackScorer.release`)."""
 
-__all__ = ["cell_tables", "score_run"]
+
+def _figure(values: list[Any]) -> SeedFigure:
+    """Per-seed values of one metric, how many are defined, and their mean."""
+    return SeedFigure(per_seed=values, n_defined=sum(v is not None for v in values), n=len(values), mean=_mean(values))
+
+
+
+__all__ = ["cell_tables", "release", "score_run"]

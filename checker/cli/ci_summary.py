@@ -1,4 +1,4 @@
-"""Render `driftboard verify --format json` as a Markdown job summary and GitHub annotations.
+"""Render `driftboard verify --format json` as a Markdown job summary (annotations: `checker.cli.ci_annotations`).
 
 Everything in a verify document is untrusted: run ids, cell names, messages and reasons come
 from submitted files. Every such string goes through `md()` (Markdown table cells) or
@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
 from pydantic import ValidationError
 
 from checker.format.errors import UsageError, visible
@@ -43,8 +42,6 @@ MAX_ROWS = 100
 """Rows shown per table; the rest are counted."""
 MAX_CELL_CHARS = 300
 """Longest table cell; longer text is cut with an ellipsis."""
-MAX_ANNOTATIONS = 10
-"""Per kind (error, warning, notice): GitHub shows at most 10 of each per step."""
 MAX_SUMMARY_BYTES = 900_000
 """GitHub refuses job summaries over 1 MiB; the Markdown is cut (with a note) before that."""
 CELLS_PER_TABLE = 8
@@ -84,30 +81,6 @@ def code(value: Any) -> str:
     for raw in "<>|\\`*_[]~":
         text = text.replace(raw, f"&#{ord(raw)};")
     return f"<code>{text}</code>" if text else DASH
-
-
-def escape_data(text: str) -> str:
-    """Escape the message of a workflow command (GitHub's rules: `%`, CR, LF; other controls spelled out)."""
-    return visible(text, keep="\r\n").replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """Escape a workflow-command property value (`%`, CR, LF, `:` and `,`)."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def workflow_command(kind: str, message: str, file: str | None = None, line: int | None = None,
-                     title: str | None = None) -> str:
-    """`::kind file=F,line=L,title=T::message`, every part escaped."""
-    props = []
-    if file:
-        props.append(f"file={escape_property(file)}")
-    if file and isinstance(line, int) and not isinstance(line, bool) and line > 0:
-        props.append(f"line={line}")
-    if title:
-        props.append(f"title={escape_property(title)}")
-    head = f"::{kind} {','.join(props)}" if props else f"::{kind}"
-    return f"{head}::{escape_data(message)}"
 
 
 def fmt_value(value: Any) -> str:
@@ -228,6 +201,41 @@ def _figure(name: str, agg: MetricAggregate) -> str:
     return f"{md(show(name, agg.mean))} ({agg.n_defined}/{agg.n})"
 
 
+Figures = dict[str, dict[str, str]]
+"""Figure (a row of the per-cell table) -> cell -> the shown value."""
+
+
+def _counts(cells: list[CellResult], rank: str | None) -> Figures:
+    """Runs, valid runs, verdicts, valid of declared and the ranked all-declared figure, per cell."""
+    counts: Figures = {"runs": {}, "valid runs": {}, "verdicts": {}}
+    ranked = f"{header(rank)} all declared" if rank else ""
+    for c in cells:
+        counts["runs"][c.cell] = md(c.runs)
+        counts["valid runs"][c.cell] = md(c.valid_runs)
+        counts["verdicts"][c.cell] = verdict_counts(c.verdicts)
+        if c.declared:
+            counts.setdefault("valid of declared", {})[c.cell] = f"{c.valid_runs} of {c.n_declared}"
+        a = c.all_declared.get(rank) if rank else None
+        if rank and a is not None:
+            counts.setdefault(ranked, {})[c.cell] = f"{md(show(rank, a.value))} ({a.n_worst} worst)"
+    return counts
+
+
+def _metrics(cells: list[CellResult], first: Sequence[str]) -> tuple[Figures, Figures]:
+    """(the track's headline metrics, every other metric), per cell."""
+    headline: Figures = {header(n): {} for n in first}
+    rest: Figures = {}
+    for c in cells:
+        for name, agg in c.metrics.items():
+            (headline if name in first else rest).setdefault(header(name), {})[c.cell] = _figure(name, agg)
+    return headline, rest
+
+
+def _figures_table(label: str, figures: Figures, chunk: list[str]) -> list[str]:
+    rows = ([md(name), *(by_cell.get(c, DASH) for c in chunk)] for name, by_cell in figures.items())
+    return table([label, *(code(c) for c in chunk)], rows, len(figures))
+
+
 def cells_section(cells: list[CellResult], track: str | None) -> list[str]:
     """Per-cell figures: rows are figures, columns are cells (split every CELLS_PER_TABLE cells).
 
@@ -236,23 +244,8 @@ def cells_section(cells: list[CellResult], track: str | None) -> list[str]:
     """
     if not cells:
         return []
-    first = HEADLINE.get(track or "", ())
-    rank = RANK_BY.get(track or "")
-    counts: dict[str, dict[str, str]] = {"runs": {}, "valid runs": {}, "verdicts": {}}
-    ranked = f"{header(rank)} all declared" if rank else ""
-    headline: dict[str, dict[str, str]] = {header(n): {} for n in first}
-    rest: dict[str, dict[str, str]] = {}
-    for c in cells:
-        counts["runs"][c.cell] = md(c.runs)
-        counts["valid runs"][c.cell] = md(c.valid_runs)
-        counts["verdicts"][c.cell] = verdict_counts(c.verdicts)
-        if c.declared:
-            counts.setdefault("valid of declared", {})[c.cell] = f"{c.valid_runs} of {c.n_declared}"
-        if rank and rank in c.all_declared:
-            a = c.all_declared[rank]
-            counts.setdefault(ranked, {})[c.cell] = f"{md(show(rank, a.value))} ({a.n_worst} worst)"
-        for name, agg in c.metrics.items():
-            (headline if name in first else rest).setdefault(header(name), {})[c.cell] = _figure(name, agg)
+    headline, rest = _metrics(cells, HEADLINE.get(track or "", ()))
+    main = {**_counts(cells, RANK_BY.get(track or "")), **headline}
     names = [c.cell for c in cells]
     out = ["#### Per-cell figures", "",
            "Means over the cell's VALID runs; (n defined / n) counts the seeds where a figure is defined; "
@@ -260,14 +253,10 @@ def cells_section(cells: list[CellResult], track: str | None) -> list[str]:
            "declared run, a missing, incomplete or invalid one as the worst value (the ranked figure).", ""]
     for start in range(0, len(names), CELLS_PER_TABLE):
         chunk = names[start:start + CELLS_PER_TABLE]
-        main = {**counts, **headline}
-        rows = ([md(name), *(by_cell.get(c, DASH) for c in chunk)] for name, by_cell in main.items())
-        out.extend(table(["figure", *(code(c) for c in chunk)], rows, len(main)))
+        out += _figures_table("figure", main, chunk)
         if rest:
-            out += [f"<details><summary>All other metrics ({len(rest)})</summary>", ""]
-            rows = ([md(name), *(by_cell.get(c, DASH) for c in chunk)] for name, by_cell in rest.items())
-            out.extend(table(["metric", *(code(c) for c in chunk)], rows, len(rest)))
-            out += ["</details>", ""]
+            out += [f"<details><summary>All other metrics ({len(rest)})</summary>", "",
+                    *_figures_table("metric", rest, chunk), "</details>", ""]
     return out
 
 
@@ -389,56 +378,6 @@ def truncate(text: str) -> str:
     return cut + "\n> Summary cut at the 1 MiB job-summary limit; run `driftboard verify --format json` for all.\n"
 
 
-# --------------------------------------------------------------------------- annotations
-
-
-def annotation_lines(doc: VerifyDocument) -> list[str]:
-    """GitHub annotations for a verify document, at most MAX_ANNOTATIONS of each kind.
-
-    Errors on failing problems and disagreeing claims, warnings on label mismatches, notices on
-    the log lines behind failed gate conditions.
-    """
-    errors: list[str] = []
-    warnings: list[str] = []
-    notices: list[str] = []
-    seen: set[tuple[Any, ...]] = set()
-    for p in doc.problems:
-        key = (p.path, p.line, p.message)
-        if key in seen:
-            continue
-        seen.add(key)
-        bucket = errors if is_failing_problem(p) else warnings
-        file = p.path if p.path and not p.path.startswith("(") else None  # "(checker)", "(run files)": no file
-        bucket.append(workflow_command("error" if bucket is errors else "warning", p.message, file, _line(p.line)))
-    for sub in doc.submissions:
-        manifest = f"{sub.path}/submission.yaml" if sub.path and not sub.path.startswith("(") else None
-        said = {p.message for p in doc.problems if p.path == sub.path}
-        for c in disagreeing_claims(sub):
-            if any(m.startswith(f"claim {c.cell}/{c.metric}:") for m in said):
-                continue  # verify already reported this claim as a problem (annotated above)
-            msg = (f"claimed {fmt_value(c.metric)} = {fmt_value(c.claimed)} for cell "
-                   f"{fmt_value(c.cell)}, recomputed {fmt_value(c.recomputed)}")
-            errors.append(workflow_command("error", msg, manifest, title="Claimed figure disagrees"))
-        for run in sub.runs:
-            file = run.path or None
-            for m in run.mismatches:
-                msg = (f"{fmt_value(m.field)}: recorded {fmt_value(m.recorded)}, recomputed "
-                       f"{fmt_value(m.recomputed)}" + (f" ({m.reason})" if m.reason else ""))
-                warnings.append(workflow_command("warning", msg, file, _line(m.line), "Label mismatch"))
-            for name, cond in run.gate.items() if run.gate is not None else ():
-                if cond.status != "FAIL":
-                    continue
-                lines = getattr(cond, "lines", None) or []
-                first = _line(lines[0]) if lines else None
-                msg = f"gate condition {name} failed: run {fmt_value(run.run_id)} is INVALID (a result)"
-                notices.append(workflow_command("notice", msg, file, first, "Validity gate"))
-    return errors[:MAX_ANNOTATIONS] + warnings[:MAX_ANNOTATIONS] + notices[:MAX_ANNOTATIONS]
-
-
-def _line(value: int | None) -> int | None:
-    return value if value is not None and value > 0 else None
-
-
 def load_document(path: Path) -> VerifyDocument:
     """Read a verify JSON document.
 
@@ -458,7 +397,7 @@ def load_document(path: Path) -> VerifyDocument:
     return parse_document(doc, str(path))
 
 
-def parse_document(doc: dict[str, Any], where: str) -> VerifyDocument:
+def parse_document(doc: Mapping[str, object], where: str) -> VerifyDocument:
     """A verify document as typed records.
 
     Raises:
@@ -471,17 +410,3 @@ def parse_document(doc: dict[str, Any], where: str) -> VerifyDocument:
         loc = "/".join(str(x) for x in first["loc"])
         raise UsageError(f"{where}: not a `driftboard verify --format json` document: {loc}: {first['msg']} "
                          f"({exc.error_count()} problem(s)); re-run verify with this checker version") from None
-
-
-def ci_summary_command(verify_json: Path, annotations: bool) -> int:
-    """`driftboard ci-summary`: Markdown on stdout, annotations on stderr; 1 if the check fails.
-
-    Annotations go to stderr so that `driftboard ci-summary v.json >> "$GITHUB_STEP_SUMMARY"`
-    keeps them out of the summary; the Actions runner reads workflow commands from both streams.
-    """
-    doc = load_document(verify_json)
-    click.echo(render_summary(doc), nl=False)
-    if annotations:
-        for line in annotation_lines(doc):
-            click.echo(line, err=True)
-    return 1 if outcome(doc).failed else 0

@@ -1,7 +1,10 @@
 """Glue for the command line: run one stage, render its result with a reporter, return the exit code.
 
-Kept apart from `cli.py` so that option parsing stays separate from execution (and each is
-testable on its own).
+`validate`, `schema`, `verify` (its text report: each submission's summary, then each track's
+runs and cells through `checker.cli.report_text`), `build`, `release` (the committed tree's
+verified results as a release file) and the terminal progress bar. Kept apart from
+`checker.cli.main` so that option parsing stays separate from execution (and each is testable on
+its own).
 """
 
 from __future__ import annotations
@@ -10,13 +13,18 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
 from checker.format.errors import visible
 from checker.format.progress import Progress
 from checker.format.report import findings_json, findings_text, plural
+
+if TYPE_CHECKING:
+    from checker.format.cell_tables import ConstraintCellTables
+    from checker.format.results_model import ResultsFile, ResultsSummary, RunResult
+    from checker.pipeline.verify import SubmissionResult, VerifyReport
 
 
 def validate_command(paths: list[Path], fmt: str) -> int:
@@ -56,9 +64,6 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
                    out: Path | None = None, jobs: int = 1, shard: str | None = None, cache: bool = False,
                    cache_dir: Path | None = None) -> int:
     """`driftboard verify`: score every run, print tables (text) or the full records (JSON)."""
-    from checker.cli.report_text import declared_text, track_text
-    from checker.format.numbers import fmt as shown
-    from checker.format.results_model import RunResult
     from checker.pipeline.cache import default_cache_dir
     from checker.pipeline.shard import parse_shard
     from checker.pipeline.verify import default_problem_dirs, report_json, verify_paths
@@ -73,41 +78,72 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
         click.echo(findings_json("verify", findings, report.exit_code, **report_json(report)), nl=False)
         return report.exit_code
     for sub in report.submissions:
-        cached = " (cached)" if sub.cached else ""
-        _echo(f"== {sub.path} (profile {sub.profile}){cached}")
-        summary = sub.summary  # never the full results file: the cell tables come from its cells
-        if summary is not None:
-            _echo(f"   {summary.null_results.headline}")
-            for line in declared_text(summary.cells, summary.track):
-                _echo(line)
-            for d in summary.defeaters:
-                state = {True: "TRIGGERED", False: "not triggered", None: "undefined"}[d.triggered]
-                _echo(f"   defeater {d.id}: {state} ({d.metric} = {d.value})")
-            for m in summary.prereg_check.missing:
-                _echo(f"   {m['cell']} / {m['seed']}: missing (not reported)")
-            for pred in summary.predictions:
-                holds = {True: "holds", False: "does not hold", None: "undefined"}[pred.holds]
-                _echo(f"   prediction {pred.id}: {holds} ({pred.metric} {shown(pred.value)} {pred.op} {shown(pred.compared_to)})")
-        by_track: dict[str, list[RunResult]] = {}
-        for res in sub.runs:
-            if res.verdict != "MALFORMED":
-                track = str(res.track or (sub.manifest.track if sub.manifest else "agent"))
-                by_track.setdefault(track, []).append(res)
-        for track, results in sorted(by_track.items()):
-            tables = ({c.cell: c.tables for c in summary.cells if c.tables}
-                      if summary is not None and track == summary.track == "constraint" else None)
-            _echo(track_text(track, results, tables, sub.turn_records if summary is not None else None,
-                             sub.mismatch_counts), nl=False)
-        for res in sub.runs:
-            if res.verdict == "MALFORMED":
-                _echo(f"MALFORMED {res.path} (not scored)")
-    total_runs = sum(len(s.runs) for s in report.submissions)
+        _submission_text(sub)
     outcome = f"{plural(errors, 'problem')} found" if errors else "ok: verified"
+    _echo(findings_text(findings, f"{outcome} ({_totals(report, cache)})"), nl=False)
+    return report.exit_code
+
+
+def _totals(report: VerifyReport, cache: bool) -> str:
+    """`N submissions, N runs` (and the cache's hits and misses when it was used)."""
+    total_runs = sum(len(s.runs) for s in report.submissions)
     tail = f"{plural(len(report.submissions), 'submission')}, {plural(total_runs, 'run')}"
     if cache:
         tail += f"; cache {report.cache_hits} hit(s), {report.cache_misses} miss(es)"
-    _echo(findings_text(findings, f"{outcome} ({tail})"), nl=False)
-    return report.exit_code
+    return tail
+
+
+def _summary_text(summary: ResultsSummary) -> None:
+    """A verified submission's headline, declared runs, defeaters, missing runs and predictions."""
+    from checker.cli.report_text import declared_text
+    from checker.format.numbers import fmt as shown
+
+    _echo(f"   {summary.null_results.headline}")
+    for line in declared_text(summary.cells, summary.track):
+        _echo(line)
+    for d in summary.defeaters:
+        state = {True: "TRIGGERED", False: "not triggered", None: "undefined"}[d.triggered]
+        _echo(f"   defeater {d.id}: {state} ({d.metric} = {d.value})")
+    for m in summary.prereg_check.missing:
+        _echo(f"   {m['cell']} / {m['seed']}: missing (not reported)")
+    for pred in summary.predictions:
+        holds = {True: "holds", False: "does not hold", None: "undefined"}[pred.holds]
+        _echo(f"   prediction {pred.id}: {holds} ({pred.metric} {shown(pred.value)} {pred.op} {shown(pred.compared_to)})")
+
+
+def _submission_text(sub: SubmissionResult) -> None:
+    """One submission of `driftboard verify`'s text report: its summary, then each track's runs and cells."""
+    from checker.cli.report_text import track_text
+
+    _echo(f"== {sub.path} (profile {sub.profile})" + (" (cached)" if sub.cached else ""))
+    handle = sub.results
+    summary = handle.summary if handle is not None else None  # never the full results file: the cell tables come from its cells
+    if summary is not None:
+        _summary_text(summary)
+    for track, results in sorted(_scored_by_track(sub).items()):
+        tables = _constraint_tables(summary) if summary is not None and track == summary.track else None
+        _echo(track_text(track, results, tables, handle.turn_records if handle is not None else None,
+                         handle.mismatch_counts if handle is not None else None), nl=False)
+    for res in sub.runs:
+        if res.verdict == "MALFORMED":
+            _echo(f"MALFORMED {res.path} (not scored)")
+
+
+def _scored_by_track(sub: SubmissionResult) -> dict[str, list[RunResult]]:
+    """Track -> the submission's runs that were scored (every run but the MALFORMED ones)."""
+    default = sub.manifest.track if sub.manifest else "agent"
+    by_track: dict[str, list[RunResult]] = {}
+    for res in sub.runs:
+        if res.verdict != "MALFORMED":
+            by_track.setdefault(str(res.track or default), []).append(res)
+    return by_track
+
+
+def _constraint_tables(summary: ResultsSummary) -> dict[str, ConstraintCellTables] | None:
+    """Cell -> its stored constraint tables (None for an agent submission: its tables are computed from its runs)."""
+    if summary.track != "constraint":
+        return None
+    return {c.cell: t for c in summary.cells if (t := c.constraint_tables) is not None}
 
 
 def _echo(text: str, nl: bool = True) -> None:
@@ -197,47 +233,18 @@ def release_command(submissions: Path, results: Path, releases: Path, fmt: str =
     it verified at its last commit (`driftboard verify submissions/` first). Writes nothing when the
     release exists with the same bytes; refuses to overwrite one that differs.
     """
-    from checker.format.errors import UsageError
     from checker.pipeline.metrics import RANK_BY
-    from checker.pipeline.releases import ReleaseError, commit_of, diff, make_release, previous_release, read_releases
-    from checker.render.site import _manifest_id, load_results, results_of_tree
+    from checker.pipeline.releases import commit_of, diff, make_release, previous_release, read_releases
 
-    if not submissions.is_dir():
-        raise UsageError(f"{submissions}: no submissions folder")
-    root = submissions.resolve()
+    root = _submissions_root(submissions)
     commit = commit_of(root)
-    dirty = _git_lines(root, "status", "--porcelain", "--untracked-files=all", "--", ".")
-    if dirty:
-        raise ReleaseError(f"{submissions}: uncommitted changes ({len(dirty)} path(s), e.g. {visible(dirty[0][3:])}); "
-                           "a release records a commit: commit first")
-    folders = {_manifest_id(p): p for p in sorted(submissions.iterdir()) if (p / "submission.yaml").is_file()}
-    only = results_of_tree(submissions, results) if results.is_dir() else set()
-    missing = sorted(str(i) for i in folders if i not in only)
-    if missing:
-        raise ReleaseError(f"not verified for this tree: {', '.join(visible(m) for m in missing)}; "
-                           f"run `driftboard verify {submissions}` first")
-    loaded = load_results(results, {i for i in only if i in folders})
-    stale = []
-    for r in loaded:
-        last = _git_lines(root, "log", "-1", "--format=%H", "--", str(folders[r.submission_id].resolve()))
-        if r.provenance.uncommitted or not last or r.provenance.commit != last[0]:
-            stale.append(r.submission_id)
-    if stale:
-        raise ReleaseError(f"results not verified at the folder's last commit: {', '.join(visible(s) for s in stale)}; "
-                           f"run `driftboard verify {submissions}` again")
+    _refuse_uncommitted(submissions, root)
+    loaded = _verified_results(submissions, results)
     prev = previous_release(read_releases(releases), commit)
     release, text = make_release(loaded, commit, prev, RANK_BY.__getitem__)
     path = releases / f"{release.release}.json"
     changes = diff(prev.submissions if prev else {}, release.submissions, release.withdrawn)
-    status = "written"
-    if path.is_file():
-        if path.read_bytes() != text.encode("utf-8"):
-            raise ReleaseError(f"{path}: exists and differs; a release is never rewritten")
-        status = "unchanged"
-    else:
-        releases.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    since = prev.release if prev else "nothing (first release)"
+    status = _write_release(path, text)
     counts = {"added": len(changes.added), "changed": len(changes.changed), "withdrawn": len(changes.withdrawn)}
     if fmt == "json":
         from checker.format.report import safe_json
@@ -247,12 +254,99 @@ def release_command(submissions: Path, results: Path, releases: Path, fmt: str =
                               "commit": release.commit, "date": release.date, "digest": release.digest,
                               "previous": prev.release if prev else None, **counts}), nl=False)
         return 0
+    since = prev.release if prev else "nothing (first release)"
     cells = sum(len(s.cells) for s in release.submissions.values())
     click.echo(f"release {release.release} ({status}): {plural(len(release.submissions), 'submission')}, "
                f"{plural(cells, 'cell')} at commit {release.commit[:7]} of {release.date}; since {since}: "
                f"{counts['added']} added, {counts['changed']} changed, {counts['withdrawn']} withdrawn")
     click.echo(f"{path.as_posix()} (digest {release.digest}); publish it: git add {path.as_posix()} && git commit")
     return 0
+
+
+def _submissions_root(submissions: Path) -> Path:
+    """The submissions folder, resolved.
+
+    Raises:
+        UsageError: no such folder.
+    """
+    from checker.format.errors import UsageError
+
+    if not submissions.is_dir():
+        raise UsageError(f"{submissions}: no submissions folder")
+    return submissions.resolve()
+
+
+def _refuse_uncommitted(submissions: Path, root: Path) -> None:
+    """A release records a commit: refuse a tree with uncommitted changes.
+
+    Raises:
+        ReleaseError: the folder has uncommitted (or untracked) changes.
+    """
+    from checker.pipeline.releases import ReleaseError
+
+    dirty = _git_lines(root, "status", "--porcelain", "--untracked-files=all", "--", ".")
+    if dirty:
+        raise ReleaseError(f"{submissions}: uncommitted changes ({len(dirty)} path(s), e.g. {visible(dirty[0][3:])}); "
+                           "a release records a commit: commit first")
+
+
+def _verified_results(submissions: Path, results: Path) -> list[ResultsFile]:
+    """The results of every submission of the tree, each verified at its folder's last commit.
+
+    Raises:
+        ReleaseError: a submission has no results for this tree, or results of another commit.
+    """
+    from checker.pipeline.releases import ReleaseError
+    from checker.render.site import _manifest_id, load_results
+
+    root = submissions.resolve()
+    folders = {_manifest_id(p): p for p in sorted(submissions.iterdir()) if (p / "submission.yaml").is_file()}
+    loaded = load_results(results, _tree_ids(submissions, results, set(folders)))
+    stale = [r.submission_id for r in loaded if not _verified_at_last_commit(root, r, folders[r.submission_id])]
+    if stale:
+        raise ReleaseError(f"results not verified at the folder's last commit: {', '.join(visible(s) for s in stale)}; "
+                           f"run `driftboard verify {submissions}` again")
+    return loaded
+
+
+def _tree_ids(submissions: Path, results: Path, ids: set[str | None]) -> set[str]:
+    """The submission ids of the tree (`ids`, from its manifests), each with results verified for this tree.
+
+    Raises:
+        ReleaseError: a submission of the tree has no results verified for it.
+    """
+    from checker.pipeline.releases import ReleaseError
+    from checker.render.site import results_of_tree
+
+    only = results_of_tree(submissions, results) if results.is_dir() else set()
+    missing = sorted(str(i) for i in ids if i not in only)
+    if missing:
+        raise ReleaseError(f"not verified for this tree: {', '.join(visible(m) for m in missing)}; "
+                           f"run `driftboard verify {submissions}` first")
+    return {i for i in only if i in ids}
+
+
+def _verified_at_last_commit(root: Path, r: ResultsFile, folder: Path) -> bool:
+    """The results were verified from the folder as committed at its last commit (no uncommitted change)."""
+    last = _git_lines(root, "log", "-1", "--format=%H", "--", str(folder.resolve()))
+    return not r.provenance.uncommitted and bool(last) and r.provenance.commit == last[0]
+
+
+def _write_release(path: Path, text: str) -> str:
+    """Write a release file: `written`, or `unchanged` when it exists with the same bytes.
+
+    Raises:
+        ReleaseError: it exists and differs (a release is never rewritten).
+    """
+    from checker.pipeline.releases import ReleaseError
+
+    if path.is_file():
+        if path.read_bytes() != text.encode("utf-8"):
+            raise ReleaseError(f"{path}: exists and differs; a release is never rewritten")
+        return "unchanged"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return "written"
 
 
 def _git_lines(root: Path, *args: str) -> list[str]:

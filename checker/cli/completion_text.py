@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from checker.completion.scorer import cell_tables
+from checker.format.cell_tables import Proportion
 from checker.format.numbers import fmt
 from checker.format.results_model import RunResult
-from checker.pipeline.scorers import scorer_for
 
 
-def _interval(p: dict[str, Any]) -> str:
-    ci = p.get("wilson95")
+def _interval(p: Proportion) -> str:
+    ci = p.wilson95
     shown = f" [{fmt(ci[0])}, {fmt(ci[1])}]" if ci else ""
-    return f"{p['k']}/{p['n']} = {fmt(p['rate'])}{shown}"
+    return f"{p.k}/{p.n} = {fmt(p.rate)}{shown}"
 
 
 def completion_text(run_results: list[RunResult]) -> str:
@@ -35,23 +34,23 @@ def completion_text(run_results: list[RunResult]) -> str:
         if res.mismatches:
             first = res.mismatches[0]
             lines.append(f"    mismatches: {len(res.mismatches)} (first: line {first.line} {first.field})")
-    tables = scorer_for("completion").cell_tables(run_results)
+    tables = cell_tables(run_results)
     for cell, t in tables.items():
-        d = t["decomposition"]
-        board = t.get("board") or {}
-        lines.append(f"cell {cell}: {board.get('benchmark', '—')} {board.get('domain', '—')}, task set "
-                     f"{board.get('task_set', '—')}, {t['episodes_declared']} declared episodes "
-                     f"({board.get('trials_per_task') or '—'} trials per task)")
-        lines.append(f"  verified completion rate (ranked, all declared): {_interval(t['verified'])}")
-        lines.append(f"  claimed (closed as done): {_interval(t['claimed'])}")
-        lines.append(f"  false completion claims among claims: {_interval(t['false_claims'])} "
-                     f"(database wrong, no write {d['false_no_effected_write']}; after writes "
-                     f"{d['false_wrong_writes']}; output missing {d['false_output_missing']})")
-        lines.append(f"  transfers: {d['transfer_verified']} verified, {d['transfer_not_verified']} not; step limit "
-                     f"{d['step_limit']}; not counted {d['not_counted']}")
-        if t["pass_k"]:
-            lines.append("  pass^k: " + ", ".join(f"k={p['k']} {fmt(p['value'])} [{fmt(p['ci95'][0])}, "
-                                                   f"{fmt(p['ci95'][1])}]" for p in t["pass_k"]))
-        elif t.get("pass_k_note"):
-            lines.append(f"  pass^k: — ({t['pass_k_note']})")
+        d = t.decomposition
+        board = t.board
+        lines.append(f"cell {cell}: {board.benchmark if board else '—'} {board.domain if board else '—'}, task set "
+                     f"{board.task_set if board else '—'}, {t.episodes_declared} declared episodes "
+                     f"({(board.trials_per_task if board else None) or '—'} trials per task)")
+        lines.append(f"  verified completion rate (ranked, all declared): {_interval(t.verified)}")
+        lines.append(f"  claimed (closed as done): {_interval(t.claimed)}")
+        lines.append(f"  false completion claims among claims: {_interval(t.false_claims)} "
+                     f"(database wrong, no write {d.false_no_effected_write}; after writes "
+                     f"{d.false_wrong_writes}; output missing {d.false_output_missing})")
+        lines.append(f"  transfers: {d.transfer_verified} verified, {d.transfer_not_verified} not; step limit "
+                     f"{d.step_limit}; not counted {d.not_counted}")
+        if t.pass_k:
+            lines.append("  pass^k: " + ", ".join(f"k={p.k} {fmt(p.value)} [{fmt(p.ci95[0])}, "
+                                                   f"{fmt(p.ci95[1])}]" for p in t.pass_k))
+        elif t.pass_k_note:
+            lines.append(f"  pass^k: — ({t.pass_k_note})")
     return "\n".join(lines) + "\n"

@@ -8,13 +8,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 import checker
 from checker import __version__
 from checker.format.errors import DriftboardError, UsageError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -75,7 +78,7 @@ class PluginGroup(click.Group):
     command never pays for reading the installed packages' metadata.
     """
 
-    def _plugins(self) -> dict[str, Any]:
+    def _plugins(self) -> dict[str, EntryPoint]:
         from importlib.metadata import entry_points
 
         return {ep.name: ep for ep in entry_points(group=PLUGIN_GROUP) if ep.name not in self.commands}

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from checker.format.cell_tables import ClaimsDecomposition, CompletionCellTables, PassK, Proportion, WriteCounts
 from checker.format.metricdef import NEVER, Metric
 from checker.format.numbers import clean
 from checker.format.results_completion import EpisodeResult
@@ -123,9 +124,9 @@ def wilson(k: int, n: int) -> list[float] | None:
     return [clean(max(0.0, center - half)), clean(min(1.0, center + half))]
 
 
-def proportion(k: int, n: int) -> dict[str, Any]:
-    """`{k, n, rate, wilson95}` (rate and interval None when n is 0)."""
-    return {"k": k, "n": n, "rate": clean(k / n) if n else None, "wilson95": wilson(k, n)}
+def proportion(k: int, n: int) -> Proportion:
+    """The proportion k of n: the rate and its Wilson interval (rate and interval None when n is 0)."""
+    return Proportion(k=k, n=n, rate=clean(k / n) if n else None, wilson95=wilson(k, n))
 
 
 def pass_hat_k(successes: Sequence[int], trials: int, k: int) -> float | None:
@@ -135,7 +136,7 @@ def pass_hat_k(successes: Sequence[int], trials: int, k: int) -> float | None:
     return sum(math.comb(c, k) for c in successes) / (len(successes) * math.comb(trials, k))
 
 
-def pass_hat_k_table(successes: Sequence[int], trials: int, key: str) -> list[dict[str, Any]]:
+def pass_hat_k_table(successes: Sequence[int], trials: int, key: str) -> list[PassK]:
     """pass^k for k = 1..trials, each with its 95% percentile bootstrap interval over tasks (seeded by `key`)."""
     if not successes or trials < 1:
         return []
@@ -152,8 +153,8 @@ def pass_hat_k_table(successes: Sequence[int], trials: int, key: str) -> list[di
         value = pass_hat_k(successes, trials, k)
         means = per_task[idx].mean(axis=1)
         lo, hi = np.percentile(means, [2.5, 97.5])
-        out.append({"k": k, "value": None if value is None else clean(value),
-                    "ci95": [clean(float(lo)), clean(float(hi))], "tasks": len(successes), "trials": trials})
+        out.append(PassK(k=k, value=None if value is None else clean(value),
+                         ci95=[clean(float(lo)), clean(float(hi))], tasks=len(successes), trials=trials))
     return out
 
 
@@ -169,7 +170,7 @@ def completion_headline(valid: Sequence[RunResult], reported: int) -> tuple[int,
                       f"{len(claimed) - false} of them verified ({false} false completion claims)")
 
 
-def cell_table(result_id: str, runs: list[RunResult]) -> dict[str, Any]:
+def cell_table(result_id: str, runs: list[RunResult]) -> CompletionCellTables:
     """The completion figures of one cell from its runs (intent-to-treat over the declared episodes)."""
     # one run per declared seed: the first by path (a repeated seed is a finding elsewhere)
     by_seed: dict[str, RunResult] = {}
@@ -187,37 +188,31 @@ def cell_table(result_id: str, runs: list[RunResult]) -> dict[str, Any]:
     kinds = Counter(e.false_claim for e in false)
     transfers = [e for e in episodes if e.transferred]
     writes = Counter(w.status for e in episodes for w in e.write_calls)
-    table: dict[str, Any] = {
-        "track": "completion",
-        "board": board.model_dump() if board is not None else None,
-        "episodes_declared": n, "episodes_counted": len(episodes), "episodes_not_counted": n - len(episodes),
-        "verified": proportion(verified, n),
-        "claimed": proportion(len(claimed), n),
-        "false_claims": proportion(len(false), len(claimed)),
-        "decomposition": {
-            "claimed_verified": len(claimed) - len(false),
-            "false_claims": len(false),
-            "false_no_effected_write": kinds["no_effected_write"],
-            "false_wrong_writes": kinds["wrong_writes"],
-            "false_output_missing": kinds["output_missing"],
-            "transfer_verified": sum(1 for e in transfers if e.verified),
-            "transfer_not_verified": sum(1 for e in transfers if not e.verified),
-            "step_limit": sum(1 for e in episodes if e.ran_out),
-            "error": sum(1 for e in episodes if e.ending == "error"),
-            "not_counted": n - len(episodes),
-        },
-        "writes": {s: writes[s] for s in ("matched", "wrong", "missing", "extra", "error")},
-        "pass_k": [],
-        "pass_k_note": None,
-    }
+    pass_k: list[PassK] = []
+    pass_k_note = None
     if board is None or not board.complete or board.trials_per_task is None:
-        table["pass_k_note"] = (board.why if board is not None and board.why else
-                                "the cell does not declare every task of the set the same number of times")
-        return table
-    per_task: Counter[int] = Counter()
-    for e in episodes:
-        if e.verified and e.task_id is not None:
-            per_task[e.task_id] += 1
-    successes = [per_task[t] for t in range(board.tasks)]
-    table["pass_k"] = pass_hat_k_table(successes, board.trials_per_task, f"{result_id}:pass_k")
-    return table
+        pass_k_note = (board.why if board is not None and board.why else
+                       "the cell does not declare every task of the set the same number of times")
+    else:
+        per_task: Counter[int] = Counter()
+        for e in episodes:
+            if e.verified and e.task_id is not None:
+                per_task[e.task_id] += 1
+        successes = [per_task[t] for t in range(board.tasks)]
+        pass_k = pass_hat_k_table(successes, board.trials_per_task, f"{result_id}:pass_k")
+    return CompletionCellTables(
+        track="completion", board=board,
+        episodes_declared=n, episodes_counted=len(episodes), episodes_not_counted=n - len(episodes),
+        verified=proportion(verified, n), claimed=proportion(len(claimed), n),
+        false_claims=proportion(len(false), len(claimed)),
+        decomposition=ClaimsDecomposition(
+            claimed_verified=len(claimed) - len(false), false_claims=len(false),
+            false_no_effected_write=kinds["no_effected_write"], false_wrong_writes=kinds["wrong_writes"],
+            false_output_missing=kinds["output_missing"],
+            transfer_verified=sum(1 for e in transfers if e.verified),
+            transfer_not_verified=sum(1 for e in transfers if not e.verified),
+            step_limit=sum(1 for e in episodes if e.ran_out), error=sum(1 for e in episodes if e.ending == "error"),
+            not_counted=n - len(episodes)),
+        writes=WriteCounts(**{s: writes[s] for s in ("matched", "wrong", "missing", "extra", "error")}),
+        pass_k=pass_k, pass_k_note=pass_k_note,
+    )

@@ -27,6 +27,7 @@ from checker.completion.episode import Episode, read_episode
 from checker.completion.metrics import cell_table, run_metrics, run_rates
 from checker.completion.replay import Replayed, replay
 from checker.completion.tasks import TaskSet
+from checker.format.cell_tables import CompletionCellTables
 from checker.format.errors import MissingInputError
 from checker.format.results_completion import BoardKey, EpisodeResult
 from checker.format.results_model import FactKind, RunResult
@@ -272,10 +273,18 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     return judged_run(facts, **result)
 
 
-def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
+def cell_tables(run_results: list[RunResult]) -> dict[str, CompletionCellTables]:
     """Per cell: the completion figures over its declared episodes (`checker.completion.metrics.cell_table`)."""
     cells: dict[str, list[RunResult]] = {}
     for r in run_results:
         if r.track == "completion" and r.cell is not None:
             cells.setdefault(r.cell, []).append(r)
     return {cell: cell_table(cell, runs) for cell, runs in sorted(cells.items())}
+
+
+def release() -> None:
+    """Drop the board keys kept for one submission's cells (`TrackScorer.release`: verify calls it when it is done).
+
+    The task sets stay loaded: like the problem sets, they belong to the verify call (`checker.completion.tasks`).
+    """
+    _BOARDS.clear()

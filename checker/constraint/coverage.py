@@ -20,7 +20,7 @@ Per-run metrics (None-vs-0, for the all-declared figure):
 * `ledger_declared`: whether the run declares a ledger;
 * `ledger_missing`: turns logged without a ledger by a run that declares one; None when the run
   declares no ledger (not applicable), 0 when every turn has its ledger;
-* `unverifiable`, `unverifiable_share` (set by the scorer's `aggregate`, per run and per cell): turns
+* `unverifiable`, `unverifiable_share` (set by `checker.constraint.metrics.aggregate`, per run and per cell): turns
   whose channel is `unverifiable`, and their share of the channel turns (None when there is none);
 * `turn_accuracy_all_declared`: correct turns / `turns_declared` (every missing turn counts as
   wrong); None when the problem set has no turn.
@@ -28,11 +28,13 @@ Per-run metrics (None-vs-0, for the all-declared figure):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from checker.constraint.metrics import UNVERIFIABLE
+from checker.constraint.metrics import UNVERIFIABLE, Figure
 from checker.constraint.problems import ProblemSet
+from checker.constraint.turns import TurnRecord
+from checker.format.results_model import FindingRecord, TurnResult
 from checker.format.schema.constraint import ProblemStart, Turn
 from checker.stages.tracks import RunRecord
 
@@ -69,62 +71,74 @@ def _listed(items: list[str]) -> str:
 def check_coverage(run: RunRecord, pset: ProblemSet) -> Coverage:
     """Gaps and order of the turns of every problem the run starts (problems of the set only)."""
     cov = Coverage(ledger_declared=declares_ledger(run))
-    started: list[str] = []
-    logged: dict[str, list[tuple[int, int]]] = {}
-    for event, line in zip(run.events, run.lines, strict=True):
-        if isinstance(event, ProblemStart):
-            if event.problem_id in pset.problems and event.problem_id not in logged:
-                started.append(event.problem_id)
-                logged[event.problem_id] = []
-        elif isinstance(event, Turn) and event.problem_id in logged:
-            logged[event.problem_id].append((event.turn_number, line))
+    logged = _logged_turns(run, pset)
     gaps = []
-    for pid in started:
+    for pid, turns in logged.items():
         n = len(pset.problems[pid].turns)
-        seen = {tn for tn, _ in logged[pid]}
+        seen = {tn for tn, _ in turns}
         missing = [tn for tn in range(1, n + 1) if tn not in seen]
         if missing:
             cov.missing_in_started += len(missing)
             gaps.append(f"{pid} turn{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of {n}")
-        previous = 0
-        for tn, line in logged[pid]:
-            if tn < previous:
-                cov.invalid.append(f"{run.path}:{line}: turn {tn} of {pid!r} is logged after turn {previous}: "
-                                   "a problem's turns are logged in order")
-                break
-            previous = max(previous, tn)
+        if (unordered := _out_of_order(turns)) is not None:
+            tn, line, previous = unordered
+            cov.invalid.append(f"{run.path}:{line}: turn {tn} of {pid!r} is logged after turn {previous}: "
+                               "a problem's turns are logged in order")
     if gaps:
         cov.incomplete.append(f"{cov.missing_in_started} turn(s) of the problems the run started are not logged "
                               f"({_listed(gaps)}): a run logs every turn of every problem it starts")
     return cov
 
 
-def mark_missing_ledgers(run: RunRecord, turns: list[dict[str, Any]], cov: Coverage) -> list[dict[str, Any]]:
+def _logged_turns(run: RunRecord, pset: ProblemSet) -> dict[str, list[tuple[int, int]]]:
+    """Problem of the set the run starts -> its logged (turn number, line), in log order; problems in start order."""
+    logged: dict[str, list[tuple[int, int]]] = {}
+    for event, line in zip(run.events, run.lines, strict=True):
+        if isinstance(event, ProblemStart):
+            if event.problem_id in pset.problems:
+                logged.setdefault(event.problem_id, [])
+        elif isinstance(event, Turn) and event.problem_id in logged:
+            logged[event.problem_id].append((event.turn_number, line))
+    return logged
+
+
+def _out_of_order(turns: list[tuple[int, int]]) -> tuple[int, int, int] | None:
+    """The first (turn number, line, highest turn before it) logged after a later turn, or None."""
+    previous = 0
+    for tn, line in turns:
+        if tn < previous:
+            return tn, line, previous
+        previous = max(previous, tn)
+    return None
+
+
+def mark_missing_ledgers(run: RunRecord, turns: Sequence[TurnRecord], cov: Coverage) -> list[FindingRecord]:
     """Set the channel of every ledger-less turn of a ledger-declaring run to `unverifiable`; findings for them.
 
-    Returns the findings (`{line, message}`, at most one per run, naming the first lines).
+    Returns the findings (at most one per run, naming the first lines).
     """
     if not cov.ledger_declared:
         return []
     lines = []
     for rec in turns:
-        if rec["ledger_size"] is None:
-            rec["channel"] = UNVERIFIABLE
-            lines.append(rec["line"])
+        if rec.ledger_size is None:
+            rec.channel = UNVERIFIABLE
+            lines.append(rec.line)
     if not lines:
         return []
     why = (f"method {run.start.method!r} is a ledger method" if run.start.method in LEDGER_METHODS
            else "other turns of the run log a ledger")
-    return [{"line": lines[0], "message": f"{len(lines)} turn(s) log no ledger although the run declares one ({why}), "
-                                         f"at line(s) {_listed([str(x) for x in lines])}: each counts as unverifiable, "
-                                         "not consistent"}]
+    return [FindingRecord(path=run.path, line=lines[0],
+                          message=f"{len(lines)} turn(s) log no ledger although the run declares one ({why}), "
+                                  f"at line(s) {_listed([str(x) for x in lines])}: each counts as unverifiable, "
+                                  "not consistent")]
 
 
-def coverage_metrics(turns: list[dict[str, Any]], pset: ProblemSet, cov: Coverage) -> dict[str, Any]:
+def coverage_metrics(turns: Sequence[TurnResult], pset: ProblemSet, cov: Coverage) -> dict[str, Figure | bool]:
     """The per-run coverage metrics (see the module docstring)."""
     declared = pset.n_turns
-    correct = sum(1 for t in turns if t["correct"])
-    unverifiable = sum(1 for t in turns if t["channel"] == UNVERIFIABLE)
+    correct = sum(t.correct for t in turns)
+    unverifiable = sum(t.channel == UNVERIFIABLE for t in turns)
     return {
         "turns_declared": declared,
         "turns_missing": max(declared - len(turns), 0),

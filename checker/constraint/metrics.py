@@ -8,29 +8,39 @@ recomputation of each turn is `checker.constraint.scorer`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from checker.format.metricdef import NEVER, RESID, SHARE, Metric
-from checker.format.results_model import TurnResult
+from checker.format.results_model import MetricValue, TurnResult
 
 CHANNELS = ("consistent", "drift", "contradiction", "other")
-UNVERIFIABLE = "unverifiable"
+UNVERIFIABLE: Final = "unverifiable"
 """Channel of a turn whose declared ledger is missing: neither consistent nor drift nor contradiction."""
 MAX_DEPTH = 10
 DEPTH_BINS = (("1-3", 1, 3), ("4-6", 4, 6), ("7-10", 7, 10**9))
 
+Figure = int | float | None
+"""A flat figure of a list of turns: a count, a rate, or None (undefined, never 0)."""
 
-def rate_pairs(m: dict[str, Any]) -> dict[str, list[int]]:
-    """Rate metric -> [numerator, denominator], so that cells can pool rates across seeds."""
-    pairs = {"turn_accuracy": [m["correct_turns"], m["turns"]],
-             "drift_rate": [m["residual_drift"], m["total_residual"]],
-             "contradiction_rate": [m["residual_contradiction"], m["total_residual"]],
-             "other_rate": [m["residual_other"], m["total_residual"]]}
-    for ch in CHANNELS:
-        pairs[f"{ch}_share"] = [m[ch], m["channel_turns"]]
-    pairs[f"{UNVERIFIABLE}_share"] = [m[UNVERIFIABLE], m["channel_turns"]]
+
+def rate_pairs(m: Mapping[str, MetricValue]) -> dict[str, list[int]]:
+    """Rate metric -> [numerator, denominator] (counts of `m`), so that cells can pool rates across seeds."""
+    def pair(num: str, den: str) -> list[int]:
+        return [_count(m, num), _count(m, den)]
+
+    pairs = {"turn_accuracy": pair("correct_turns", "turns"), "drift_rate": pair("residual_drift", "total_residual"),
+             "contradiction_rate": pair("residual_contradiction", "total_residual"),
+             "other_rate": pair("residual_other", "total_residual")}
+    for ch in (*CHANNELS, UNVERIFIABLE):
+        pairs[f"{ch}_share"] = pair(ch, "channel_turns")
     return pairs
+
+
+def _count(m: Mapping[str, MetricValue], name: str) -> int:
+    if not isinstance(value := m[name], int):
+        raise TypeError(f"metric {name!r} is {value!r}, not a count")  # a checker bug
+    return value
 
 
 def rate(num: int, den: int) -> float | None:
@@ -38,39 +48,48 @@ def rate(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
-def aggregate(turns: Sequence[TurnResult]) -> dict[str, Any]:
+def aggregate(turns: Sequence[TurnResult]) -> dict[str, Figure]:
     """Flat metrics of a list of per-turn records (undefined = None, never 0)."""
     n = len(turns)
-    correct = sum(1 for t in turns if t.correct)
-    channels: Counter[str | None] = Counter(t.channel for t in turns)
-    ledger_turns = sum(1 for t in turns if t.ledger_size is not None)
-    channel_turns = sum(1 for t in turns if t.channel is not None)
-    wrong = [t for t in turns if not t.correct]
-    r_drift = sum(1 for t in wrong if t.ledger_sat is True)
-    r_contra = sum(1 for t in wrong if t.ledger_sat is False)
-    r_other = len(wrong) - r_drift - r_contra
-    m: dict[str, Any] = {
+    correct = sum(t.correct for t in turns)
+    m: dict[str, Figure] = {
         "turns": n, "correct_turns": correct, "turn_accuracy": rate(correct, n),
-        "parse_rate": rate(sum(1 for t in turns if t.parse), n),
-        "complete_rate": rate(sum(1 for t in turns if t.complete), n),
-        "ledger_turns": ledger_turns, "channel_turns": channel_turns,
+        "parse_rate": rate(sum(t.parse for t in turns), n),
+        "complete_rate": rate(sum(t.complete for t in turns), n),
     }
-    for ch in CHANNELS:
-        m[ch] = channels.get(ch, 0)
-        m[f"{ch}_share"] = rate(channels.get(ch, 0), channel_turns)
-    m[UNVERIFIABLE] = channels.get(UNVERIFIABLE, 0)  # a declared ledger missing (checker.constraint.coverage)
-    m[f"{UNVERIFIABLE}_share"] = rate(channels.get(UNVERIFIABLE, 0), channel_turns)
-    m.update({
+    m.update(_channel_figures(turns))
+    m.update(_residual_figures(turns))
+    for d in range(1, MAX_DEPTH + 1):
+        at = [t for t in turns if t.turn_number == d]
+        m[f"accuracy_depth_{d}"] = rate(sum(t.correct for t in at), len(at))
+    return m
+
+
+def _channel_figures(turns: Sequence[TurnResult]) -> dict[str, Figure]:
+    """Ledger and channel turns, and each channel's count and share of the channel turns."""
+    channels: Counter[str | None] = Counter(t.channel for t in turns)
+    channel_turns = len(turns) - channels[None]
+    m: dict[str, Figure] = {"ledger_turns": sum(t.ledger_size is not None for t in turns),
+                            "channel_turns": channel_turns}
+    for ch in (*CHANNELS, UNVERIFIABLE):  # unverifiable: a declared ledger missing (checker.constraint.coverage)
+        m[ch] = channels[ch]
+        m[f"{ch}_share"] = rate(channels[ch], channel_turns)
+    return m
+
+
+def _residual_figures(turns: Sequence[TurnResult]) -> dict[str, Figure]:
+    """The wrong turns split by what is known of their ledger (SAT, UNSAT, unknown), and solver errors."""
+    wrong = [t for t in turns if not t.correct]
+    r_drift = sum(t.ledger_sat is True for t in wrong)
+    r_contra = sum(t.ledger_sat is False for t in wrong)
+    r_other = len(wrong) - r_drift - r_contra
+    return {
         "total_residual": len(wrong), "residual_drift": r_drift, "residual_contradiction": r_contra,
         "residual_other": r_other, "drift_rate": rate(r_drift, len(wrong)),
         "contradiction_rate": rate(r_contra, len(wrong)), "other_rate": rate(r_other, len(wrong)),
-        "unsat_upper_bound": sum(1 for t in turns if t.ledger_sat is False),
-        "solver_errors": sum(1 for t in turns if t.solver_error),
-    })
-    for d in range(1, MAX_DEPTH + 1):
-        at = [t for t in turns if t.turn_number == d]
-        m[f"accuracy_depth_{d}"] = rate(sum(1 for t in at if t.correct), len(at))
-    return m
+        "unsat_upper_bound": sum(t.ledger_sat is False for t in turns),
+        "solver_errors": sum(bool(t.solver_error) for t in turns),
+    }
 
 
 def depth_table(turns: Sequence[TurnResult]) -> dict[str, Any]:
@@ -243,10 +262,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         unit="share of channel turns",
         higher_is_better=True,
-        definition=(
-            "consistent / channel_turns."
-            + SHARE
-        ),
+        definition="consistent / channel_turns." + SHARE,
         undefined="channel_turns = 0.",
     ),
     Metric(
@@ -255,10 +271,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         unit="share of channel turns",
         higher_is_better=False,
-        definition=(
-            "drift / channel_turns."
-            + SHARE
-        ),
+        definition="drift / channel_turns." + SHARE,
         undefined="channel_turns = 0.",
     ),
     Metric(
@@ -267,10 +280,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         unit="share of channel turns",
         higher_is_better=False,
-        definition=(
-            "contradiction / channel_turns."
-            + SHARE
-        ),
+        definition="contradiction / channel_turns." + SHARE,
         undefined="channel_turns = 0.",
     ),
     Metric(
@@ -279,10 +289,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         unit="share of channel turns",
         higher_is_better=False,
-        definition=(
-            "other / channel_turns."
-            + SHARE
-        ),
+        definition="other / channel_turns." + SHARE,
         undefined="channel_turns = 0.",
     ),
     Metric(

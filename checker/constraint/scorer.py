@@ -13,28 +13,34 @@ Per turn, from the raw response, the recorded ledger and the problem set named b
 
 Constraint runs have no validity gate: a run is VALID unless it is INCOMPLETE (no run_end) or
 cannot be scored against its problem set, logs a turn twice, or logs a turn whose user message
-is not the problem set's (INVALID, with the reason).
+is not the problem set's (INVALID, with the reason). Each finding is recorded as a `Fact`;
+the verdict is decided from them by `checker.stages.verdict.judged_run`, never here.
+
+`score_turn` fills a `checker.constraint.turns.TurnRecord`; `score_run` walks the run's events
+(`_Walk`), lets coverage mark ledger-less turns (`checker.constraint.coverage`), then converts
+each record once, validated, to the `TurnResult` the results file stores. `cell_tables` pools
+the VALID runs of each cell.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
 
 from checker.constraint.answers import extract_answer
-from checker.constraint.coverage import check_coverage, coverage_metrics, mark_missing_ledgers
+from checker.constraint.coverage import Coverage, check_coverage, coverage_metrics, mark_missing_ledgers
 from checker.constraint.domains import Domain, DomainError, Key
 from checker.constraint.domains.solver import ProblemSolver, SolverError
 from checker.constraint.metrics import aggregate, depth_table, rate, rate_pairs
 from checker.constraint.problems import Problem, ProblemSet
+from checker.constraint.turns import TurnRecord, channel_of, mismatches_of
+from checker.format.cell_tables import ConstraintAggregate, ConstraintCellTables, DepthTable
 from checker.format.errors import MissingInputError
-from checker.format.results_model import RunResult, TurnResult
+from checker.format.results_model import MetricValue, Mismatch, RunResult, TurnResult
 from checker.format.results_model import VerdictFact as Fact
+from checker.format.schema.common import ProblemSetRef
 from checker.format.schema.constraint import ProblemStart, Turn
 from checker.stages.tracks import RunRecord, VerifyContext, incomplete_reason
 from checker.stages.verdict import judged_run
-
-"""The reference's `analyze.py` bins: anything past 6 falls in "7-10"."""
 
 
 class _Checker:
@@ -58,7 +64,7 @@ class _Checker:
 CHECKERS_SIZE = 1024
 """Problems whose checker (domain, finite engine, Z3 solver, compiled gold keys) is kept, least
 recently used out first: solver state is bounded whatever the number of problems or submissions.
-Verify also empties the cache after each submission (`release_checkers`), so it never outlives
+Verify also empties the cache after each submission (`release`), so it never outlives
 the submission it served; a checker holds no verdict a fresh one would not recompute (every
 shortcut is exact), so neither bound changes a result."""
 
@@ -79,188 +85,192 @@ def checker_for(digest: str, problem: Problem) -> _Checker:
 
 
 def release_checkers() -> None:
-    """Drop every cached problem checker (verify calls it when a submission is done)."""
+    """Drop every cached problem checker."""
     _CHECKERS.clear()
 
 
-def score_turn(chk: _Checker, turn: Turn, line: int) -> dict[str, Any]:
-    """Recompute one turn; returns its per-turn record."""
-    problem = chk.problem
-    rec: dict[str, Any] = {
-        "line": line, "problem_id": turn.problem_id, "domain": problem.domain, "turn_number": turn.turn_number,
-        "parse": False, "complete": False, "ledger_size": None if turn.ledger is None else len(turn.ledger),
-        "ledger_sat": None, "answer_satisfies_ledger": None, "correct": False, "channel": None, "mus": None,
-        "solver_error": None, "recorded_z3_sat": turn.z3_sat, "recorded_answer_correct": turn.answer_correct,
-    }
+def release() -> None:
+    """Drop the problem checkers kept for one submission (`TrackScorer.release`: verify calls it when it is done)."""
+    release_checkers()
+
+
+def score_turn(chk: _Checker, turn: Turn, line: int) -> TurnRecord:
+    """Recompute one turn; returns its working record (`TurnRecord.result` is what results files store)."""
+    rec = TurnRecord(line, turn.problem_id, chk.problem.domain, turn.turn_number,
+                     None if turn.ledger is None else len(turn.ledger), turn.z3_sat, turn.answer_correct)
     if chk.domain is None or chk.solver is None:
-        rec["solver_error"] = chk.error
-        rec["channel"] = "other"
+        rec.solver_error = chk.error
+        rec.channel = "other"
         return rec
-    dom, solver = chk.domain, chk.solver
+    dom = chk.domain
     answer = extract_answer(dom, turn.raw_response)
-    rec["parse"] = answer is not None
-    rec["complete"] = answer is not None and dom.is_complete(answer)
-    phi = dom.answer_keys(answer) if answer is not None else []
+    rec.parse = answer is not None
+    rec.complete = answer is not None and dom.is_complete(answer)
+    phi = dom.answer_keys(answer) if answer is not None else None
     try:
-        if answer is not None:
-            rec["correct"] = solver.sat(chk.gold[turn.turn_number - 1] + phi)
-        if turn.ledger is not None:
-            keys = [dom.compile(e.type, e.args) for e in turn.ledger]
-            if answer is not None:
-                rec["answer_satisfies_ledger"] = solver.sat(keys + phi)
-            rec["ledger_sat"] = True if rec["answer_satisfies_ledger"] else solver.sat(keys)
-            if not rec["ledger_sat"]:
-                rec["mus"] = solver.mus([(e.id, k) for e, k in zip(turn.ledger, keys, strict=True)])
+        _solve(rec, chk, dom, chk.solver, turn, phi)
     except SolverError as exc:
-        rec["solver_error"] = str(exc)
-        rec["correct"] = False
-    rec["channel"] = channel_of(rec)
+        rec.solver_error = str(exc)
+        rec.correct = False
+    rec.channel = channel_of(rec)
     return rec
 
 
-def channel_of(rec: dict[str, Any]) -> str | None:
-    """The turn's channel from its recomputed fields (None: the turn has no ledger).
+def _solve(rec: TurnRecord, chk: _Checker, dom: Domain, solver: ProblemSolver, turn: Turn, phi: list[Key] | None) -> None:
+    """The SAT checks of one turn: correctness (with an answer), then the ledger's SAT and MUS (with a ledger)."""
+    if phi is not None:
+        rec.correct = solver.sat(chk.gold[turn.turn_number - 1] + phi)
+    if turn.ledger is None:
+        return
+    keys = [dom.compile(e.type, e.args) for e in turn.ledger]
+    if phi is not None:
+        rec.answer_satisfies_ledger = solver.sat(keys + phi)
+    rec.ledger_sat = True if rec.answer_satisfies_ledger else solver.sat(keys)
+    if not rec.ledger_sat:
+        rec.mus = solver.mus([(e.id, k) for e, k in zip(turn.ledger, keys, strict=True)])
 
-    A ledger already known UNSAT stays a contradiction even when a later step (the MUS) errs.
+
+class _Walk:
+    """One pass over a run's events: the turns scored, their mismatches, and the facts found on the way.
+
+    A turn is scored when its problem is in the set, its number is within the problem's turns and
+    it is not logged twice; every other irregularity is an `invalid` fact naming its line.
     """
-    if rec["ledger_size"] is not None and rec["ledger_sat"] is False:
-        return "contradiction"
-    if rec["solver_error"]:
-        return "other"
-    if rec["ledger_size"] is None:
-        return None
-    if not rec["parse"]:
-        return "other"
-    return "consistent" if rec["answer_satisfies_ledger"] else "drift"
+
+    def __init__(self, run: RunRecord, pset: ProblemSet, digest: str) -> None:
+        self.run, self.pset, self.digest = run, pset, digest
+        self.facts: list[Fact] = []
+        self.records: list[TurnRecord] = []
+        self.mismatches: list[Mismatch] = []
+        self._current: str | None = None
+        self._seen: dict[tuple[str, int], int] = {}
+        for event, line in zip(run.events, run.lines, strict=True):
+            if isinstance(event, ProblemStart):
+                self._problem_start(event, line)
+            elif isinstance(event, Turn):
+                self._turn(event, line)
+
+    def _invalid(self, line: int, what: str) -> None:
+        self.facts.append(Fact("inconsistent", f"{self.run.path}:{line}: {what}"))
+
+    def _problem_start(self, event: ProblemStart, line: int) -> None:
+        self._current = event.problem_id
+        problem = self.pset.problems.get(event.problem_id)
+        if problem is None:
+            self._invalid(line, f"problem {event.problem_id!r} is not in the problem set")
+        elif problem.domain != event.domain:
+            self._invalid(line, f"problem {event.problem_id!r} is {problem.domain}, not {event.domain}")
+        elif event.n_turns != len(problem.turns):
+            self._invalid(line, f"problem {event.problem_id!r} has {len(problem.turns)} turns, "
+                                f"problem_start says {event.n_turns}")
+
+    def _turn(self, event: Turn, line: int) -> None:
+        problem = self._scored_problem(event, line)
+        if problem is None:
+            return
+        rec = score_turn(checker_for(self.digest, problem), event, line)
+        self.records.append(rec)
+        self.mismatches.extend(mismatches_of(rec))
+        asked = problem.turns[event.turn_number - 1].user_message
+        if asked and event.user_message != asked:
+            # the answer is scored against this turn's gold constraints, so the model must have been asked them
+            self._invalid(line, f"turn {event.turn_number} of {event.problem_id!r} logs a user_message that "
+                                "differs from the problem set's: the model was asked something else")
+            shown = event.user_message if len(event.user_message) <= 200 else event.user_message[:200] + "…"
+            self.mismatches.append(rec.mismatch("user_message", shown, asked,
+                                                "the problem set's user message for this turn differs"))
+
+    def _scored_problem(self, event: Turn, line: int) -> Problem | None:
+        """The problem of a turn to score, or None (a fact says why it is not scored)."""
+        problem = self.pset.problems.get(event.problem_id)
+        if problem is None:
+            self._invalid(line, f"turn of unknown problem {event.problem_id!r}")
+            return None
+        if event.problem_id != self._current:
+            self._invalid(line, f"turn of {event.problem_id!r} outside its problem_start")
+        if event.turn_number > len(problem.turns):
+            self._invalid(line, f"{event.problem_id} has {len(problem.turns)} turns, not {event.turn_number}")
+            return None
+        first = self._seen.setdefault((event.problem_id, event.turn_number), line)
+        if first != line:  # a repeated turn would be counted twice (e.g. an easy turn logged many times)
+            self._invalid(line, f"turn {event.turn_number} of {event.problem_id!r} is logged again "
+                                f"(first at line {first})")
+            return None
+        return problem
 
 
-def mismatches_of(rec: dict[str, Any]) -> list[dict[str, Any]]:
-    """Recorded labels that disagree with the recomputation, with the reason."""
-    out: list[dict[str, Any]] = []
-    base = {"line": rec["line"], "problem_id": rec["problem_id"], "turn_number": rec["turn_number"]}
-    z3_sat = rec["recorded_z3_sat"]
-    recomputed_sat = None if rec["ledger_sat"] is None else int(rec["ledger_sat"])
-    if z3_sat is not None and z3_sat != recomputed_sat:
-        if rec["ledger_size"] is None:
-            reason = "z3_sat is recorded but the turn logs no ledger"
-        elif rec["solver_error"]:
-            reason = f"solver error while recomputing: {rec['solver_error']}"
-        else:
-            reason = f"SAT(base axioms ∧ recorded ledger) is {'true' if recomputed_sat else 'false'}"
-        out.append({**base, "field": "z3_sat", "recorded": z3_sat, "recomputed": recomputed_sat, "reason": reason})
-    correct = rec["recorded_answer_correct"]
-    if correct is not None and correct != int(rec["correct"]):
-        if rec["solver_error"]:
-            reason = f"solver error while recomputing: {rec['solver_error']}"
-        elif not rec["parse"]:
-            reason = ("no answer can be extracted from raw_response (the reference's LLM formatter retry, "
-                      "if it ran, is not in the log)")
-        else:
-            verdict = "extends to" if rec["correct"] else "does not extend to"
-            reason = f"the parsed answer {verdict} a solution of the gold cumulative constraints"
-        out.append({**base, "field": "answer_correct", "recorded": correct, "recomputed": int(rec["correct"]),
-                    "reason": reason})
-    return out
-
-
-def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
-    """Recompute every turn of one constraint run.
-
-    Raises:
-        MissingInputError: the run names a problem set that no `--problems` path provides.
-    """
+def _run_fields(run: RunRecord) -> dict[str, object]:
+    """The `RunResult` fields every constraint run has, whether or not it can be scored."""
     start = run.start
-    result: dict[str, Any] = {
+    return {
         "end_status": run.end.status if run.end is not None else None,
         "path": run.path, "log_sha256": run.sha256, "prereg_sha256": start.prereg_sha256, "comparator": start.comparator,
         "run_id": start.run_id, "track": "constraint", "cell": start.cell, "seed": start.seed,
         "method": start.method, "backbone": start.backbone,
-        "metrics": {}, "turns": [], "mismatches": [],
         "problem_set": start.problem_set.model_dump() if start.problem_set else None,
     }
-    facts: list[Fact] = []
-    if start.problem_set is None:
-        facts.append(Fact("invalid", "run_start names no problem_set: the run cannot be recomputed"))
-        result["metrics"] = aggregate([])
-        return judged_run(facts, **result)
-    digest = start.problem_set.digest
-    pset: ProblemSet | None = ctx.problem_sets.get(digest)
+
+
+def _problem_set(run: RunRecord, ctx: VerifyContext, named: ProblemSetRef) -> ProblemSet:
+    """The problem set a run names, by digest.
+
+    Raises:
+        MissingInputError: no `--problems` path provides it.
+    """
+    pset = ctx.problem_sets.get(named.digest)
     if pset is None:
         known = ", ".join(f"{d[:12]}… ({p.name})" for d, p in sorted(ctx.problem_sets.items())) or "none given"
         raise MissingInputError(
-            f"run {start.run_id!r} uses problem set {start.problem_set.name!r} "
-            f"(digest {digest}); no --problems path provides it (loaded: {known})"
+            f"run {run.start.run_id!r} uses problem set {named.name!r} "
+            f"(digest {named.digest}); no --problems path provides it (loaded: {known})"
         )
-    if ctx.prereg is not None and ctx.prereg.problem_set is not None and ctx.prereg.problem_set != digest:
-        facts.append(Fact("invalid", f"run uses problem set {digest[:12]}…, "
+    return pset
+
+
+def _run_metrics(turns: list[TurnResult], mismatches: int, pset: ProblemSet, cov: Coverage) -> dict[str, MetricValue]:
+    """The per-run metrics of a scored run (`checker.constraint.metrics`, `checker.constraint.coverage`)."""
+    metrics: dict[str, MetricValue] = {**aggregate(turns)}
+    metrics["mismatches"] = mismatches
+    # coverage: a run may answer only part of the set it names; shown so a partial run is not read as complete
+    metrics["problems_covered"] = len({t.problem_id for t in turns})
+    metrics["turn_coverage"] = rate(len(turns), pset.n_turns)
+    metrics.update(coverage_metrics(turns, pset, cov))
+    metrics["problems_in_set"] = len(pset.problems)  # the N of "n of N" shown beside small runs
+    metrics["turns_in_set"] = pset.n_turns
+    return metrics
+
+
+def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
+    """Recompute every turn of one constraint run; its verdict is judged from the facts found (`judged_run`).
+
+    Raises:
+        MissingInputError: the run names a problem set that no `--problems` path provides.
+    """
+    fields = _run_fields(run)
+    named = run.start.problem_set
+    if named is None:
+        unnamed = [Fact("inconsistent", "run_start names no problem_set: the run cannot be recomputed")]
+        return judged_run(unnamed, **fields, metrics=aggregate([]), turns=[], mismatches=[])
+    pset = _problem_set(run, ctx, named)
+    facts: list[Fact] = []
+    if ctx.prereg is not None and ctx.prereg.problem_set is not None and ctx.prereg.problem_set != named.digest:
+        facts.append(Fact("inconsistent", f"run uses problem set {named.digest[:12]}…, "
                                      f"the pre-registration names {ctx.prereg.problem_set[:12]}…"))
-    recs: list[dict[str, Any]] = []
-    current: str | None = None
-    seen: dict[tuple[str, int], int] = {}
-    for event, line in zip(run.events, run.lines, strict=True):
-        if isinstance(event, ProblemStart):
-            current = event.problem_id
-            problem = pset.problems.get(event.problem_id)
-            if problem is None:
-                facts.append(Fact("invalid", f"{run.path}:{line}: problem {event.problem_id!r} is not in the problem set"))
-            elif problem.domain != event.domain:
-                facts.append(Fact("invalid", f"{run.path}:{line}: problem {event.problem_id!r} is {problem.domain}, "
-                                             f"not {event.domain}"))
-            elif event.n_turns != len(problem.turns):
-                facts.append(Fact("invalid", f"{run.path}:{line}: problem {event.problem_id!r} has {len(problem.turns)} "
-                                             f"turns, problem_start says {event.n_turns}"))
-            continue
-        if not isinstance(event, Turn):
-            continue
-        problem = pset.problems.get(event.problem_id)
-        if problem is None:
-            facts.append(Fact("invalid", f"{run.path}:{line}: turn of unknown problem {event.problem_id!r}"))
-            continue
-        if event.problem_id != current:
-            facts.append(Fact("invalid", f"{run.path}:{line}: turn of {event.problem_id!r} outside its problem_start"))
-        if event.turn_number > len(problem.turns):
-            facts.append(Fact("invalid", f"{run.path}:{line}: {event.problem_id} has {len(problem.turns)} turns, "
-                                         f"not {event.turn_number}"))
-            continue
-        first = seen.setdefault((event.problem_id, event.turn_number), line)
-        if first != line:  # a repeated turn would be counted twice (e.g. an easy turn logged many times)
-            facts.append(Fact("invalid", f"{run.path}:{line}: turn {event.turn_number} of {event.problem_id!r} "
-                                         f"is logged again (first at line {first})"))
-            continue
-        rec = score_turn(checker_for(digest, problem), event, line)
-        recs.append(rec)
-        result["mismatches"].extend(mismatches_of(rec))
-        asked = problem.turns[event.turn_number - 1].user_message
-        if asked and event.user_message != asked:
-            # the answer is scored against this turn's gold constraints, so the model must have been asked them
-            facts.append(Fact("invalid", f"{run.path}:{line}: turn {event.turn_number} of {event.problem_id!r} "
-                                         "logs a user_message that differs from the problem set's: "
-                                         "the model was asked something else"))
-            shown = event.user_message if len(event.user_message) <= 200 else event.user_message[:200] + "…"
-            result["mismatches"].append({"line": line, "problem_id": event.problem_id, "turn_number": event.turn_number,
-                                         "field": "user_message", "recorded": shown, "recomputed": asked,
-                                         "reason": "the problem set's user message for this turn differs"})
+    walk = _Walk(run, pset, named.digest)
+    facts += walk.facts
     cov = check_coverage(run, pset)  # every turn of every started problem, in order; a ledger on every turn
-    result["findings"] = [{**f, "path": run.path} for f in mark_missing_ledgers(run, recs, cov)]
-    # built here from recomputed values: no re-validation
-    turns = result["turns"] = [TurnResult.model_construct(**rec) for rec in recs]
-    facts.extend(Fact("invalid", reason) for reason in cov.invalid)
+    findings = mark_missing_ledgers(run, walk.records, cov)
+    turns = [rec.result() for rec in walk.records]
+    facts.extend(Fact("inconsistent", reason) for reason in cov.invalid)
     facts.extend(Fact("incomplete", reason) for reason in cov.incomplete)
     if (why := incomplete_reason(run)) is not None:
         facts.append(Fact("incomplete", why))
-    result["metrics"] = aggregate(turns)
-    result["metrics"]["mismatches"] = len(result["mismatches"])
-    # coverage: a run may answer only part of the set it names; shown so a partial run is not read as complete
-    result["metrics"]["problems_covered"] = len({t.problem_id for t in turns})
-    result["metrics"]["turn_coverage"] = rate(len(turns), pset.n_turns)
-    result["metrics"].update(coverage_metrics(recs, pset, cov))
-    result["metrics"]["problems_in_set"] = len(pset.problems)  # the N of "n of N" shown beside small runs
-    result["metrics"]["turns_in_set"] = pset.n_turns
-    result["rates"] = rate_pairs(result["metrics"])
-    return judged_run(facts, **result)
+    metrics = _run_metrics(turns, len(walk.mismatches), pset, cov)
+    return judged_run(facts, **fields, metrics=metrics, rates=rate_pairs(metrics), turns=turns,
+                      mismatches=walk.mismatches, findings=findings)
 
 
-def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
+def cell_tables(run_results: list[RunResult]) -> dict[str, ConstraintCellTables]:
     """Per cell (model/method): pooled metrics, per-domain metrics and the depth table.
 
     Only VALID runs are pooled; the others are counted under `excluded_runs`.
@@ -269,19 +279,19 @@ def cell_tables(run_results: list[RunResult]) -> dict[str, Any]:
     for r in run_results:
         if r.track in ("constraint", None) and r.cell is not None:
             cells.setdefault(r.cell, []).append(r)
-    out: dict[str, Any] = {}
+    out: dict[str, ConstraintCellTables] = {}
     for cell in sorted(cells):
         runs = cells[cell]
         valid = [r for r in runs if r.verdict == "VALID"]
         turns = [t for r in valid for t in r.turns or []]
         domains = sorted({t.domain for t in turns})
-        out[cell] = {
-            "track": "constraint",
-            "runs": len(runs), "valid_runs": len(valid), "excluded_runs": len(runs) - len(valid),
-            "seeds": sorted(str(r.seed) for r in valid),
-            "overall": aggregate(turns),
-            "by_domain": {d: aggregate([t for t in turns if t.domain == d]) for d in domains},
-            "by_depth": depth_table(turns),
-            "mismatches": sum(len(r.mismatches) for r in valid),
-        }
+        out[cell] = ConstraintCellTables(
+            track="constraint", runs=len(runs), valid_runs=len(valid), excluded_runs=len(runs) - len(valid),
+            seeds=sorted(str(r.seed) for r in valid),
+            overall=ConstraintAggregate.model_validate(aggregate(turns)),
+            by_domain={d: ConstraintAggregate.model_validate(aggregate([t for t in turns if t.domain == d]))
+                       for d in domains},
+            by_depth=DepthTable.model_validate(depth_table(turns)),
+            mismatches=sum(len(r.mismatches) for r in valid),
+        )
     return out

@@ -1,4 +1,8 @@
-"""Domain exceptions and the finding record; `cli.py` is the one place that maps them to exit codes."""
+"""Domain exceptions, the finding record, and how an untrusted name or message is shown.
+
+`checker.cli.main` is the one place that maps the exceptions to exit codes; `visible` and
+`describe_char` spell out characters that could hide text or drive a terminal.
+"""
 
 from __future__ import annotations
 

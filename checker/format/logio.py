@@ -1,4 +1,9 @@
-"""The chained JSONL run log: a streaming reader and `RunLogWriter` for harness authors.
+"""The chained JSONL run log: its limits, the wording of its errors, a reader of valid logs, and `RunLogWriter`.
+
+Validation reads a log through `checker.format.scan` (the scanner); this module holds what the
+scanner and everything else share: the size limits, the strict parse and the wording of parser and
+schema errors, `read_events` (a log already known to be valid), and `RunLogWriter`, which harness
+authors use to write logs.
 
 Line k (0-based) carries `seq` = k and `prev` = hex SHA-256 of line k-1's exact bytes
 (without the terminating LF); line 0 carries `prev` = SHA-256 of the UTF-8 run id. Any edit,
@@ -11,7 +16,7 @@ import difflib
 import hashlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -19,6 +24,7 @@ from typing import IO, Any
 
 import jiter
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from checker import FORMAT_VERSION
 from checker.format.errors import LogFormatError, UnsupportedVersionError
@@ -179,6 +185,19 @@ def describe_json_error(data: bytes, message: str) -> str:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1}"
+    known = _known_parser_error(message)
+    if known is not None:
+        return known
+    if "surrogate" in message or "hex escape" in message:
+        lone = _lone_surrogate(data)
+        if lone is not None:
+            return (f"invalid JSON: lone surrogate escape '{lone[1]}' at column {lone[0]} "
+                    "(strings must be valid Unicode)")
+    return _non_number(data) or f"invalid JSON: {message}"
+
+
+def _known_parser_error(message: str) -> str | None:
+    """The wording of a parser message that names its problem (duplicate key, nesting, number range), else None."""
     if message.startswith("Detected duplicate key"):
         key = message.split('"')[1] if '"' in message else "?"
         return f"invalid JSON: duplicate key {key!r}"
@@ -187,11 +206,11 @@ def describe_json_error(data: bytes, message: str) -> str:
     if message.startswith("number out of range"):
         column = message.rsplit(" ", 1)[-1]
         return f"invalid JSON: number out of range at column {column} (integers must fit in 64 bits: -2^63 to 2^63-1)"
-    if "surrogate" in message or "hex escape" in message:
-        lone = _lone_surrogate(data)
-        if lone is not None:
-            return (f"invalid JSON: lone surrogate escape '{lone[1]}' at column {lone[0]} "
-                    "(strings must be valid Unicode)")
+    return None
+
+
+def _non_number(data: bytes) -> str | None:
+    """`NaN` or `Infinity` named, when the line parses once it is replaced by a number; else None."""
     for token in (b"NaN", b"Infinity"):
         if token in data:
             probe = data.replace(token, b"0")
@@ -200,7 +219,7 @@ def describe_json_error(data: bytes, message: str) -> str:
             except ValueError:
                 continue
             return f"invalid JSON: {token.decode()} is not a JSON number"
-    return f"invalid JSON: {message}"
+    return None
 
 
 def _lone_surrogate(data: bytes) -> tuple[int, str] | None:
@@ -233,28 +252,26 @@ def check_version(version: str) -> None:
 
 def format_validation_error(exc: ValidationError) -> list[str]:
     """One message per pydantic error, naming the field the way the log spells it."""
-    messages = []
-    for err in exc.errors(include_url=False):
-        loc = [str(p) for p in err["loc"]]
-        if err["type"] == "union_tag_invalid":
-            tag = err.get("ctx", {}).get("tag", "?")
-            messages.append(f"unknown event type {tag!r}")
-            continue
-        if err["type"] == "union_tag_not_found":
-            messages.append("missing field 'type'")
-            continue
-        if loc and loc[0] in EVENT_TYPES:
-            loc = loc[1:]
-        field = ".".join(loc)
-        if err["type"] == "missing":
-            messages.append(f"missing field {field!r}")
-        elif err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-            messages.append(f"unexpected field {field!r}")
-        else:
-            msg = err["msg"]
-            msg = msg[0].lower() + msg[1:] if msg else msg
-            messages.append(f"field {field!r}: {msg}" if field else msg)
-    return messages
+    return [_error_message(err) for err in exc.errors(include_url=False)]
+
+
+def _error_message(err: ErrorDetails) -> str:
+    """One pydantic error, worded with the field's name as the log spells it."""
+    if err["type"] == "union_tag_invalid":
+        return f"unknown event type {err.get('ctx', {}).get('tag', '?')!r}"
+    if err["type"] == "union_tag_not_found":
+        return "missing field 'type'"
+    loc = [str(p) for p in err["loc"]]
+    if loc and loc[0] in EVENT_TYPES:
+        loc = loc[1:]
+    field = ".".join(loc)
+    if err["type"] == "missing":
+        return f"missing field {field!r}"
+    if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+        return f"unexpected field {field!r}"
+    msg = err["msg"]
+    msg = msg[0].lower() + msg[1:] if msg else msg
+    return f"field {field!r}: {msg}" if field else msg
 
 
 class EventError(ValueError):
@@ -286,7 +303,7 @@ def event_fields(event_type: str) -> tuple[list[str], list[str]]:
     return required, optional
 
 
-def describe_event_error(event: dict[str, Any], exc: ValidationError) -> EventError:
+def describe_event_error(event: Mapping[str, object], exc: ValidationError) -> EventError:
     """Turn pydantic's report on one event into an `EventError` a harness author can act on."""
     etype = event.get("type")
     types = ", ".join(EVENT_MODELS_BY_TYPE)
@@ -298,19 +315,20 @@ def describe_event_error(event: dict[str, Any], exc: ValidationError) -> EventEr
             problem = f"unknown event type {etype!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
         return EventError(None, [problem], f"the event types are: {types}")
     required, optional = event_fields(etype)
-    known = [*required, *optional]
-    problems = []
-    for message in format_validation_error(exc):
-        if message.startswith("unexpected field "):
-            name = message.split("'")[1] if "'" in message else ""
-            close = difflib.get_close_matches(name, known, n=1)
-            if close:
-                message += f" (did you mean {close[0]!r}?)"
-        problems.append(message)
+    problems = [_with_hint(message, [*required, *optional]) for message in format_validation_error(exc)]
     expected = f"{etype} fields: " + ", ".join(f"{n} (required)" for n in required)
     if optional:
         expected += (", " if required else "") + ", ".join(optional)
     return EventError(etype, problems, expected)
+
+
+def _with_hint(message: str, known: list[str]) -> str:
+    """An `unexpected field` message with the closest known field suggested, when one is close."""
+    if not message.startswith("unexpected field "):
+        return message
+    name = message.split("'")[1] if "'" in message else ""
+    close = difflib.get_close_matches(name, known, n=1)
+    return message + f" (did you mean {close[0]!r}?)" if close else message
 
 
 def read_events(path: Path) -> Iterator[tuple[int, Event]]:
@@ -348,7 +366,7 @@ class RunLogWriter:
     COMPLETED. Opening an existing log appends to its chain.
     """
 
-    def __init__(self, path: Path | str, run_start: dict[str, Any] | None = None, *, fsync: bool = False,
+    def __init__(self, path: Path | str, run_start: Mapping[str, object] | None = None, *, fsync: bool = False,
                  flush: bool = True):
         self.path = Path(path)
         self.fsync = fsync
@@ -374,7 +392,7 @@ class RunLogWriter:
                 self.path.unlink(missing_ok=True)
                 raise
 
-    def write(self, event: dict[str, Any]) -> str:
+    def write(self, event: Mapping[str, object]) -> str:
         """Validate, chain and append one event; returns the line's SHA-256.
 
         Raises:

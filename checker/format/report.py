@@ -24,7 +24,7 @@ def findings_text(findings: Sequence[Finding], summary: str) -> str:
 
 def findings_json(command: str, findings: Sequence[Finding], exit_code: int, **extra: Any) -> str:
     """The JSON shape shared by reporting commands: {command, ok, exit_code, problems, ...}."""
-    payload: dict[str, Any] = {
+    payload: dict[str, object] = {
         "command": command,
         "ok": exit_code == 0,
         "exit_code": exit_code,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +24,13 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def content_digest(obj: dict[str, Any]) -> str:
+def content_digest(obj: Mapping[str, object]) -> str:
     """SHA-256 of the canonical JSON of `obj` without its `digest` field."""
     body = {k: v for k, v in obj.items() if k != "digest"}
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
 
-def canonical_with_digest(data: dict[str, Any]) -> str:
+def canonical_with_digest(data: dict[str, object]) -> str:
     """Set `data["digest"]` (`content_digest`) and return the canonical JSON of `data`, encoding it once.
 
     The canonical text of `data` with a placeholder digest holds the text `content_digest`

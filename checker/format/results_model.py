@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, SerializerFunctionWrapHandler, model_serializer
 
+from checker.format.cell_tables import AgentCellTables, CellTables, CompletionCellTables, ConstraintCellTables, NoTables
 from checker.format.results_completion import EpisodeResult
 
 RESULTS_FORMAT: Literal["1.0"] = "1.0"
@@ -36,7 +37,7 @@ Verdict = Literal["VALID", "INVALID", "INCOMPLETE", "MALFORMED", "UNVERIFIED", "
 INCOMPLETE: no `run_end`; MALFORMED: the log failed validation and was not scored; UNVERIFIED: it
 could not be scored (over the replay size bound, or its problem set was not given); COMPARATOR: an
 ungated run of a pre-registered comparator cell (BARE, RAW)."""
-FactKind = Literal["malformed", "unverified", "copy", "incomplete", "comparator", "invalid"]
+FactKind = Literal["malformed", "unverified", "copy", "inconsistent", "incomplete", "comparator", "invalid"]
 """What a stage found that bears on a run's verdict (`checker.stages.verdict.PRECEDENCE` orders them)."""
 
 
@@ -87,7 +88,7 @@ class ConditionResult(_Model):
 
     status: Status
     note: str
-    """The numbers in one line, for tables (from the condition's declaration in `checker.agent.gate.GATE`)."""
+    """The numbers in one line, for tables (from the condition's module in `checker.agent.gate`)."""
     reason: str | None
     """Why the condition failed, in words a submitter can act on; None unless FAIL."""
 
@@ -124,13 +125,33 @@ class StartupProbeResult(ConditionResult):
     """Tri-state: None = no vision path."""
 
 
+class ShadowGroupDiff(_Model):
+    """A (turn, zone, organ, call) group whose live and shadow captures differ (profile `driftboard`)."""
+
+    turn: int
+    zone: str
+    organ: str | None
+    call_idx: int | None
+    lines: list[int]
+    """Log lines of the group's captures (at most 20)."""
+
+
+class ShadowPairDiff(_Model):
+    """A (turn, zone) whose last live and last shadow capture differ (profile `arg-v1.0`)."""
+
+    turn: int
+    zone: str
+    lines: list[int]
+    """[live capture's line, shadow capture's line]."""
+
+
 class ShadowIdentityResult(ConditionResult):
     """Condition 4: live and shadow captures of the same view are byte-identical."""
 
     paired_groups: int
     differing: int
-    examples: list[dict[str, JsonValue]]
-    """Differing groups (turn, zone, organ, call, lines), at most 20."""
+    examples: list[ShadowGroupDiff | ShadowPairDiff]
+    """Differing groups (turn, zone, organ, call, lines; under `arg-v1.0` turn, zone, lines), at most 20."""
 
 
 class CanaryEchoResult(ConditionResult):
@@ -197,6 +218,26 @@ class GateConditions(_Model):
         return [(name, getattr(self, name)) for name in type(self).model_fields]
 
 
+class Legibility(_Model):
+    """The gate's outcome in the shape ARG's legibility probe (`probe_arg_legibility.verify`) returns."""
+
+    verdict: Literal["VALID", "INVALID"]
+    r9_breaches: int
+    """Renders above the ceiling (condition 1's `breaches`)."""
+    silent_degrade: int
+    """Acted beats without a reference stamp (condition 2's `count`)."""
+    startup_ok: bool
+    shadow_ok: bool
+    beats: int
+    zcr_rates: dict[str, float]
+    """Zone -> canary echo rate (condition 5's `rates`)."""
+    zcr_uniform_fail: bool
+    """Condition 5 failed."""
+    wer_by_organ: dict[str, float | None]
+    """Judged organ -> write-error rate (condition 6)."""
+    wer_floor_ok: bool
+
+
 class GdsCounts(_Model):
     """GDS decomposition counts of one agent run (rates are in `metrics`)."""
 
@@ -228,8 +269,18 @@ class ProblemSetRef(_Model):
     digest: str
 
 
+Channel = Literal["consistent", "drift", "contradiction", "other", "unverifiable"]
+"""Where a constraint turn's outcome falls (drift-spec.md §b; `unverifiable`: a declared ledger is missing)."""
+
+
 class TurnResult(_Model):
-    """One constraint turn, recomputed (drift-spec.md §b)."""
+    """One constraint turn, recomputed (drift-spec.md §b).
+
+    Strict: the scorer builds it from its working record (`checker.constraint.turns.TurnRecord`), so
+    a value of the wrong type or an unknown channel is a checker bug and raises, never passes.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     line: int
     problem_id: str
@@ -246,7 +297,7 @@ class TurnResult(_Model):
     answer_satisfies_ledger: bool | None
     correct: bool
     """The answer extends to a solution of the gold cumulative constraints."""
-    channel: Literal["consistent", "drift", "contradiction", "other", "unverifiable"] | None
+    channel: Channel | None
     """None when the turn has no ledger (and the run declares none); `unverifiable` when a declared ledger is missing."""
     mus: list[str] | None
     """A minimal unsatisfiable subset of ledger ids when the ledger is UNSAT."""
@@ -313,7 +364,7 @@ class RunResult(_Model):
     gate_verdict: Literal["VALID", "INVALID"] | None = None
     """The gate's verdict (also for an INCOMPLETE run); None when no gate ran."""
     gate: GateConditions | None = None
-    legibility: dict[str, JsonValue] | None = None
+    legibility: Legibility | None = None
     """The gate in the shape ARG's legibility probe prints."""
     gds: GdsCounts | None = None
     milestones: list[MilestoneDetail] | None = None
@@ -427,12 +478,27 @@ class CellResult(_Model):
     all_declared: dict[str, AllDeclared] = Field(default_factory=dict)
     """Intent-to-treat figure of every metric that declares a worst value (`checker.pipeline.metrics`)."""
     metrics: dict[str, MetricAggregate] = Field(default_factory=dict)
-    tables: dict[str, Any] = Field(default_factory=dict)
-    """Track-specific tables (decomposition, channels, depth curve, ...)."""
+    tables: CellTables = Field(default_factory=NoTables)
+    """Track-specific tables (`checker.format.cell_tables`: decomposition, parity, channels, depth curve, ...)."""
     log_sha256: list[str] = Field(default_factory=list)
     """SHA-256 of every log behind this cell, sorted."""
     digest: str = ""
     """Content digest of this cell result."""
+
+    @property
+    def agent_tables(self) -> AgentCellTables | None:
+        """The cell's tables when they are an agent track's (None otherwise)."""
+        return self.tables if isinstance(self.tables, AgentCellTables) else None
+
+    @property
+    def constraint_tables(self) -> ConstraintCellTables | None:
+        """The cell's tables when they are a constraint track's (None otherwise)."""
+        return self.tables if isinstance(self.tables, ConstraintCellTables) else None
+
+    @property
+    def completion_tables(self) -> CompletionCellTables | None:
+        """The cell's tables when they are a completion track's (None otherwise)."""
+        return self.tables if isinstance(self.tables, CompletionCellTables) else None
 
 
 class PreregCheck(_Model):
@@ -513,8 +579,14 @@ class Provenance(_Model):
     """The folder had uncommitted changes when verified (the commit does not hold exactly these logs)."""
 
 
-class ResultsFile(_Model):
-    """Everything the checker derived for one submission."""
+class ResultsSummary(_Model):
+    """A submission's results with the bulk perhaps left out: what verify keeps in memory and the cache beside each entry.
+
+    Every field of a results file; but a run's per-turn records (`turns`) may be None and its
+    mismatches cut to the first when the submission has many (`checker.format.results_summary`).
+    Reports, job summaries and the checks across submissions read this. A `ResultsFile` is a summary
+    that left nothing out; code that lists per-turn records or every mismatch takes a `ResultsFile`.
+    """
 
     results_format: Literal["1.0"] = RESULTS_FORMAT
     checker_version: str
@@ -555,6 +627,10 @@ class ResultsFile(_Model):
     """Submitted and verified dates and the pinned commit, from git (never the wall clock)."""
     digest: str = ""
     """Content digest of the whole file."""
+
+
+class ResultsFile(ResultsSummary):
+    """Everything the checker derived for one submission."""
 
 
 class SubmissionReport(_Model):

@@ -3,12 +3,14 @@
 A results file holds every per-turn record of a constraint run (a DRIFT-Bench-size submission:
 22,688 turns, about 11 MB of JSON) and every recorded label that disagrees with the recomputation
 (thousands per run for some agent logs). Verify writes that file as soon as the submission is
-scored and keeps only its *summary*: the same `ResultsFile` with the per-turn records of its runs
-left out when there are more than `KEEP_TURNS` of them, and each run's mismatches cut to the first
-(with the counts kept) when there are more than `KEEP_TURNS` in all (every other field is kept: run ids and
-digests for the checks across submissions, cells with their tables for the text report,
-claims, defeaters and the pre-registration check for the findings). The full file is read
-back only when a caller asks for it (`--format json`, `SubmissionResult.results`).
+scored and keeps only its *summary*, a `ResultsSummary` (its own type: code that needs every
+record takes a `ResultsFile`): the file's fields with the per-turn records of its runs left out
+when there are more than `KEEP_TURNS` of them, and each run's mismatches cut to the first (with
+the counts kept) when there are more than `KEEP_TURNS` in all (every other field is kept: run ids
+and digests for the checks across submissions, cells with their tables for the text report,
+claims, defeaters and the pre-registration check for the findings). A submission with nothing to
+leave out keeps its `ResultsFile` as its summary. The full file is read back only when a caller
+asks for it (`--format json`, `SubmissionResult.results`).
 
 The cache stores the summary as `<key>.summary.json` beside `<key>.json`, so a warm pass reads
 digests and summaries, never whole results files, and copies the cached bytes to `--out`.
@@ -20,7 +22,7 @@ import json
 from pathlib import Path
 
 from checker.format.results_io import canonical_json
-from checker.format.results_model import ResultsFile
+from checker.format.results_model import ResultsFile, ResultsSummary, RunResult
 
 KEEP_TURNS = 400
 """Per-turn records kept in a summary when the whole submission has at most this many
@@ -33,7 +35,7 @@ def turn_records(results: ResultsFile) -> int:
     return sum(len(r.turns or []) for r in results.runs)
 
 
-def summarize(results: ResultsFile) -> tuple[ResultsFile, int, dict[str, int] | None]:
+def summarize(results: ResultsFile) -> tuple[ResultsSummary, int, dict[str, int] | None]:
     """(the summary of `results`, its number of per-turn records, mismatches per run path or None).
 
     The summary is `results` with every run's `turns` set to None when it holds more than
@@ -46,15 +48,19 @@ def summarize(results: ResultsFile) -> tuple[ResultsFile, int, dict[str, int] | 
     counts = {r.path: len(r.mismatches) for r in results.runs} if n_mismatches > KEEP_TURNS else None
     if n <= KEEP_TURNS and counts is None:
         return results, n, None
-    runs = []
-    for r in results.runs:
-        update: dict[str, object] = {}
-        if n > KEEP_TURNS and r.turns is not None:
-            update["turns"] = None
-        if counts is not None and len(r.mismatches) > 1:
-            update["mismatches"] = r.mismatches[:1]
-        runs.append(r.model_copy(update=update) if update else r)
-    return results.model_copy(update={"runs": runs}), n, counts
+    runs = [_cut(r, drop_turns=n > KEEP_TURNS, cut_mismatches=counts is not None) for r in results.runs]
+    fields = {name: getattr(results, name) for name in ResultsSummary.model_fields}
+    return ResultsSummary.model_construct(results.model_fields_set, **{**fields, "runs": runs}), n, counts
+
+
+def _cut(run: RunResult, drop_turns: bool, cut_mismatches: bool) -> RunResult:
+    """One run of the summary: without its per-turn records, and with its first mismatch only, as asked."""
+    update: dict[str, object] = {}
+    if drop_turns and run.turns is not None:
+        update["turns"] = None
+    if cut_mismatches and len(run.mismatches) > 1:
+        update["mismatches"] = run.mismatches[:1]
+    return run.model_copy(update=update) if update else run
 
 
 def summary_json(results: ResultsFile) -> str:
@@ -63,13 +69,13 @@ def summary_json(results: ResultsFile) -> str:
     return canonical_json({"turn_records": n, "mismatches": counts, "results": summary.model_dump(mode="json")})
 
 
-def read_summary(path: Path) -> tuple[ResultsFile, int, dict[str, int] | None] | None:
+def read_summary(path: Path) -> tuple[ResultsSummary, int, dict[str, int] | None] | None:
     """(summary, per-turn records, mismatch counts) from a summary file; None when absent or unreadable."""
     try:
         doc = json.loads(path.read_bytes())
         counts = doc["mismatches"]
         if counts is not None:
             counts = {str(k): int(v) for k, v in counts.items()}
-        return ResultsFile.model_validate(doc["results"]), int(doc["turn_records"]), counts
+        return ResultsSummary.model_validate(doc["results"]), int(doc["turn_records"]), counts
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -2,7 +2,8 @@
 
 A key is the SHA-256 of the digests of every input (manifest, prereg, logs, problem sets,
 profile, git history) plus the checker's version and code, so an entry is reused only when
-nothing that could change the results file has changed.
+nothing that could change the results file has changed. An entry is the results file and its
+summary beside it; a hit is read as a `ResultsHandle` (the summary only).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from checker.format.logio import file_sha256
 from checker.format.results_io import canonical_json
 from checker.format.results_model import ResultsFile
 from checker.format.results_summary import SUMMARY_SUFFIX, read_summary, summarize, summary_json
+from checker.pipeline.handle import ResultsHandle
 from checker.stages.load import SubmissionFiles
 
 
@@ -45,10 +47,31 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker",
     "checker.agent",
     "checker.agent.evidence",
+    "checker.agent.evidence.aim",
+    "checker.agent.evidence.canary",
+    "checker.agent.evidence.contradiction",
+    "checker.agent.evidence.receipts",
+    "checker.agent.evidence.references",
+    "checker.agent.evidence.write_ops",
+    "checker.agent.figures",
     "checker.agent.gate",
+    "checker.agent.gate.canary_echo",
+    "checker.agent.gate.condition",
+    "checker.agent.gate.evidence",
+    "checker.agent.gate.render_ceiling",
+    "checker.agent.gate.shadow_identity",
+    "checker.agent.gate.silent_degrade",
+    "checker.agent.gate.startup_probe",
+    "checker.agent.gate.write_error_rate",
     "checker.agent.gds",
     "checker.agent.grounding",
     "checker.agent.metrics",
+    "checker.agent.metrics.chain",
+    "checker.agent.metrics.counts",
+    "checker.agent.metrics.efficiency",
+    "checker.agent.metrics.lifecycle",
+    "checker.agent.metrics.render",
+    "checker.agent.metrics.write_path",
     "checker.agent.milestones",
     "checker.agent.replay",
     "checker.agent.scorer",
@@ -76,7 +99,9 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.constraint.problem_sets",
     "checker.constraint.problems",
     "checker.constraint.scorer",
+    "checker.constraint.turns",
     "checker.format",
+    "checker.format.cell_tables",
     "checker.format.errors",
     "checker.format.logio",
     "checker.format.metric_names",
@@ -88,8 +113,17 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.format.results_io",
     "checker.format.results_model",
     "checker.format.results_summary",
+    "checker.format.scan",
+    "checker.format.scan.chain",
+    "checker.format.scan.lines",
+    "checker.format.scan.parsers",
+    "checker.format.scan.scanner",
     "checker.format.schema",
     "checker.format.schema.agent",
+    "checker.format.schema.agent_calls",
+    "checker.format.schema.agent_fields",
+    "checker.format.schema.agent_loop",
+    "checker.format.schema.agent_state",
     "checker.format.schema.base",
     "checker.format.schema.common",
     "checker.format.schema.completion",
@@ -100,6 +134,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.format.seeds",
     "checker.pipeline",
     "checker.pipeline.cache",
+    "checker.pipeline.handle",
     "checker.pipeline.metrics",
     "checker.pipeline.provenance",
     "checker.pipeline.results",
@@ -109,7 +144,9 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.stages",
     "checker.stages.aggregate",
     "checker.stages.copies",
+    "checker.stages.files",
     "checker.stages.load",
+    "checker.stages.manifest_yaml",
     "checker.stages.precheck",
     "checker.stages.preregistration",
     "checker.stages.rules",
@@ -223,8 +260,8 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def cache_get_summary(cache_dir: Path, key: str) -> tuple[ResultsFile, int, dict[str, int] | None, Path] | None:
-    """(summary, per-turn records, mismatch counts, path of the full cached results file) under `key`, or None (a miss).
+def cached_results(cache_dir: Path, key: str) -> ResultsHandle | None:
+    """A handle to the results file cached under `key` (its summary read, the file itself stored there), or None.
 
     Reads the small summary only (`checker.format.results_summary`), never the full results file; an
     entry stored before summaries existed is read whole once and its summary written.
@@ -239,7 +276,7 @@ def cache_get_summary(cache_dir: Path, key: str) -> tuple[ResultsFile, int, dict
             return None
         _write_atomic(cache_dir / f"{key}{SUMMARY_SUFFIX}", summary_json(results))
         found = summarize(results)
-    return found[0], found[1], found[2], full
+    return ResultsHandle(*found, path=full)
 
 
 def repository(folder: Path) -> Path | None:

@@ -1,8 +1,8 @@
 """The metric registry: every metric the checker computes, declared once beside its computation.
 
-Declarations live in the scoring modules (`checker.agent.gds`, `agent_metrics`, `grounding`,
-`milestones`, `constraints`, and `checker.stages.aggregate` for per-level efficiency); this module only
-gathers them. The metrics page, table headers and their direction arrows, the leaderboard's
+Declarations live in the scoring modules (`checker.agent.gds`, `checker.agent.metrics` (per-level
+efficiency among them), `checker.agent.grounding`, `checker.agent.milestones`, `checker.constraint.metrics`);
+this module only gathers them. The metrics page, table headers and their direction arrows, the leaderboard's
 ordering, the intent-to-treat (all-declared) figures, claim-name checks and the CLI text read it.
 Adding a metric: compute it in its scoring module and add its `Metric` to that module's `METRICS`.
 """

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,7 +35,7 @@ from checker import __version__
 from checker.format.errors import DriftboardError, UsageError, visible
 from checker.format.release_model import ReleaseCell, ReleaseFile, ReleaseSubmission, Withdrawal
 from checker.format.results_io import canonical_json, canonical_with_digest, combined_log_digest, content_digest
-from checker.format.results_model import CellResult, ResultsFile
+from checker.format.results_model import CellResult, ResultsFile, ResultsSummary
 from checker.pipeline.provenance import git_output
 
 RELEASES_DIR = "releases"
@@ -93,7 +93,7 @@ RankMetric = Callable[[str], str]
 the registry through `checker.render.metrics` only)."""
 
 
-def _cell_entry(r: ResultsFile, c: CellResult, rank_metric: RankMetric) -> ReleaseCell:
+def _cell_entry(r: ResultsSummary, c: CellResult, rank_metric: RankMetric) -> ReleaseCell:
     metric = None if c.comparator else rank_metric(r.track)
     ad = c.all_declared.get(metric) if metric else None
     agg = c.metrics.get(metric) if metric else None
@@ -106,14 +106,14 @@ def _cell_entry(r: ResultsFile, c: CellResult, rank_metric: RankMetric) -> Relea
                        withdrawn_seeds=withdrawn)
 
 
-def submission_entry(r: ResultsFile, rank_metric: RankMetric) -> ReleaseSubmission:
+def submission_entry(r: ResultsSummary, rank_metric: RankMetric) -> ReleaseSubmission:
     """What a release records of one results file."""
     return ReleaseSubmission(track=r.track, title=r.title, ranked=r.ranked, checker_version=r.checker_version,
                              profile=r.profile, verified=r.provenance.verified, commit=r.provenance.commit,
                              results_digest=r.digest, cells={c.cell: _cell_entry(r, c, rank_metric) for c in r.cells})
 
 
-def entries(results: list[ResultsFile], rank_metric: RankMetric) -> dict[str, ReleaseSubmission]:
+def entries(results: Sequence[ResultsSummary], rank_metric: RankMetric) -> dict[str, ReleaseSubmission]:
     """Submission id -> its release entry, for a set of results (the current results, unreleased)."""
     return {r.submission_id: submission_entry(r, rank_metric) for r in sorted(results, key=lambda x: x.submission_id)}
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Literal, Protocol, TypedDict
 
 from checker import __version__
 from checker.agent.metrics import efficiency
 from checker.completion.metrics import completion_headline
+from checker.format.cell_tables import TrackTables
 from checker.format.errors import DriftboardError
 from checker.format.report import plural
 from checker.format.results_io import INDEX, canonical_json, canonical_with_digest, content_digest, read_results
@@ -23,12 +25,15 @@ from checker.format.results_model import (
     FindingRecord,
     LogDigest,
     NullResults,
+    PreregCheck,
     ProblemSetRef,
     Provenance,
     ResultsFile,
+    ResultsSummary,
     RunResult,
+    SeedOutcome,
 )
-from checker.format.schema.manifest import Prereg, Submission
+from checker.format.schema.manifest import Cell, Prereg, Submission
 from checker.format.seeds import seed_labels
 from checker.pipeline.metrics import claim_names, declarations
 from checker.pipeline.provenance import submission_provenance
@@ -80,18 +85,23 @@ def pooled_rates(runs: list[RunResult]) -> dict[str, dict[str, list[float]]]:
     return out
 
 
+def _cell_names(prereg: Prereg | None, runs: list[RunResult]) -> set[str]:
+    """Every cell the pre-registration declares or a run names."""
+    named = {str(r.cell) for r in runs if r.cell is not None}
+    return named | set(prereg.cells) if prereg is not None else named
+
+
 def _comparator_cells(prereg: Prereg | None, runs: list[RunResult]) -> set[str]:
     """Cells whose ungated COMPARATOR runs count: the prereg's comparator cells, else cells of comparator runs only."""
-    names = {str(r.cell) for r in runs if r.cell is not None} | (set(prereg.cells) if prereg is not None else set())
-    out = set()
-    for name in names:
-        spec = prereg.cells.get(name) if prereg is not None else None
-        cell_runs = [r for r in runs if r.cell == name]
-        # a comparator kind, declared; else (no prereg) cells of comparator runs only
-        if (is_comparator_cell(prereg, name) if spec is not None and prereg is not None
-                else bool(cell_runs) and all(r.comparator for r in cell_runs)):
-            out.add(name)
-    return out
+    return {name for name in _cell_names(prereg, runs) if _is_comparator(prereg, name, runs)}
+
+
+def _is_comparator(prereg: Prereg | None, name: str, runs: list[RunResult]) -> bool:
+    """A declared cell: when of a comparator kind, declared so; a cell the prereg does not declare: comparator runs only."""
+    if prereg is not None and name in prereg.cells:
+        return is_comparator_cell(prereg, name)
+    cell_runs = [r for r in runs if r.cell == name]
+    return bool(cell_runs) and all(r.comparator for r in cell_runs)
 
 
 def _counts(run: RunResult, comparator_cells: set[str]) -> bool:
@@ -106,44 +116,56 @@ def with_efficiency(runs: list[RunResult], comparator_cells: set[str]) -> list[R
 
 
 def build_cells(submission_id: str, prereg: Prereg | None, runs: list[RunResult],
-                track_tables: dict[str, Any], track: str = "agent") -> list[CellResult]:
+                track_tables: Mapping[str, TrackTables], track: str = "agent") -> list[CellResult]:
     """One `CellResult` per declared or reported cell, in name order."""
-    names = set(prereg.cells) if prereg is not None else set()
-    names |= {str(r.cell) for r in runs if r.cell is not None}
     comparators = _comparator_cells(prereg, runs)
-    cells = []
-    for name in sorted(names):
-        spec = prereg.cells.get(name) if prereg is not None else None
-        cell_runs = [r for r in runs if r.cell == name]
-        counted = [r for r in cell_runs if _counts(r, comparators)]
-        result_id = f"{submission_id}/{name}"
-        verdicts = Counter(str(r.verdict) for r in cell_runs)
-        withdrawn = dict(spec.withdrawn) if spec is not None else {}
-        outcomes, chosen = declared_outcomes(list(spec.seeds) if spec is not None else [], withdrawn, cell_runs,
-                                             name in comparators)
-        itt = {m.name: a for m in declarations() if m.track in (track, "both")
-               and (a := all_declared(m, chosen, withdrawn, False)) is not None} if outcomes and name not in comparators else {}
-        cell = {
-            "result_id": result_id,
-            "cell": name,
-            "flags": dict(spec.flags) if spec is not None else {},
-            "comparator": name in comparators,
-            "seeds_declared": list(spec.seeds) if spec is not None else [],
-            "seeds_reported": sorted(str(r.seed) for r in cell_runs),
-            "runs": len(cell_runs),
-            "valid_runs": len(counted),
-            "verdicts": dict(sorted(verdicts.items())),
-            "declared": [o.model_dump() for o in outcomes],
-            "n_declared": sum(1 for o in outcomes if o.status != "WITHDRAWN"),
-            "all_declared": {k: v.model_dump() for k, v in sorted(itt.items())},
-            "metrics": {k: v.model_dump() for k, v in
-                        aggregate_metrics(result_id, counted, pooled_rates(counted)).items()},
-            "tables": track_tables.get(name, {}),
-            "log_sha256": sorted(r.log_sha256 for r in cell_runs if r.log_sha256),
-        }
-        cell["digest"] = content_digest(cell)
-        cells.append(CellResult.model_validate(cell))
-    return cells
+    return [_cell(submission_id, name, prereg.cells.get(name) if prereg is not None else None,
+                  [r for r in runs if r.cell == name], comparators, track_tables.get(name), track)
+            for name in sorted(_cell_names(prereg, runs))]
+
+
+def _cell(submission_id: str, name: str, spec: Cell | None, cell_runs: list[RunResult], comparators: set[str],
+          tables: TrackTables | None, track: str) -> CellResult:
+    """The `CellResult` of one cell: its declaration `spec` (None: undeclared), its runs, the track's `tables` of it."""
+    result_id = f"{submission_id}/{name}"
+    comparator = name in comparators
+    flags, seeds, withdrawn = (dict(spec.flags), list(spec.seeds), dict(spec.withdrawn)) if spec else ({}, [], {})
+    counted = [r for r in cell_runs if _counts(r, comparators)]
+    outcomes, chosen = declared_outcomes(list(seeds), withdrawn, cell_runs, comparator)
+    cell: dict[str, object] = {
+        "result_id": result_id,
+        "cell": name,
+        "flags": flags,
+        "comparator": comparator,
+        "seeds_declared": seeds,
+        **_reported(cell_runs),
+        "valid_runs": len(counted),
+        "declared": [o.model_dump() for o in outcomes],
+        "n_declared": sum(1 for o in outcomes if o.status != "WITHDRAWN"),
+        # intent to treat: every declared seed counts, a missing one as the worst value (not for comparator cells)
+        "all_declared": _intent_to_treat(track, chosen, withdrawn) if outcomes and not comparator else {},
+        "metrics": {k: v.model_dump() for k, v in aggregate_metrics(result_id, counted, pooled_rates(counted)).items()},
+        "tables": tables.model_dump(mode="json") if tables is not None else {},
+    }
+    cell["digest"] = content_digest(cell)
+    return CellResult.model_validate(cell)
+
+
+def _reported(cell_runs: list[RunResult]) -> dict[str, object]:
+    """What a cell's record says of the runs reported in it: seed labels, count, verdicts, log digests."""
+    return {
+        "seeds_reported": sorted(str(r.seed) for r in cell_runs),
+        "runs": len(cell_runs),
+        "verdicts": dict(sorted(Counter(str(r.verdict) for r in cell_runs).items())),
+        "log_sha256": sorted(r.log_sha256 for r in cell_runs if r.log_sha256),
+    }
+
+
+def _intent_to_treat(track: str, chosen: dict[str, RunResult | None], withdrawn: dict[str, str]) -> dict[str, object]:
+    """Metric -> its all-declared figure (`AllDeclared`, as JSON) over a cell's declared seeds, for `track`'s metrics."""
+    figures = {m.name: a for m in declarations() if m.track in (track, "both")
+               and (a := all_declared(m, chosen, withdrawn, False)) is not None}
+    return {k: v.model_dump() for k, v in sorted(figures.items())}
 
 
 def null_results(track: str, runs: list[RunResult], triggered: list[str]) -> NullResults:
@@ -178,6 +200,7 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
                   text_out: list[str] | None = None) -> ResultsFile:
     """Assemble a `ResultsFile` from a verified submission (`checker.pipeline.verify.SubmissionResult`).
 
+    `root`: the git repository holding the submission (None: none, so no commit-order check and no provenance).
     `text_out`: when given, the results file's canonical JSON (what `write_results` writes) is appended to it.
     """
     manifest, prereg = sub.manifest, sub.prereg
@@ -185,17 +208,10 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         raise DriftboardError(f"{sub.path}: cannot write results without a valid submission.yaml")
     runs = sorted(sub.runs, key=lambda r: r.path)
     runs = with_efficiency(runs, _comparator_cells(prereg, runs))
-    scored = [r for r in runs if r.verdict != "MALFORMED"]
-    tables: dict[str, Any] = scorer_for(manifest.track).cell_tables(scored) if scored else {}
-    cells = build_cells(manifest.id, prereg, runs, tables, manifest.track)
+    cells = build_cells(manifest.id, prereg, runs, _track_tables(manifest.track, runs), manifest.track)
     by_name = {c.cell: c for c in cells}
     defeaters = evaluate_defeaters(prereg, runs)
-    prereg_path = Path(sub.path) / "prereg.yaml"
-    prereg_sha = sub.prereg_sha256  # as the load stage read it: never re-read through a link or a FIFO
-    check = check_declared(prereg, runs, prereg_sha)
-    if root is not None and prereg_sha is not None:
-        order = commit_order(root, prereg_path, [Path(r.path) for r in runs])
-        check = check.model_copy(update={"commit_order": order})
+    ranked, unranked_reason = rank_status(sub.profile, prereg, manifest.track)
     results = ResultsFile(
         checker_version=__version__,
         submission_id=manifest.id,
@@ -206,15 +222,16 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         prereg_written_after_runs=prereg is not None and prereg.written_after_runs,
         profile=sub.profile,
         thresholds=prereg.thresholds.model_dump() if prereg is not None else {},
-        thresholds_source="prereg" if prereg is not None and "thresholds" in prereg.model_fields_set else "defaults",
-        **dict(zip(("ranked", "unranked_reason"), rank_status(sub.profile, prereg, manifest.track), strict=True)),
-        prereg_sha256=prereg_sha,
-        problem_sets=sorted({_problem_set_digest(r.problem_set) for r in runs if r.problem_set}),
-        logs=[LogDigest(path=r.path, sha256=r.log_sha256, run_id=r.run_id) for r in runs if r.log_sha256],
+        thresholds_source=_thresholds_source(prereg),
+        ranked=ranked,
+        unranked_reason=unranked_reason,
+        prereg_sha256=sub.prereg_sha256,  # as the load stage read it: never re-read through a link or a FIFO
+        problem_sets=_problem_sets(runs),
+        logs=_log_digests(runs),
         null_results=null_results(manifest.track, runs, [d.id for d in defeaters if d.triggered]),
         runs=runs,
         cells=cells,
-        prereg_check=check,
+        prereg_check=_prereg_check(sub, runs, root),
         defeaters=defeaters,
         predictions=evaluate_predictions(prereg, by_name),
         claims=check_claims(manifest, by_name, runs),
@@ -223,8 +240,42 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         reproduce=f"driftboard verify {sub.path}",
         provenance=submission_provenance(Path(sub.path)) if root is not None else Provenance(),
     )
-    # normalise through canonical JSON (what the file holds), then digest
-    # (compact: the same values as the indented canonical form, parsed back, at C speed)
+    return _normalised(results, text_out)
+
+
+def _track_tables(track: str, runs: list[RunResult]) -> Mapping[str, TrackTables]:
+    """The track's per-cell tables of the runs that were read (none when every run is MALFORMED)."""
+    scored = [r for r in runs if r.verdict != "MALFORMED"]
+    return scorer_for(track).cell_tables(scored) if scored else {}
+
+
+def _problem_sets(runs: list[RunResult]) -> list[str]:
+    """Digests of the problem sets the runs used, sorted."""
+    return sorted({_problem_set_digest(r.problem_set) for r in runs if r.problem_set})
+
+
+def _log_digests(runs: list[RunResult]) -> list[LogDigest]:
+    """The digest of every log that was read, in run order."""
+    return [LogDigest(path=r.path, sha256=r.log_sha256, run_id=r.run_id) for r in runs if r.log_sha256]
+
+
+def _thresholds_source(prereg: Prereg | None) -> Literal["prereg", "defaults"]:
+    """Where a submission's thresholds come from: `prereg` when its pre-registration sets them, else `defaults`."""
+    return "prereg" if prereg is not None and "thresholds" in prereg.model_fields_set else "defaults"
+
+
+def _prereg_check(sub: SubmissionInput, runs: list[RunResult], root: Path | None) -> PreregCheck:
+    """The pre-registration check; with the submission's repository (`root`), the commit order too."""
+    check = check_declared(sub.prereg, runs, sub.prereg_sha256)
+    if root is None or sub.prereg_sha256 is None:
+        return check
+    order = commit_order(root, Path(sub.path) / "prereg.yaml", [Path(r.path) for r in runs])
+    return check.model_copy(update={"commit_order": order})
+
+
+def _normalised(results: ResultsFile, text_out: list[str] | None) -> ResultsFile:
+    """`results` as its file holds it (normalised through canonical JSON), with its digest; its text to `text_out`."""
+    # compact: the same values as the indented canonical form, parsed back, at C speed
     data = json.loads(json.dumps(results.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, allow_nan=False))
     text = canonical_with_digest(data)  # the file's bytes: the digest's text and the file's, encoded once
     if text_out is not None:
@@ -232,30 +283,47 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
     return ResultsFile.model_validate(data)
 
 
-def results_problems(results: ResultsFile) -> list[str]:
+def results_problems(results: ResultsSummary) -> list[str]:
     """What makes verification fail beyond format errors: claims, undeclared runs, digest, order."""
+    return _claim_problems(results) + _declaration_problems(results) + _digest_problems(results)
+
+
+def _claim_problems(results: ResultsSummary) -> list[str]:
+    """Claims the recomputation disagrees with."""
     cells = [c.cell for c in results.cells]
     names = claim_names(results.track)
-    out = [claim_disagreement(results.track, c.cell, c.metric, c.claimed, c.recomputed, cells, names)
-           for c in results.claims if not c.agrees]
-    out += [f"undeclared run {u['run_id']} (cell {u['cell']}, seed {u['seed']})" for u in results.prereg_check.undeclared]
-    for cell in results.cells:
-        for o in cell.declared:
-            if o.status == "MISSING":
-                out.append(f"cell {cell.cell}, seed {o.seed}: declared in prereg.yaml but no readable run log is "
-                           "reported for it; every declared run counts (as the worst outcome while missing): add its "
-                           "log, or withdraw the seed in prereg.yaml (cells.<cell>.withdrawn) before it runs")
-            elif o.status == "WITHDRAWN" and o.run_id is not None:
-                out.append(f"cell {cell.cell}, seed {o.seed}: withdrawn in prereg.yaml but run {o.run_id} is reported; "
-                           "a seed is withdrawn before it runs, never after: remove the withdrawal or the run")
+    return [claim_disagreement(results.track, c.cell, c.metric, c.claimed, c.recomputed, cells, names)
+            for c in results.claims if not c.agrees]
+
+
+def _declaration_problems(results: ResultsSummary) -> list[str]:
+    """Runs the pre-registration does not declare, declared seeds missing or withdrawn too late, seeds reported twice."""
+    out = [f"undeclared run {u['run_id']} (cell {u['cell']}, seed {u['seed']})" for u in results.prereg_check.undeclared]
+    out += [problem for cell in results.cells for o in cell.declared if (problem := _seed_problem(cell.cell, o))]
     repeated = Counter((str(r.cell), str(r.seed)) for r in results.runs if r.cell is not None)
-    out += [f"cell {cell}, seed {seed}: {n} runs carry this seed label (a seed is reported once)"
-            for (cell, seed), n in sorted(repeated.items()) if n > 1]
-    out += [f"run {m['run_id']}: prereg digest in the header differs from prereg.yaml; {DIGEST_REMEDY}"
-            for m in results.prereg_check.digest_mismatch]
+    return out + [f"cell {cell}, seed {seed}: {n} runs carry this seed label (a seed is reported once)"
+                  for (cell, seed), n in sorted(repeated.items()) if n > 1]
+
+
+def _digest_problems(results: ResultsSummary) -> list[str]:
+    """Runs started under another pre-registration, and a pre-registration committed after its runs."""
+    out = [f"run {m['run_id']}: prereg digest in the header differs from prereg.yaml; {DIGEST_REMEDY}"
+           for m in results.prereg_check.digest_mismatch]
     if results.prereg_check.commit_order.get("status") == "violated":
         out.append(str(results.prereg_check.commit_order.get("detail")))
     return out
+
+
+def _seed_problem(cell: str, outcome: SeedOutcome) -> str | None:
+    """What is wrong with a declared seed's outcome: missing, or withdrawn yet reported (None: nothing)."""
+    if outcome.status == "MISSING":
+        return (f"cell {cell}, seed {outcome.seed}: declared in prereg.yaml but no readable run log is "
+                "reported for it; every declared run counts (as the worst outcome while missing): add its "
+                "log, or withdraw the seed in prereg.yaml (cells.<cell>.withdrawn) before it runs")
+    if outcome.status == "WITHDRAWN" and outcome.run_id is not None:
+        return (f"cell {cell}, seed {outcome.seed}: withdrawn in prereg.yaml but run {outcome.run_id} is reported; "
+                "a seed is withdrawn before it runs, never after: remove the withdrawal or the run")
+    return None
 
 
 def _problem_set_digest(ref: ProblemSetRef | str) -> str:
@@ -271,7 +339,25 @@ def write_results(results: ResultsFile, out: Path) -> Path:
     return path
 
 
-def index_row(r: ResultsFile, file: str) -> dict[str, Any]:
+class IndexRow(TypedDict):
+    """One row of `index.json`: what the site's lists show of a results file, and the file's name."""
+
+    submission_id: str
+    title: str
+    track: str
+    synthetic: bool
+    prereg_written_after_runs: bool
+    profile: str
+    headline: str
+    valid_runs: int
+    runs: int
+    completions: int | None
+    cells: list[str]
+    digest: str | None
+    file: str
+
+
+def index_row(r: ResultsSummary, file: str) -> IndexRow:
     """The `index.json` row of results file `file` (a summary gives the same row as the full file)."""
     return {
         "submission_id": r.submission_id, "title": r.title, "track": r.track, "synthetic": r.synthetic,
@@ -282,7 +368,7 @@ def index_row(r: ResultsFile, file: str) -> dict[str, Any]:
     }
 
 
-def write_index(out: Path, known: dict[str, dict[str, Any]] | None = None) -> Path:
+def write_index(out: Path, known: dict[str, IndexRow] | None = None) -> Path:
     """`index.json`: one summary row per results file in `out`, derived only from those files.
 
     `known`: rows of files this process has just written (file name -> `index_row`), not read back.

@@ -1,9 +1,12 @@
-"""The verify pipeline: load -> validate -> replay -> gate -> score -> aggregate -> results.
+"""Verify: load -> validate -> replay -> gate -> score -> aggregate -> results, over submissions and loose run files.
 
-Runs with format problems are not scored (their findings are reported); a run without
-`run_end` is scored and marked INCOMPLETE. Results are cached by the digests of every input,
-so unchanged submissions are not recomputed; runs can be scored in parallel (`jobs`) and a full
-re-verification can be split across machines (`shard`).
+Runs with format problems are not scored (their findings are reported); a run without `run_end`
+is scored and marked INCOMPLETE. Each submission is loaded and looked up in the cache (keyed by
+the digests of every input); the others are scored by one task function (`_verify_part`) that
+scores a submission's runs, builds its results file, stores it (cache, `--out`) and keeps only a
+`ResultsHandle`. `jobs` 1 maps that function over the submissions in this process; `jobs` > 1
+maps it in a process pool (over single runs when there are fewer submissions than workers, the
+submissions then completed here). A full re-verification can be split across machines (`shard`).
 """
 
 from __future__ import annotations
@@ -11,32 +14,37 @@ from __future__ import annotations
 import contextlib
 import gc
 import shutil
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from checker.format import logio
 from checker.format.errors import Finding, MissingInputError
 from checker.format.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit, read_events
-from checker.format.progress import Progress, ticking
-from checker.format.results_io import canonical_json, read_results
+from checker.format.progress import Progress
 from checker.format.results_model import FindingRecord, ResultsFile, RunResult, SubmissionReport
 from checker.format.results_model import VerdictFact as Fact
-from checker.format.results_summary import summarize
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.events import Event
 from checker.format.schema.manifest import Prereg, Submission
-from checker.pipeline.cache import cache_get_summary, cache_put, default_cache_dir, repository, submission_cache_key
+from checker.pipeline.cache import cache_put, cached_results, default_cache_dir, repository, submission_cache_key
+from checker.pipeline.handle import ResultsHandle
 from checker.pipeline.results import build_results, index_row, results_problems, write_index
-from checker.pipeline.scorers import scorer_for
+from checker.pipeline.scorers import release_scorers, scorer_for
 from checker.pipeline.shard import in_shard
 from checker.stages.copies import PayloadDigest, copies_across, inputs_digest, mark_copies
-from checker.stages.load import discover, load_submission
+from checker.stages.load import Target, discover, load_submission
 from checker.stages.tracks import RunRecord, VerifyContext
-from checker.stages.validate import INCOMPLETE_MESSAGE, KeptLog, ValidationReport, header_mismatches, validate_run_file
+from checker.stages.validate import (
+    INCOMPLETE_MESSAGE,
+    KeptLog,
+    RunInfo,
+    ValidationReport,
+    header_mismatches,
+    validate_run_file,
+)
 from checker.stages.verdict import judged_run
 
 
@@ -49,32 +57,13 @@ class SubmissionResult:
     prereg: Prereg | None
     profile: str
     runs: list[RunResult] = field(default_factory=list)
+    """Every run reported (once the submission is verified: its results file's runs, as the summary holds them)."""
     findings: list[Finding] = field(default_factory=list)
     cached: bool = False
-    summary: ResultsFile | None = None
-    """The results file's summary (`checker.format.results_summary`): the whole `ResultsFile` but for the
-    per-turn records of a large submission (None for loose run files). `runs` holds its runs."""
-    turn_records: int = 0
-    """Per-turn records in the full results file (the summary may leave them out)."""
-    mismatch_counts: dict[str, int] | None = None
-    """Mismatches per run path when the summary keeps only each run's first (None: it keeps them all)."""
-    results_path: Path | None = None
-    """Where the full results file can be read back (the cache entry, else the `--out` file)."""
-    full: ResultsFile | None = None
-    """The full results file, held only when it was written nowhere (no cache, no `--out`)."""
-    text: str | None = None
-    """The full results file's canonical JSON, from its assembly until it is written (`_release`)."""
+    results: ResultsHandle | None = None
+    """The results file (None for loose run files, and for a submission without a valid manifest)."""
     prereg_sha256: str | None = None
     """SHA-256 of `prereg.yaml` as the load stage read it (None when missing or refused)."""
-
-    @property
-    def results(self) -> ResultsFile | None:
-        """The full `ResultsFile` of this submission (read back from disk when it was released), or None."""
-        if self.full is not None:
-            return self.full
-        if self.results_path is not None:
-            return read_results(self.results_path)
-        return self.summary
 
 
 @dataclass
@@ -95,6 +84,38 @@ class VerifyReport:
         return 1 if any(f.severity == "error" for f in self.findings) else 0
 
 
+@dataclass(frozen=True)
+class Stores:
+    """Where verified results files go: the cache folder and the `--out` folder (None: not there)."""
+
+    cache_dir: Path | None = None
+    results_dir: Path | None = None
+
+
+Log = tuple[Path, str]
+"""A run log: (path, display path)."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """A submission to score (or the loose run files): its place in the report, as loaded, its logs and cache key."""
+
+    slot: int
+    sub: SubmissionResult
+    logs: tuple[Log, ...]
+    key: str | None
+    stores: Stores
+
+
+@dataclass(frozen=True)
+class Part:
+    """What one task scores: logs of one job; `whole` when they are all of them (the task then completes the job)."""
+
+    job: Job
+    logs: tuple[Log, ...]
+    whole: bool
+
+
 def verify_paths(
     paths: Iterable[Path],
     profile: str | None = None,
@@ -111,7 +132,8 @@ def verify_paths(
     Args:
         paths: submission folders, folders of submissions, or run files.
         profile: scoring profile; default: the pre-registration's, else `driftboard`.
-        problem_dirs: constraint problem sets (folders or files).
+        problem_dirs: constraint problem sets (folders or files) and completion task sets (folders holding
+            `taskset.json`, `is_task_set`).
         jobs: worker processes for scoring runs.
         shard: (k, n) to verify only every n-th submission starting at the k-th (sorted order).
         cache_dir: verification cache folder (None: no cache).
@@ -124,63 +146,101 @@ def verify_paths(
     report = VerifyReport()
     dirs = list(problem_dirs or ())
     problem_sets = _load_problem_sets([p for p in dirs if not is_task_set(p)])
-    global _WORKER_TASK_SETS
-    _WORKER_TASK_SETS = _load_task_sets([p for p in dirs if is_task_set(p)])  # completion track: its own folders
-    targets = discover(paths)
-    subs = [t for t in targets if t.kind == "submission"]
-    loose = [t.path for t in targets if t.kind == "run"]
-    pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str | None]] = []
-    for i, target in enumerate(subs):
-        if not in_shard(i, shard):
-            continue
-        display = target.path.as_posix()
-        loaded = load_submission(target.path, display)
-        chosen = profile or (loaded.prereg.profile if loaded.prereg else "driftboard")
-        result = SubmissionResult(display, loaded.manifest, loaded.prereg, chosen, findings=list(loaded.findings),
-                                  prereg_sha256=loaded.prereg_sha256)
-        # run files found but not read (links, FIFOs, unlisted...) are reported too: runs in = runs reported
-        result.runs.extend(judged_run([Fact("malformed", f"{display}/{rel}: {why}")], path=f"{display}/{rel}")
-                           for rel, why in loaded.refused_runs)
-        shown = [(p, f"{display}/{p.relative_to(target.path).as_posix()}") for p in loaded.run_paths]
-        key = None
-        if cache_dir is not None and loaded.manifest is not None:
-            key = submission_cache_key(loaded, shown, chosen, problem_sets, _WORKER_TASK_SETS)
-            cached = cache_get_summary(cache_dir, key)
-            if cached is not None:
-                _restore(result, *cached, results_dir)
-                report.cache_hits += 1
-                report.submissions.append(result)
-                continue
-            report.cache_misses += 1
-        pending.append((result, shown, key))
-        report.submissions.append(result)
-    loose_pending: list[Pending] = []
-    if loose and shard is None:
-        result = SubmissionResult("(run files)", None, None, profile or "driftboard")
-        loose_pending.append((result, [(p, p.as_posix()) for p in loose], None))
-        report.submissions.append(result)
-    total = sum(len(shown) for _r, shown, _k in pending + loose_pending)
-    done = _verify_pending(pending, problem_sets, jobs, cache_dir, results_dir, progress, total)
-    if loose_pending:
-        _score_all(loose_pending, problem_sets, jobs,
-                   None if progress is None else (lambda d, _t: progress(done + d, total) if d or not done else None))
-    for result, _shown, key in loose_pending:
-        _finish(result, None, cache_dir, key)
-    # across submissions, after cache restore: never stored in a results file or the cache
+    task_sets = _load_task_sets([p for p in dirs if is_task_set(p)])  # completion track: its own folders
+    work = _plan(discover(paths), profile, shard, (problem_sets, task_sets), Stores(cache_dir, results_dir), report)
+    for slot, verified in _score(work, _Worker(problem_sets, task_sets), jobs, progress).items():
+        report.submissions[slot] = verified
+    _gather_findings(report)
+    if results_dir is not None and shard is None:
+        _write_index(report.submissions, results_dir)
+    return report
+
+
+def _plan(targets: list[Target], profile: str | None, shard: tuple[int, int] | None,
+          sets: tuple[Mapping[str, Any], Mapping[str, Any]], stores: Stores, report: VerifyReport) -> list[Job]:
+    """Load every submission of the shard into `report`, restore the cached ones; the others (and loose logs) to score.
+
+    `sets`: (problem sets, task sets), inputs of every cache key.
+    """
+    work: list[Job] = []
+    roots, loose = _targets(targets, shard)
+    for root in roots:
+        sub, logs, key = _load(root, profile, sets, stores.cache_dir)
+        report.submissions.append(sub)
+        if not _from_cache(sub, key, stores, report):
+            work.append(Job(len(report.submissions) - 1, sub, logs, key, stores))
+    if loose:
+        report.submissions.append(SubmissionResult("(run files)", None, None, profile or "driftboard"))
+        work.append(Job(len(report.submissions) - 1, report.submissions[-1], loose, None, stores))
+    return work
+
+
+def _targets(targets: list[Target], shard: tuple[int, int] | None) -> tuple[list[Path], tuple[Log, ...]]:
+    """(the submission folders of the shard, the loose run files); a shard verifies no loose file."""
+    subs = [t.path for t in targets if t.kind == "submission"]
+    loose = () if shard is not None else tuple((t.path, t.path.as_posix()) for t in targets if t.kind == "run")
+    return [root for i, root in enumerate(subs) if in_shard(i, shard)], loose
+
+
+def _load(root: Path, profile: str | None, sets: tuple[Mapping[str, Any], Mapping[str, Any]],
+          cache_dir: Path | None) -> tuple[SubmissionResult, tuple[Log, ...], str | None]:
+    """Load one submission folder: what it is (run files refused are reported MALFORMED), its logs, its cache key."""
+    display = root.as_posix()
+    loaded = load_submission(root, display)
+    chosen = profile or (loaded.prereg.profile if loaded.prereg else "driftboard")
+    sub = SubmissionResult(display, loaded.manifest, loaded.prereg, chosen, findings=list(loaded.findings),
+                           prereg_sha256=loaded.prereg_sha256)
+    # run files found but not read (links, FIFOs, unlisted...) are reported too: runs in = runs reported
+    sub.runs.extend(judged_run([Fact("malformed", f"{display}/{rel}: {why}")], path=f"{display}/{rel}")
+                    for rel, why in loaded.refused_runs)
+    logs = tuple((p, f"{display}/{p.relative_to(root).as_posix()}") for p in loaded.run_paths)
+    key = None
+    if cache_dir is not None and loaded.manifest is not None:
+        key = submission_cache_key(loaded, list(logs), chosen, *sets)
+    return sub, logs, key
+
+
+def _from_cache(sub: SubmissionResult, key: str | None, stores: Stores, report: VerifyReport) -> bool:
+    """Restore `sub` from the cache when its key is there (counted as a hit, else as a miss); False: not restored."""
+    if stores.cache_dir is None or key is None:
+        return False
+    hit = cached_results(stores.cache_dir, key)
+    if hit is None:
+        report.cache_misses += 1
+        return False
+    _restore(sub, hit, stores.results_dir)
+    report.cache_hits += 1
+    return True
+
+
+def _restore(sub: SubmissionResult, hit: ResultsHandle, results_dir: Path | None) -> None:
+    """A cache hit: keep the entry's handle, and copy the cached results file's bytes to `--out` (never parsed)."""
+    sub.cached, sub.results = True, hit
+    sub.runs = list(hit.summary.runs)
+    sub.findings = [Finding(f.path, f.line, f.message, f.severity) for f in hit.summary.findings]
+    if results_dir is not None and hit.path is not None:
+        results_dir.mkdir(parents=True, exist_ok=True)
+        # the cache holds the canonical bytes `write_results` writes
+        shutil.copyfile(hit.path, results_dir / f"{hit.summary.submission_id}.json")
+
+
+def _gather_findings(report: VerifyReport) -> None:
+    """The report's findings: across submissions (never stored in a results file), then each submission's."""
     report.findings.extend(duplicate_runs(report.submissions))
     for sub in report.submissions:
         report.unreadable.extend(f for f in sub.findings if f.unreadable)
         report.findings.extend(f for f in sub.findings if not f.unreadable)
-        if sub.summary is not None:
-            report.findings.extend(Finding(f"{sub.path}", None, msg) for msg in results_problems(sub.summary))
-    if results_dir is not None and shard is None:
-        results_dir.mkdir(parents=True, exist_ok=True)
-        # rows of the files written here come from their summaries (same fields): no file is read back
-        ids = Counter(s.summary.submission_id for s in report.submissions if s.summary is not None)
-        known = {f"{s.summary.submission_id}.json": index_row(s.summary, f"{s.summary.submission_id}.json")
-                 for s in report.submissions if s.summary is not None and ids[s.summary.submission_id] == 1}
-        write_index(results_dir, known)
-    return report
+        if sub.results is not None:
+            report.findings.extend(Finding(sub.path, None, msg) for msg in results_problems(sub.results.summary))
+
+
+def _write_index(subs: list[SubmissionResult], results_dir: Path) -> None:
+    """`index.json` of `results_dir`: rows of the files written now come from their summaries (none is read back)."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    summaries = [s.results.summary for s in subs if s.results is not None]
+    ids = Counter(s.submission_id for s in summaries)
+    write_index(results_dir, {f"{s.submission_id}.json": index_row(s, f"{s.submission_id}.json")
+                              for s in summaries if ids[s.submission_id] == 1})
 
 
 def verify_to_results(
@@ -200,7 +260,7 @@ def ensure_results(submissions: Path, results: Path, progress: Progress | None =
     """
     report = verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None,
                                use_cache=True, progress=progress)
-    return {sub.results.submission_id for sub in report.submissions if sub.results is not None}
+    return {sub.results.summary.submission_id for sub in report.submissions if sub.results is not None}
 
 
 PROBLEMS_ROOT = Path("problems")
@@ -219,147 +279,174 @@ def default_problem_dirs() -> list[Path]:
     return [p for p in sorted(PROBLEMS_ROOT.iterdir()) if p.is_dir() and any(p.rglob("*.json"))]
 
 
-Pending = tuple["SubmissionResult", list[tuple[Path, str]], str | None]
-"""(submission, its run logs as (path, display path), cache key or None)."""
+# --------------------------------------------------------------------------- scheduling
 
 
-def _verify_pending(pending: list[Pending], problem_sets: Mapping[str, Any], jobs: int, cache_dir: Path | None,
-                    results_dir: Path | None, progress: Progress | None = None, total: int = 0) -> int:
-    """Score, assemble and write every pending submission, one submission at a time per process.
+def _score(work: list[Job], sets: _Worker, jobs: int, progress: Progress | None) -> dict[int, SubmissionResult]:
+    """Score every job, `jobs` processes at a time; slot -> the verified submission.
 
-    Each submission's results are built, cached and written where it was scored (a worker when
-    `jobs` > 1), then released: only its summary comes back (`_release`), so memory does not
-    grow with the number of submissions. With fewer submissions than workers, the runs
-    themselves are spread over the workers (`_score_all`) and assembled here. `progress` is told
-    (runs scored, `total`) as submissions complete. Returns the number of runs scored.
+    `sets`: the problem and task sets every task reads (its `on_run` is set here).
+
+    `progress` is told (runs scored, runs to score) as parts complete, and after every run
+    scored in this process.
     """
-    runs = sum(len(shown) for _r, shown, _k in pending)
-    if jobs > 1 and len(pending) < jobs:
-        _score_all(pending, problem_sets, jobs, None if progress is None else (lambda d, _t: progress(d, total)))
-        for result, _shown, key in pending:
-            _finish(result, repository(Path(result.path)) if result.manifest is not None else None, cache_dir, key)
-            _release(result, cache_dir, key, results_dir)
-        return runs
-    tasks = [(result, shown, key, cache_dir, results_dir) for result, shown, key in pending]
+    parts = _parts(work, jobs)
+    tally = _Tally(progress, sum(len(p.logs) for p in parts))
+    out: dict[int, SubmissionResult] = {}
+    left = Counter(p.job.slot for p in parts)
     scored = 0
-    if progress is not None and tasks:
-        progress(0, total)
-    if jobs > 1:
-        # largest first (bytes of logs): the last submissions to finish are the small ones
-        order = sorted(range(len(tasks)), key=lambda i: -_log_bytes(tasks[i][1]))
-        from concurrent.futures import ProcessPoolExecutor  # imported here: `--jobs 1` never pays its start-up
-
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                                 initargs=(problem_sets, _WORKER_TASK_SETS)) as pool:
-            outcomes = pool.map(_verify_submission, [tasks[i] for i in order], chunksize=1)
-            for (result, shown, _key), done in zip([pending[i] for i in order], outcomes, strict=True):
-                result.__dict__.update(done.__dict__)
-                scored += len(shown)
-                if progress is not None:
-                    progress(scored, total)
-    else:
-        _init_worker(problem_sets)
-        ticks = iter(range(1, runs + 1))  # one report per run scored, in this process
-        for task in tasks:
-            _verify_submission(task, None if progress is None else (lambda: progress(next(ticks), total)))
-    return runs
+    for part, done in zip(parts, _schedule(parts, sets, jobs, tally.next), strict=True):
+        scored += len(part.logs)
+        tally.reach(scored)
+        slot = part.job.slot
+        if part.whole:
+            out[slot] = done
+            continue
+        # one run of a submission scored in a worker: the submission is completed here, with its last run
+        into = out.get(slot)
+        if into is None:
+            into = out[slot] = replace(part.job.sub, runs=list(part.job.sub.runs), findings=list(part.job.sub.findings))
+        into.findings.extend(done.findings)
+        into.runs.extend(done.runs)
+        left[slot] -= 1
+        if not left[slot]:
+            _complete(into, part.job)
+    return out
 
 
-def _log_bytes(shown: list[tuple[Path, str]]) -> int:
+def _parts(work: list[Job], jobs: int) -> list[Part]:
+    """What each task scores: a whole submission; single runs when there are fewer submissions than workers.
+
+    Largest first (bytes of logs): the last tasks to finish are the small ones.
+    """
+    split = jobs > 1 and len(work) < jobs
+    parts: list[Part] = []
+    for job in sorted(work, key=lambda j: -_log_bytes(j.logs)):
+        if split and len(job.logs) > 1:
+            parts.extend(Part(job, (log,), False) for log in job.logs)
+        else:
+            parts.append(Part(job, job.logs, True))
+    return parts
+
+
+def _log_bytes(logs: Iterable[Log]) -> int:
     total = 0
-    for path, _display in shown:
+    for path, _display in logs:
         with contextlib.suppress(OSError):
             total += path.stat().st_size
     return total
 
 
-SubmissionTask = tuple["SubmissionResult", list[tuple[Path, str]], str | None, Path | None, Path | None]
-"""(submission, its run logs, cache key, cache folder, results folder)."""
+class _Tally:
+    """Runs scored so far, told to `progress` whenever the count grows (from 0 of `total`)."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+        if progress is not None and total:
+            progress(0, total)
+
+    def reach(self, done: int) -> None:
+        if done > self.done:
+            self.done = done
+            if self.progress is not None:
+                self.progress(done, self.total)
+
+    def next(self) -> None:
+        self.reach(self.done + 1)
 
 
-def _verify_submission(task: SubmissionTask, on_run: Callable[[], None] | None = None) -> SubmissionResult:
-    """Score every run of one submission, build, cache and write its results, and release them.
+def _schedule(parts: list[Part], sets: _Worker, jobs: int, on_run: Callable[[], None]) -> Iterator[SubmissionResult]:
+    """The one scheduler: `_verify_part` over `parts`, in order; a plain map, or a pool's map with `jobs` > 1.
 
-    Runs in a worker process when jobs > 1 (what it returns is the summary only); `on_run` is
-    called after each run is scored.
+    Each run scored in this process calls `on_run` (workers report per part, as it comes back).
     """
-    result, shown, key, cache_dir, results_dir = task
-    owner = (result.manifest.id, result.manifest.track) if result.manifest is not None else None
-    for path, display in shown:
-        findings, run_result = _score_task((0, path, display, result.profile, result.prereg, owner))
-        result.findings.extend(findings)
-        result.runs.append(run_result)
-        if on_run is not None:
-            on_run()
-    # the commit-order check reads the submission's own repository (the cache key covers it)
-    _finish(result, repository(Path(result.path)) if result.manifest is not None else None, cache_dir, key)
-    _release(result, cache_dir, key, results_dir)
-    constraints = sys.modules.get("checker.constraint.scorer")  # loaded only if a constraint run was scored
-    if RELEASE_CHECKERS and constraints is not None:
-        constraints.release_checkers()
-    return result
-
-
-RELEASE_CHECKERS = True
-"""Empty the constraint scorer's per-problem checkers after each submission (their lifetime is
-one submission; `checker.constraint.scorer.CHECKERS_SIZE` bounds them within one)."""
-
-
-def _release(result: SubmissionResult, cache_dir: Path | None, key: str | None, results_dir: Path | None) -> None:
-    """Write the full results file (to `--out`), keep its summary, and drop the full results when they can be re-read."""
-    full = result.full
-    if full is None:
+    if jobs <= 1 or len(parts) <= 1:
+        _init_worker(sets.problem_sets, sets.task_sets, on_run)
+        yield from map(_verify_part, parts)
         return
-    text = result.text if result.text is not None else canonical_json(full.model_dump(mode="json"))
-    result.text = None  # serialised once (when assembled), for the cache and `--out`
-    if cache_dir is not None and key is not None:
-        cache_put(cache_dir, key, full, text)
-    if results_dir is not None:
-        results_dir.mkdir(parents=True, exist_ok=True)
-        written = results_dir / f"{full.submission_id}.json"
+    # imported here: the process pool (multiprocessing, logging) is ~15 ms of start-up that `--jobs 1` never uses
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
+                             initargs=(sets.problem_sets, sets.task_sets, None)) as pool:
+        yield from pool.map(_verify_part, parts, chunksize=1)
+
+
+@dataclass
+class _Worker:
+    """What every task of a process reads: the problem sets, the task sets, and whom to tell of each run scored."""
+
+    problem_sets: Mapping[str, Any] = field(default_factory=dict)
+    """Constraint problem sets: digest -> problem set (`checker.constraint.problem_sets`)."""
+    task_sets: Mapping[str, Any] = field(default_factory=dict)
+    """Completion task sets: digest -> task set, each loaded on first use (`checker.completion.tasks`)."""
+    on_run: Callable[[], None] | None = None
+
+
+_WORKER = _Worker()
+
+
+def _init_worker(problem_sets: Mapping[str, Any], task_sets: Mapping[str, Any],
+                 on_run: Callable[[], None] | None) -> None:
+    _WORKER.problem_sets, _WORKER.task_sets, _WORKER.on_run = problem_sets, task_sets, on_run
+
+
+def _verify_part(part: Part) -> SubmissionResult:
+    """The task: score a part's runs into its submission, and complete the submission when the part is whole.
+
+    Runs in a worker process when jobs > 1; its input is never changed (in a worker it is a
+    copy anyway). A whole part comes back verified, holding its results' summary only; a single
+    run of a larger submission comes back as that run and its findings.
+    """
+    sub = part.job.sub
+    out = replace(sub, runs=list(sub.runs) if part.whole else [], findings=list(sub.findings) if part.whole else [])
+    owner = (sub.manifest.id, sub.manifest.track) if sub.manifest is not None else None
+    for path, display in part.logs:
+        findings, run = _score_task(ScoreTask(path, display, sub.profile, sub.prereg, owner))
+        out.findings.extend(findings)
+        out.runs.append(run)
+        if _WORKER.on_run is not None:
+            _WORKER.on_run()
+    if part.whole:
+        _complete(out, part.job)
+    return out
+
+
+def _complete(sub: SubmissionResult, job: Job) -> None:
+    """Finish a scored submission: runs in path order, copies marked; build and store its results file.
+
+    The results file is stored where the job says (cache, `--out`) and only its handle kept;
+    then the scorers release what they kept for this submission.
+    """
+    sub.runs.sort(key=lambda r: r.path)  # also without a manifest: its runs are reported
+    sub.runs, copy_findings = mark_copies(sub.path, sub.runs, sub.prereg)  # a copy counts once
+    sub.findings.extend(copy_findings)
+    if sub.manifest is not None:
+        findings = [FindingRecord.model_validate(f.to_json())
+                    for f in sorted(sub.findings, key=lambda f: (f.path, f.line or 0, f.message))]
+        text: list[str] = []
+        # the commit-order check reads the submission's own repository (the cache key covers it)
+        full = build_results(sub, findings, repository(Path(sub.path)), text)
+        sub.results = _store(full, text[0], job.key, job.stores)
+        sub.runs = list(sub.results.summary.runs)
+    release_scorers()
+
+
+def _store(full: ResultsFile, text: str, key: str | None, stores: Stores) -> ResultsHandle:
+    """Write a results file (its canonical bytes, `text`) to the cache and `--out`; its handle."""
+    path = None
+    if stores.cache_dir is not None and key is not None:
+        cache_put(stores.cache_dir, key, full, text)
+        path = stores.cache_dir / f"{key}.json"
+    if stores.results_dir is not None:
+        stores.results_dir.mkdir(parents=True, exist_ok=True)
+        written = stores.results_dir / f"{full.submission_id}.json"
         written.write_text(text, encoding="utf-8")  # the bytes `write_results` writes
-    result.summary, result.turn_records, result.mismatch_counts = summarize(full)
-    result.runs = list(result.summary.runs)
-    if cache_dir is not None and key is not None:
-        result.results_path = cache_dir / f"{key}.json"
-    elif results_dir is not None:
-        result.results_path = written
-    result.full = None if result.results_path is not None else full
+        path = path or written
+    return ResultsHandle.of(full, path)
 
 
-def _score_all(pending: list[tuple[SubmissionResult, list[tuple[Path, str]], str | None]],
-               problem_sets: Mapping[str, Any], jobs: int, progress: Progress | None = None) -> None:
-    tasks: list[ScoreTask] = []
-    for n, (result, shown, _key) in enumerate(pending):
-        for path, display in shown:
-            owner = (result.manifest.id, result.manifest.track) if result.manifest is not None else None
-            tasks.append((n, path, display, result.profile, result.prereg, owner))
-    if jobs > 1 and len(tasks) > 1:
-        # imported here: the process pool (multiprocessing, logging) is ~15 ms of start-up that `--jobs 1` never uses
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                                 initargs=(problem_sets, _WORKER_TASK_SETS)) as pool:
-            outcomes = list(ticking(pool.map(_score_task, tasks, chunksize=1), len(tasks), progress))
-    else:
-        _init_worker(problem_sets)
-        outcomes = [_score_task(t) for t in ticking(tasks, len(tasks), progress)]
-    for (n, *_rest), (findings, run_result) in zip(tasks, outcomes, strict=True):
-        result = pending[n][0]
-        result.findings.extend(findings)
-        result.runs.append(run_result)
-
-
-_WORKER_PROBLEM_SETS: Mapping[str, Any] = {}
-_WORKER_TASK_SETS: Mapping[str, Any] = {}
-"""Completion task sets of the current `verify_paths` call (digest -> task set, loaded on first use)."""
-
-
-def _init_worker(problem_sets: Mapping[str, Any], task_sets: Mapping[str, Any] | None = None) -> None:
-    global _WORKER_PROBLEM_SETS, _WORKER_TASK_SETS
-    _WORKER_PROBLEM_SETS = problem_sets
-    if task_sets is not None:
-        _WORKER_TASK_SETS = task_sets
+# --------------------------------------------------------------------------- one run
 
 
 def kept_record(kept: KeptLog, shown: str) -> RunRecord:
@@ -368,12 +455,21 @@ def kept_record(kept: KeptLog, shown: str) -> RunRecord:
                      lines=kept.lines, content_sha256=kept.content_sha256)
 
 
-ScoreTask = tuple[int, Path, str, str, Prereg | None, tuple[str, str] | None]
-"""(submission index, log path, display path, profile, prereg, (manifest id, track) or None)."""
+@dataclass(frozen=True)
+class ScoreTask:
+    """One run log to score, and what its submission says about it."""
+
+    path: Path
+    shown: str
+    """The display path."""
+    profile: str
+    prereg: Prereg | None
+    owner: tuple[str, str] | None
+    """(manifest id, track) of its submission; None for a loose run file."""
 
 
 def _score_task(task: ScoreTask) -> tuple[list[Finding], RunResult]:
-    """Validate, read and score one run log (runs in a worker process when jobs > 1).
+    """Validate, read and score one run log.
 
     The cyclic garbage collector is paused meanwhile: a kept log is tens of thousands of live
     event objects, which each collection would traverse again (about a sixth of the time of a
@@ -390,74 +486,68 @@ def _score_task(task: ScoreTask) -> tuple[list[Finding], RunResult]:
 
 
 def _score_log(task: ScoreTask) -> tuple[list[Finding], RunResult]:
-    _n, path, shown, profile, prereg, owner = task
-    vreport = ValidationReport()
-    # one pass: validation keeps the events of a log small enough to replay (a larger one is not kept)
-    kept = KeptLog(max_weight=logio.MAX_REPLAY_BYTES, container_bytes=REPLAY_CONTAINER_BYTES)
-    info = validate_run_file(path, shown, vreport, kept)
-    if owner is not None and not vreport.unreadable:
-        # a header naming another submission or track is a copied run: not scored here
-        vreport.findings.extend(header_mismatches(info, *owner))
-    blocking = [f for f in vreport.findings if f.message != INCOMPLETE_MESSAGE]
-    findings = vreport.unreadable + (vreport.findings if blocking else [])
-    if blocking or vreport.unreadable:
+    info, kept, findings, refusing = _validated(task)
+    if refusing:
         # what the header says (when it could be read) keeps the run in its declared slot: counted as worst, not missing
-        return findings, judged_run([Fact("malformed", f.render()) for f in blocking + vreport.unreadable],
-                                    path=shown, cell=info.cell, seed=info.seed, track=info.track)
-    over = None if kept.complete else over_replay_limit(path)
+        return findings, judged_run([Fact("malformed", f.render()) for f in refusing],
+                                    path=task.shown, cell=info.cell, seed=info.seed, track=info.track)
+    over = None if kept.complete else over_replay_limit(task.path)
     if over is not None:
-        # replaying holds every event in memory: an over-size log is validated (streamed) but not scored
-        size, containers, weight, limit = over
-        message = (f"too large to replay: {size} bytes and {containers} JSON objects/arrays make a replay size "
-                   f"of {weight} (bytes + {REPLAY_CONTAINER_BYTES} per object/array), above the limit of "
-                   f"{limit}; the log's chain and events are valid, but it is not scored (UNVERIFIED)")
-        findings.append(Finding(shown, None, message))
-        return findings, judged_run([Fact("unverified", message)], path=shown, log_sha256=file_sha256(path),
-                                    run_id=info.run_id, cell=info.cell, seed=info.seed, track=info.track,
-                                    prereg_sha256=info.prereg_sha256)
-    record = kept_record(kept, shown) if kept.complete else read_run(path, shown)
-    ctx = VerifyContext(profile=profile, prereg=prereg, problem_sets=_WORKER_PROBLEM_SETS, task_sets=_WORKER_TASK_SETS)
+        return findings, _too_large(task, info, over, findings)
+    record = kept_record(kept, task.shown) if kept.complete else read_run(task.path, task.shown)
+    return findings, _score_record(record, task, findings)
+
+
+def _validated(task: ScoreTask) -> tuple[RunInfo, KeptLog, list[Finding], list[Finding]]:
+    """Validate one log: (its header, its events when kept, the findings to report, the findings that refuse it).
+
+    One pass: validation keeps the events of a log small enough to replay (a larger one is not kept).
+    A run without `run_end` is reported by its verdict (INCOMPLETE), not by a finding of its own.
+    """
+    vreport = ValidationReport()
+    kept = KeptLog(max_weight=logio.MAX_REPLAY_BYTES, container_bytes=REPLAY_CONTAINER_BYTES)
+    info = validate_run_file(task.path, task.shown, vreport, kept)
+    if task.owner is not None and not vreport.unreadable:
+        # a header naming another submission or track is a copied run: not scored here
+        vreport.findings.extend(header_mismatches(info, *task.owner))
+    blocking = [f for f in vreport.findings if f.message != INCOMPLETE_MESSAGE]
+    return info, kept, vreport.unreadable + (vreport.findings if blocking else []), blocking + vreport.unreadable
+
+
+def _too_large(task: ScoreTask, info: RunInfo, over: tuple[int, int, int, int], findings: list[Finding]) -> RunResult:
+    """An over-size log (`over`: size, containers, weight, limit): validated (streamed) but not scored, UNVERIFIED.
+
+    Replaying holds every event in memory; the finding saying so is added to `findings`.
+    """
+    size, containers, weight, limit = over
+    message = (f"too large to replay: {size} bytes and {containers} JSON objects/arrays make a replay size "
+               f"of {weight} (bytes + {REPLAY_CONTAINER_BYTES} per object/array), above the limit of "
+               f"{limit}; the log's chain and events are valid, but it is not scored (UNVERIFIED)")
+    findings.append(Finding(task.shown, None, message))
+    return judged_run([Fact("unverified", message)], path=task.shown, log_sha256=file_sha256(task.path),
+                      run_id=info.run_id, cell=info.cell, seed=info.seed, track=info.track,
+                      prereg_sha256=info.prereg_sha256)
+
+
+def _score_record(record: RunRecord, task: ScoreTask, findings: list[Finding]) -> RunResult:
+    """Score a read run with its track's scorer; the scorer's own findings are added to `findings`."""
     start = record.start
     try:
-        run_result = scorer_for(start.track).score_run(record, ctx)
+        ctx = VerifyContext(task.profile, task.prereg, _WORKER.problem_sets, _WORKER.task_sets)
+        result = scorer_for(start.track).score_run(record, ctx)
     except MissingInputError as exc:
-        findings.append(Finding(shown, 1, str(exc)))
-        run_result = judged_run(
-            [Fact("unverified", str(exc))], path=shown, log_sha256=record.sha256, run_id=start.run_id,
+        findings.append(Finding(task.shown, 1, str(exc)))
+        result = judged_run(
+            [Fact("unverified", str(exc))], path=task.shown, log_sha256=record.sha256, run_id=start.run_id,
             cell=start.cell, seed=start.seed, track=start.track, prereg_sha256=start.prereg_sha256,
             comparator=start.comparator, problem_set=start.problem_set.digest if start.problem_set else None)
     # a scorer's own findings (e.g. a declared ledger missing): they fail verification like format problems
-    findings.extend(Finding(shown, f.line, f.message, f.severity) for f in run_result.findings)
-    return findings, run_result.model_copy(update={
+    findings.extend(Finding(task.shown, f.line, f.message, f.severity) for f in result.findings)
+    return result.model_copy(update={
         "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start)})
 
 
-def _finish(result: SubmissionResult, root: Path | None, cache_dir: Path | None, key: str | None) -> None:
-    result.runs.sort(key=lambda r: r.path)  # also without a manifest: its runs are reported
-    result.runs, copy_findings = mark_copies(result.path, result.runs, result.prereg)  # a copy counts once
-    result.findings.extend(copy_findings)
-    if result.manifest is None:
-        return
-    findings = [FindingRecord.model_validate(f.to_json())
-                for f in sorted(result.findings, key=lambda f: (f.path, f.line or 0, f.message))]
-    text: list[str] = []
-    result.full = build_results(result, findings, root, text)
-    result.summary = result.full
-    result.text = text[0]
-
-
-def _restore(result: SubmissionResult, summary: ResultsFile, turn_records: int, mismatch_counts: dict[str, int] | None,
-             full_path: Path, results_dir: Path | None) -> None:
-    """A cache hit: keep the entry's summary, and copy the cached results file's bytes to `--out` (never parsed)."""
-    result.cached = True
-    result.summary, result.turn_records, result.results_path = summary, turn_records, full_path
-    result.mismatch_counts = mismatch_counts
-    result.runs = list(summary.runs)
-    result.findings = [Finding(f.path, f.line, f.message, f.severity) for f in summary.findings]
-    if results_dir is not None:
-        results_dir.mkdir(parents=True, exist_ok=True)
-        # the cache holds the canonical bytes `write_results` writes
-        shutil.copyfile(full_path, results_dir / f"{summary.submission_id}.json")
+# --------------------------------------------------------------------------- across submissions, reports
 
 
 def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
@@ -473,22 +563,22 @@ def duplicate_runs(subs: Iterable[SubmissionResult]) -> list[Finding]:
     """
     subs = list(subs)
     by_id: dict[str, list[tuple[str, str | None]]] = {}
-    for sub in subs:
-        for run in sub.runs:
-            if run.run_id is not None:
-                by_id.setdefault(run.run_id, []).append((run.path, run.log_sha256))
-    out = []
-    for run_id, copies in sorted(by_id.items()):
-        if len({path for path, _ in copies}) < 2:
-            continue
-        for path, digest in sorted(copies):
-            others = sorted({p for p, _ in copies if p != path})
-            same = digest is not None and all(d == digest for p, d in copies if p != path)
-            what = "the same log (identical bytes, run id" if same else "run id"
-            out.append(Finding(path, 1, f"{what} {run_id!r}{')' if same else ''} is also reported in "
-                                        f"{', '.join(others)}: a run may be reported once, in one submission"))
+    for run in (run for sub in subs for run in sub.runs if run.run_id is not None):
+        by_id.setdefault(str(run.run_id), []).append((run.path, run.log_sha256))
+    out = [finding for run_id, copies in sorted(by_id.items()) if len({path for path, _ in copies}) > 1
+           for finding in _id_copies(run_id, copies)]
     out.extend(copies_across((sub.path, sub.runs, sub.prereg) for sub in subs))  # the same events under new ids
     return out
+
+
+def _id_copies(run_id: str, copies: list[tuple[str, str | None]]) -> Iterator[Finding]:
+    """One finding per (path, log digest) reporting run `run_id`, naming the other paths."""
+    for path, digest in sorted(copies):
+        others = sorted({p for p, _ in copies if p != path})
+        same = digest is not None and all(d == digest for p, d in copies if p != path)
+        what = "the same log (identical bytes, run id" if same else "run id"
+        yield Finding(path, 1, f"{what} {run_id!r}{')' if same else ''} is also reported in "
+                               f"{', '.join(others)}: a run may be reported once, in one submission")
 
 
 def read_run(path: Path, shown: str) -> RunRecord:
@@ -535,17 +625,29 @@ def _load_problem_sets(paths: list[Path]) -> Mapping[str, Any]:
     return LazyProblemSets(paths)
 
 
-def report_json(report: VerifyReport) -> dict[str, Any]:
-    """The `--format json` document's submission part (the shape of `checker.format.results_model.SubmissionReport`)."""
-    subs = []
-    for s in report.submissions:
-        r = s.results  # the full file, read back from disk one submission at a time
-        entry = SubmissionReport(
-            path=s.path, submission_id=s.manifest.id if s.manifest else None,
-            track=s.manifest.track if s.manifest else None, profile=s.profile, cached=s.cached,
-            runs=r.runs if r else s.runs, cells=r.cells if r else None, claims=r.claims if r else None,
-            prereg_check=r.prereg_check if r else None, defeaters=r.defeaters if r else None,
-            predictions=r.predictions if r else None, null_results=r.null_results if r else None,
-            digest=r.digest if r else None)
-        subs.append(entry.model_dump(mode="json"))
-    return {"submissions": subs, "cache": {"hits": report.cache_hits, "misses": report.cache_misses}}
+class VerifyJson(TypedDict):
+    """The `--format json` document's submission part (beside the findings `findings_json` writes)."""
+
+    submissions: list[dict[str, object]]
+    """One `checker.format.results_model.SubmissionReport` each, as JSON."""
+    cache: dict[str, int]
+    """Cache hits and misses."""
+
+
+def report_json(report: VerifyReport) -> VerifyJson:
+    """The `--format json` document's submission part (the whole results files, read back one at a time)."""
+    return {"submissions": [submission_report(s).model_dump(mode="json") for s in report.submissions],
+            "cache": {"hits": report.cache_hits, "misses": report.cache_misses}}
+
+
+def submission_report(sub: SubmissionResult) -> SubmissionReport:
+    """One submission as the `--format json` document reports it: its whole results file, else its runs."""
+    entry = SubmissionReport(path=sub.path, submission_id=sub.manifest.id if sub.manifest else None,
+                             track=sub.manifest.track if sub.manifest else None, profile=sub.profile,
+                             cached=sub.cached, runs=sub.runs)
+    if sub.results is None:
+        return entry
+    r = sub.results.load()  # the whole file, read back from disk one submission at a time
+    return entry.model_copy(update={
+        "runs": r.runs, "cells": r.cells, "claims": r.claims, "prereg_check": r.prereg_check,
+        "defeaters": r.defeaters, "predictions": r.predictions, "null_results": r.null_results, "digest": r.digest})

@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
 import altair as alt
+
+from checker.render.tables import Row
+
+Datasets = Mapping[str, Sequence[Row]]
+"""A chart's named datasets: name -> rows (inlined in its spec)."""
+VegaSpec = dict[str, Any]  # Any: a Vega-Lite spec is JSON of Vega-Lite's own schema, which Altair checks (not modelled here)
 
 # Okabe & Ito's colour-blind-safe palette (vermillion, orange, bluish green, sky blue, grey): the
 # parts stay distinguishable under protanopia, deuteranopia and tritanopia, and in dark mode.
@@ -147,13 +153,13 @@ _KINDS: dict[str, Callable[[], str]] = {"decomposition": _decomposition, "channe
           "cells-agent": _cells_agent, "cells-constraint": _cells_constraint, "cells-completion": _cells_completion}
 
 
-def spec(kind: str, datasets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def spec(kind: str, datasets: Datasets) -> VegaSpec:
     """The cached Altair spec of `kind` with `datasets` inlined (a fresh dict each call)."""
-    out: dict[str, Any] = json.loads(_KINDS[kind]())
+    out: VegaSpec = json.loads(_KINDS[kind]())
     out["datasets"] = copy.deepcopy(datasets)
     return out
 
 
-def dumps(chart: dict[str, Any]) -> str:
+def dumps(chart: VegaSpec) -> str:
     """Deterministic JSON for a spec file."""
     return json.dumps(chart, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"

@@ -10,17 +10,21 @@ database evidence (what the episode changed, what the task required, where the t
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
+from checker.format.cell_tables import CompletionCellTables, Proportion
 from checker.format.errors import LogFormatError
 from checker.format.logio import file_sha256, read_events
 from checker.format.numbers import fmt
 from checker.format.results_completion import Change, EpisodeResult
 from checker.format.results_model import CellResult, ResultsFile, RunResult
 from checker.format.schema.completion import Message, ToolCall, ToolResult
-from checker.render.paths import url_of
-from checker.render.tables import Column, Table
+from checker.render.context import CompletionCell, CompletionRun
+from checker.render.paths import cell_path, url_of
+from checker.render.stream import Listing
+from checker.render.tables import Column, Row, Table
 
 PARTS = ("claimed, verified", "transfer, verified", "false claim", "transfer, not verified", "step limit",
          "not counted")
@@ -35,51 +39,65 @@ MAX_LOG_BYTES = 64 * 1024 * 1024
 """A larger log is not read for the dialogue (its page links the raw log instead)."""
 
 
-def table(c: CellResult) -> dict[str, Any]:
-    """The cell's completion table (`CellResult.tables`), or an empty one."""
-    return c.tables if c.tables.get("track") == "completion" else {}
+def table(c: CellResult) -> CompletionCellTables | None:
+    """The cell's completion tables (`CellResult.tables`), None when the cell has none."""
+    return c.completion_tables
 
 
-def _p(t: dict[str, Any], key: str) -> dict[str, Any]:
-    value = t.get(key)
-    return value if isinstance(value, dict) else {}
-
-
-def interval(p: dict[str, Any]) -> str | None:
+def interval(p: Proportion | None) -> str | None:
     """`[0.354, 0.489]` of a proportion's Wilson interval (None when undefined)."""
-    ci = p.get("wilson95")
-    return f"[{fmt(ci[0])}, {fmt(ci[1])}]" if isinstance(ci, list) and len(ci) == 2 else None
+    ci = p.wilson95 if p is not None else None
+    return f"[{fmt(ci[0])}, {fmt(ci[1])}]" if ci is not None and len(ci) == 2 else None
 
 
-def board_key_text(t: dict[str, Any]) -> str | None:
+def board_key_text(t: CompletionCellTables | None) -> str | None:
     """`τ-bench airline · tau-bench-airline (3f2d4636…) · 50 tasks × 4 trials`."""
-    b = _p(t, "board")
-    if not b:
+    b = t.board if t is not None else None
+    if b is None:
         return None
-    trials = b.get("trials_per_task")
-    return (f"{b.get('benchmark')} {b.get('domain')} · {b.get('task_set')} ({str(b.get('task_set_digest'))[:8]}…) · "
-            f"{b.get('tasks')} tasks × {trials if trials else '—'} trials")
+    trials = b.trials_per_task
+    return (f"{b.benchmark} {b.domain} · {b.task_set} ({b.task_set_digest[:8]}…) · "
+            f"{b.tasks} tasks × {trials if trials else '—'} trials")
 
 
-def board_of(t: dict[str, Any]) -> tuple[str, int | None] | None:
+def board_of(t: CompletionCellTables | None) -> tuple[str, int | None] | None:
     """The board a cell belongs on: (task-set digest, trials per task), None when it cannot be placed."""
-    b = _p(t, "board")
-    if not b or not b.get("complete"):
+    b = t.board if t is not None else None
+    if b is None or not b.complete:
         return None
-    return str(b.get("task_set_digest")), b.get("trials_per_task")
+    return b.task_set_digest, b.trials_per_task
 
 
-def row_extras(c: CellResult) -> dict[str, Any]:
+def not_on_a_board(t: CompletionCellTables | None) -> str:
+    """Why a cell is on no board (its board key's reason, else that it names no task set)."""
+    b = t.board if t is not None else None
+    return (b.why if b is not None else None) or "no task set"
+
+
+class RowExtras(TypedDict):
+    """The completion columns of a leaderboard row (`COLUMNS`); None when the cell has no completion tables."""
+
+    verified_ci: str | None
+    n: int | None
+    verified_k: int | None
+    claimed_rate: float | None
+    false_claim_rate: float | None
+    false_claims: str | None
+    pass_k: float | None
+    pass_k_label: str | None
+    board_key: str | None
+
+
+def row_extras(c: CellResult) -> RowExtras:
     """The completion columns of a leaderboard row."""
     t = table(c)
-    verified, claimed, false = _p(t, "verified"), _p(t, "claimed"), _p(t, "false_claims")
-    pass_k = t.get("pass_k") or []
-    last = pass_k[-1] if pass_k else {}
+    last = t.pass_k[-1] if t is not None and t.pass_k else None
     return {
-        "verified_ci": interval(verified), "n": verified.get("n"), "verified_k": verified.get("k"),
-        "claimed_rate": claimed.get("rate"), "false_claim_rate": false.get("rate"),
-        "false_claims": f"{false.get('k')} of {false.get('n')}" if false else None,
-        "pass_k": last.get("value"), "pass_k_label": f"pass^{last.get('k')}" if last else None,
+        "verified_ci": interval(t.verified) if t else None, "n": t.verified.n if t else None,
+        "verified_k": t.verified.k if t else None, "claimed_rate": t.claimed.rate if t else None,
+        "false_claim_rate": t.false_claims.rate if t else None,
+        "false_claims": f"{t.false_claims.k} of {t.false_claims.n}" if t else None,
+        "pass_k": last.value if last else None, "pass_k_label": f"pass^{last.k}" if last else None,
         "board_key": board_key_text(t),
     }
 
@@ -94,18 +112,18 @@ COLUMNS = [
 """The completion-specific columns of the board, after the ranked figure."""
 
 
-def parts(c: CellResult) -> tuple[list[tuple[str, float | None]], list[dict[str, Any]], str]:
+def parts(c: CellResult) -> tuple[list[tuple[str, float | None]], list[Row], str]:
     """(part shares of the declared episodes, the Wilson interval of the verified boundary, the n note)."""
     t = table(c)
-    d = _p(t, "decomposition")
-    n = t.get("episodes_declared") or 0
-    if not d or not n:
+    n = t.episodes_declared if t is not None else 0
+    if t is None or not n:
         return [(p, None) for p in PARTS], [], "no declared episode"
-    counts = [d.get("claimed_verified"), d.get("transfer_verified"), d.get("false_claims"),
-              d.get("transfer_not_verified"), (d.get("step_limit") or 0) + (d.get("error") or 0), d.get("not_counted")]
-    values = [(p, (k / n) if isinstance(k, int) else None) for p, k in zip(PARTS, counts, strict=True)]
-    ci = _p(t, "verified").get("wilson95")
-    return values, ([{"lo": ci[0], "hi": ci[1], "boundary": "verified"}] if isinstance(ci, list) else []), \
+    d = t.decomposition
+    counts = [d.claimed_verified, d.transfer_verified, d.false_claims, d.transfer_not_verified,
+              d.step_limit + d.error, d.not_counted]
+    values: list[tuple[str, float | None]] = [(p, k / n) for p, k in zip(PARTS, counts, strict=True)]
+    ci = t.verified.wilson95
+    return values, ([{"lo": ci[0], "hi": ci[1], "boundary": "verified"}] if ci is not None else []), \
         f"{n} declared episodes"
 
 
@@ -127,55 +145,64 @@ DECOMPOSITION_COLUMNS = [
 """The columns of a cell's claimed / verified decomposition."""
 
 
-def decomposition_table(r: ResultsFile, cells: list[CellResult], cell_href: Any, name: str = "decomposition") -> Table:
+def _decomposition_row(r: Listing, c: CellResult) -> Row:
+    t = table(c)
+    row: dict[str, object] = {"cell": c.cell, "cell_href": url_of(cell_path(r, c.cell))}
+    if t is None:
+        return {**row, **{col.key: None for col in DECOMPOSITION_COLUMNS if col.key != "cell"}}
+    d, verified, claimed, false = t.decomposition, t.verified, t.claimed, t.false_claims
+    return {
+        **row, "declared": t.episodes_declared,
+        "verified": verified.k, "verified_rate": verified.rate, "verified_ci": interval(verified),
+        "claimed": claimed.k, "claimed_rate": claimed.rate,
+        "claimed_verified": d.claimed_verified, "false_claims": d.false_claims,
+        "false_rate": false.rate, "false_ci": interval(false),
+        "no_write": d.false_no_effected_write, "wrong_writes": d.false_wrong_writes,
+        "output_missing": d.false_output_missing, "transfer_verified": d.transfer_verified,
+        "transfer_not": d.transfer_not_verified, "step_limit": d.step_limit,
+        "not_counted": d.not_counted,
+    }
+
+
+def decomposition_table(r: Listing, cells: list[CellResult], name: str = "decomposition") -> Table:
     """Per cell: the claimed / verified decomposition of its declared episodes, counts with shares and intervals."""
-    rows = []
-    for c in cells:
-        t = table(c)
-        d = _p(t, "decomposition")
-        verified, claimed, false = _p(t, "verified"), _p(t, "claimed"), _p(t, "false_claims")
-        rows.append({
-            "cell": c.cell, "cell_href": url_of(cell_href(r, c.cell)), "declared": t.get("episodes_declared"),
-            "verified": verified.get("k"), "verified_rate": verified.get("rate"), "verified_ci": interval(verified),
-            "claimed": claimed.get("k"), "claimed_rate": claimed.get("rate"),
-            "claimed_verified": d.get("claimed_verified"), "false_claims": d.get("false_claims"),
-            "false_rate": false.get("rate"), "false_ci": interval(false),
-            "no_write": d.get("false_no_effected_write"), "wrong_writes": d.get("false_wrong_writes"),
-            "output_missing": d.get("false_output_missing"), "transfer_verified": d.get("transfer_verified"),
-            "transfer_not": d.get("transfer_not_verified"), "step_limit": d.get("step_limit"),
-            "not_counted": d.get("not_counted"),
-        })
     return Table(name, "Claimed vs verified: every declared episode, by how it ended and whether the database "
                  "check verifies it (counts; rates over declared episodes, false claims over claims)",
-                 DECOMPOSITION_COLUMNS, rows,
+                 DECOMPOSITION_COLUMNS, [_decomposition_row(r, c) for c in cells],
                  empty="No cells.")
+
+
+def cell_claims(r: Listing, c: CellResult) -> CompletionCell:
+    """A completion cell page's claims channel: the decomposition first, then pass^k, the writes and the board key."""
+    return {"decomposition": decomposition_table(r, [c], "claims"), "pass_k": pass_k_table(c),
+            "writes": writes_table(c), "board": board_key_text(table(c))}
 
 
 def pass_k_table(c: CellResult) -> Table:
     """pass^k of a cell with its bootstrap interval over tasks."""
     t = table(c)
-    rows = [{"k": p.get("k"), "value": p.get("value"),
-             "ci": f"[{fmt(p['ci95'][0])}, {fmt(p['ci95'][1])}]" if isinstance(p.get("ci95"), list) else None,
-             "tasks": p.get("tasks"), "trials": p.get("trials")} for p in t.get("pass_k") or []]
+    rows: list[Row] = [{"k": p.k, "value": p.value, "ci": f"[{fmt(p.ci95[0])}, {fmt(p.ci95[1])}]",
+                        "tasks": p.tasks, "trials": p.trials} for p in (t.pass_k if t is not None else [])]
     return Table("pass-k", "pass^k: the chance that all k of a task's trials are verified (mean over tasks), with a 95% "
                  "bootstrap interval over tasks", [Column("k", "k", numeric=True), Column("value", "pass^k", numeric=True),
                                                   Column("ci", "95% interval"), Column("tasks", "tasks", numeric=True),
                                                   Column("trials", "trials per task", numeric=True)], rows,
-                 empty=str(t.get("pass_k_note") or "Undefined."))
+                 empty=str((t.pass_k_note if t is not None else None) or "Undefined."))
 
 
 def writes_table(c: CellResult) -> Table:
     """The cell's write calls against the tasks' gold writes."""
-    w = _p(table(c), "writes")
-    rows = [{"status": k, "calls": w.get(k)} for k in ("matched", "wrong", "missing", "extra", "error")]
+    t = table(c)
+    rows: list[Row] = [{"status": k, "calls": getattr(t.writes, k) if t is not None else None}
+                       for k in ("matched", "wrong", "missing", "extra", "error")]
     return Table("writes", "Write calls against the gold writes (counted episodes): matched, same tool with other "
                  "arguments, gold writes never made, writes no gold write asks for, refused by the environment",
                  [Column("status", "status"), Column("calls", "calls", numeric=True)], rows, sortable=False)
 
 
-def episode_rows(runs: list[RunResult], run_href: Any) -> list[dict[str, Any]]:
+def episode_rows(runs: list[RunResult], run_href: Callable[[RunResult], str]) -> list[Row]:
     """One row per episode of a cell: verdict, ending, claim, verification, writes."""
-    rows = []
+    rows: list[Row] = []
     for run in runs:
         e = run.episode
         m = run.metrics
@@ -196,21 +223,21 @@ def seeds_text(seeds: list[str]) -> str | None:
     return f"{len(seeds)}: {seeds[0]} … {seeds[-1]}"
 
 
-def episodes_summary(r: ResultsFile, cell_href: Any, name: str = "gate") -> Table:
+def episodes_summary(r: ResultsFile, name: str = "gate") -> Table:
     """Episodes per cell, by verdict and ending (every episode is listed on its cell's page)."""
     counts: dict[tuple[str, str, str], int] = {}
     for run in r.runs:
         ending = run.episode.ending.replace("_", " ") if run.episode is not None else "not scored"
         key = (str(run.cell), run.verdict, ending)
         counts[key] = counts.get(key, 0) + 1
-    rows = [{"cell": cell, "cell_href": url_of(cell_href(r, cell)), "verdict": verdict, "ending": ending,
-             "episodes": n} for (cell, verdict, ending), n in sorted(counts.items())]
+    rows: list[Row] = [{"cell": cell, "cell_href": url_of(cell_path(r, cell)), "verdict": verdict, "ending": ending,
+                        "episodes": n} for (cell, verdict, ending), n in sorted(counts.items())]
     return Table(name, "Episodes by verdict and ending (each cell's page lists every episode, with its run page)",
                  [Column("cell", "cell", link="cell_href"), Column("verdict", "verdict"), Column("ending", "ending"),
                   Column("episodes", "episodes", numeric=True)], rows, empty="No runs reported.")
 
 
-def episodes_table(runs: list[RunResult], run_href: Any, name: str = "runs") -> Table:
+def episodes_table(runs: list[RunResult], run_href: Callable[[RunResult], str], name: str = "runs") -> Table:
     """Every episode of a cell (links to the run viewer)."""
     return Table(name, "Episodes: how each ended, whether it claimed completion, whether the database verifies it",
                  [Column("seed", "episode", link="run_href"), Column("verdict", "verdict"), Column("ending", "ending"),
@@ -220,10 +247,11 @@ def episodes_table(runs: list[RunResult], run_href: Any, name: str = "runs") -> 
 
 
 def _changes(name: str, caption: str, changes: list[Change], empty: str) -> Table:
-    rows = [{"table": ch.table, "key": ch.key, "path": ch.path or "(whole record)",
-             "before": ch.before if isinstance(ch.before, str) or ch.before is None else json.dumps(ch.before),
-             "after": ch.after if isinstance(ch.after, str) or ch.after is None else json.dumps(ch.after)}
-            for ch in changes]
+    rows: list[Row] = [
+        {"table": ch.table, "key": ch.key, "path": ch.path or "(whole record)",
+         "before": ch.before if isinstance(ch.before, str) or ch.before is None else json.dumps(ch.before),
+         "after": ch.after if isinstance(ch.after, str) or ch.after is None else json.dumps(ch.after)}
+        for ch in changes]
     return Table(name, caption, [Column("table", "table"), Column("key", "record"), Column("path", "field"),
                                  Column("before", "before" if name != "db-wrong" else "gold"),
                                  Column("after", "after" if name != "db-wrong" else "this episode")],
@@ -236,7 +264,17 @@ def _cut(text: str | None, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters; the raw log has all)"
 
 
-def dialogue(run: RunResult, root: Path) -> tuple[list[dict[str, Any]] | None, str]:
+class DialogueLine(TypedDict):
+    """One line of a run page's dialogue: a message, a tool call or a tool result."""
+
+    line: int
+    who: str
+    what: str
+    mark: NotRequired[str]
+    """`closing claim` on the reply the user closed the chat after."""
+
+
+def dialogue(run: RunResult, root: Path) -> tuple[list[DialogueLine] | None, str]:
     """The episode's dialogue read from its log (line, who, what), or None with the reason."""
     path = root / run.path
     try:
@@ -246,7 +284,7 @@ def dialogue(run: RunResult, root: Path) -> tuple[list[dict[str, Any]] | None, s
     if not ok:
         return None, ("The log is not available beside these results (or its bytes differ from the recorded SHA-256): "
                       "the dialogue is not shown; follow the raw-log link.")
-    rows: list[dict[str, Any]] = []
+    rows: list[DialogueLine] = []
     try:
         for line, ev in read_events(path):
             if isinstance(ev, Message):
@@ -265,7 +303,7 @@ def dialogue(run: RunResult, root: Path) -> tuple[list[dict[str, Any]] | None, s
     return rows, ""
 
 
-def run_context(run: RunResult, logs_root: Path | None) -> dict[str, Any] | None:
+def run_context(run: RunResult, logs_root: Path | None) -> CompletionRun | None:
     """What a completion run's page shows beyond the common parts (None for other tracks)."""
     e: EpisodeResult | None = run.episode
     if e is None:
@@ -275,8 +313,9 @@ def run_context(run: RunResult, logs_root: Path | None) -> dict[str, Any] | None
     if rows is not None and closing is not None:
         for row in rows:
             row["mark"] = "closing claim" if row["line"] == closing else ""
-    writes = [{"line": w.line, "tool": w.name, "target": w.target if w.target is None or isinstance(w.target, str)
-               else json.dumps(w.target), "status": w.status} for w in e.write_calls]
+    writes: list[Row] = [{"line": w.line, "tool": w.name, "status": w.status,
+                          "target": w.target if w.target is None or isinstance(w.target, str) else json.dumps(w.target)}
+                         for w in e.write_calls]
     return {
         "ending": e.ending.replace("_", " "), "claimed": e.claimed, "verified": e.verified, "reward": e.reward,
         "reward_computed": e.reward_computed, "database_matches": e.database_matches,

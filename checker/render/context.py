@@ -6,9 +6,13 @@ through the `fmt` and `md` filters, so a context can be tested without rendering
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from checker.render.tables import Table
+
+if TYPE_CHECKING:
+    from checker.render.ranking import BoardRow
+    from checker.render.reported import ReportedGroup
 
 
 class BoardRef(TypedDict):
@@ -22,7 +26,7 @@ class BoardRef(TypedDict):
     """"higher is better ↑" or "lower is better ↓" (from the metric registry)."""
     table: Table
     unranked: Table
-    leaders: list[dict[str, Any]]
+    leaders: list[BoardRow]
     n_ranked: int
     n_undefined: int
     n_unranked: int
@@ -81,6 +85,17 @@ class SummaryRow(TypedDict):
     triggered_defeaters: int
 
 
+class RankedModel(TypedDict):
+    """A language model ranked on a board (the home page names them)."""
+
+    model: str
+    track: str
+    cell: str
+    href: str
+    """The ranked cell's page (site-relative URL)."""
+    rank: str
+
+
 class HomeContext(PageContext):
     """`index.md`."""
 
@@ -88,8 +103,8 @@ class HomeContext(PageContext):
     n_runs: int
     n_valid: int
     completions: int | None
-    ranked_models: list[dict[str, str]]
-    """Language models (backbones of real, not synthetic, runs) ranked on some board: model, track, cell link."""
+    ranked_models: list[RankedModel]
+    """Language models (backbones of real, not synthetic, runs) ranked on some board."""
     agent_valid_runs: int
     constraint_valid_runs: int
     null_table: Table
@@ -168,6 +183,16 @@ class SubmissionContext(PageContext):
     manifest_fields: list[tuple[str, str]]
 
 
+class CompletionCell(TypedDict):
+    """A completion cell's claims channel (`checker.render.completion`): the decomposition first."""
+
+    decomposition: Table
+    pass_k: Table
+    writes: Table
+    board: str | None
+    """The board key in words (benchmark, task set, trials per task); None when the cell names no task set."""
+
+
 class CellContext(PageContext):
     """`results/<id>/<cell>.md`: the citable per-cell permalink."""
 
@@ -213,7 +238,7 @@ class CellContext(PageContext):
     commit: str | None
     charts: list[ChartRef]
     run_links: list[Link]
-    completion: dict[str, Any] | None
+    completion: CompletionCell | None
     """Completion track: the claimed / verified decomposition, pass^k, writes and board key (`checker.render.completion`)."""
 
 
@@ -260,7 +285,95 @@ class FormatExtraContext(TypedDict):
     schemas: list[Link]
 
 
-def page(root: str, title: str) -> dict[str, Any]:
-    """The `PageContext` fields (as a plain dict to splat into a specific context)."""
+class PagerLink(TypedDict):
+    """One entry of a long run's pager (`…` for a gap: no link)."""
+
+    text: str
+    href: str
+    current: bool
+
+
+class CompletionRun(TypedDict):
+    """What a completion run's page shows beyond the common parts (`checker.render.completion.run_context`)."""
+
+    ending: str
+    claimed: bool
+    verified: bool
+    reward: float
+    reward_computed: bool
+    database_matches: bool | None
+    false_claim: str
+    """Why a claimed episode is not verified, in words (empty when it is, or claims nothing)."""
+    closing_claim: str | None
+    closing_line: int | None
+    task_id: int | None
+    outputs: list[tuple[str, bool]]
+    """Required output -> said in some reply, sorted."""
+    data_hash: str | None
+    gold_data_hash: str | None
+    changes_cut: bool
+    changed: Table
+    required: Table
+    wrong: Table
+    writes: Table
+    dialogue: Table | None
+    """None when the log cannot be read beside the results (`dialogue_note` says why)."""
+    dialogue_note: str
+
+
+class RunContext(PageContext):
+    """`runs/<submission>/<run>/` (and `turns-N/`): one run's page, rendered straight to HTML (`run.html.j2`)."""
+
+    run_id: str
+    sid: str
+    submission_href: str
+    cell: str | None
+    cell_href: str
+    seed: str | None
+    verdict: str
+    reasons: list[str]
+    track: str
+    path: str
+    sha256: str | None
+    commit: str | None
+    raw: str
+    """The raw log at the pinned commit in the code repository (empty when either is unknown)."""
+    page: int
+    pager: list[PagerLink]
+    n_pages: int
+    n_turns: int
+    gds: dict[str, int] | None
+    gate: Table
+    milestones: Table
+    mismatches: Table
+    metrics: Table
+    turns: Table | None
+    timeline: Table | None
+    timeline_note: str
+    completion: CompletionRun | None
+    """Completion track, first page: the closing claim, the database evidence and the dialogue."""
+
+
+class PartLink(TypedDict):
+    """One page of a reported source split over several: where it is, and the titles of its groups."""
+
+    href: str
+    titles: list[str]
+
+
+class ReportedPartContext(PageContext):
+    """`reported/<source>.md` (and `-part-N.md`): one page of a reported-not-verified source."""
+
+    table: Table
+    groups: list[ReportedGroup]
+    """The source's row groups on this page."""
+    source_dir: str
+    part: int
+    parts: list[PartLink]
+    """Every page of a source split over several (empty for a one-page source)."""
+
+
+def page(root: str, title: str) -> PageContext:
+    """The `PageContext` fields, to splat into a specific context."""
     return {"root": root, "page_title": title,
             "generated_note": "Generated by `driftboard build` from the verified results files; do not edit."}

@@ -14,9 +14,10 @@ Two labels, both derived from the verified results file only:
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
-from checker.format.results_model import CellResult, ResultsFile, RunResult
+from checker.format.results_model import CellResult, RunResult
+from checker.render.stream import Listing
 
 SMALL_N_SHARE = 0.5
 """A constraint cell whose runs answer less than this share of the declared set's turns is "small n"."""
@@ -25,7 +26,39 @@ LATE_PREREG_BADGE = "pre-registration written after the runs"
 SMALL_N = "small n"
 
 
-def prereg_label(r: ResultsFile) -> str | None:
+@dataclass(frozen=True)
+class Coverage:
+    """How much of its problem set a constraint cell's runs answer (the counts behind "n of N")."""
+
+    problems: int
+    """Distinct problems answered by the cell's VALID runs."""
+    problems_of: int | None
+    """Problems in the named set (None: no run reports the set's size)."""
+    turns: int
+    turns_of: int | None
+    """The set's turns times the declared runs: the most the cell could answer."""
+    runs_of: int
+    """Declared runs (reported ones when none is declared)."""
+    share: float | None
+    small_n: bool | None
+    """Under `SMALL_N_SHARE` of `turns_of` (None: undefined)."""
+    text: str | None
+    """`n of N problems, n of N turns` and the small-n mark (None: undefined)."""
+
+
+@dataclass(frozen=True)
+class SubmissionCoverage:
+    """A constraint submission's evidence in one line (`text`), in a few words for listings (`short`)."""
+
+    text: str | None
+    short: str | None
+    small_n: bool | None
+
+
+NO_COVERAGE = SubmissionCoverage(None, None, None)
+
+
+def prereg_label(r: Listing) -> str | None:
     """When the pre-registration was written, relative to the runs (None: not known)."""
     if r.prereg_written_after_runs:
         return LATE_PREREG
@@ -67,8 +100,8 @@ def _covered(runs: list[RunResult]) -> tuple[int, int]:
     return len(problems), turns
 
 
-def cell_coverage(r: ResultsFile, cell: CellResult) -> dict[str, Any]:
-    """`{problems, problems_of, turns, turns_of, runs_of, share, small_n, text}` of a constraint cell.
+def cell_coverage(r: Listing, cell: CellResult) -> Coverage:
+    """The `Coverage` of a constraint cell.
 
     `turns_of` counts every declared seed (or every reported one when none is declared), so a cell
     that reports one of its three declared runs covers at most a third. Undefined (None) when no
@@ -79,39 +112,49 @@ def cell_coverage(r: ResultsFile, cell: CellResult) -> dict[str, Any]:
     problems, turns = _covered(runs)
     declared = len(cell.seeds_declared) or len(cell.seeds_reported) or 1
     if set_problems is None or set_turns is None:
-        return {"problems": problems, "problems_of": None, "turns": turns, "turns_of": None, "runs_of": declared,
-                "share": None, "small_n": None, "text": None}
+        return Coverage(problems, None, turns, None, declared, None, None, None)
     turns_of = set_turns * declared
     share = turns / turns_of if turns_of else None
     small = share is not None and share < SMALL_N_SHARE
-    text = (f"{_count(problems)} of {_count(set_problems)} problems, {_count(turns)} of {_count(turns_of)} turns"
-            + (f" ({declared} runs)" if declared > 1 else "") + (f" · {SMALL_N}" if small else ""))
-    return {"problems": problems, "problems_of": set_problems, "turns": turns, "turns_of": turns_of,
-            "runs_of": declared, "share": share, "small_n": small, "text": text}
+    text = f"{_count(problems)} of {_count(set_problems)} problems, {_count(turns)} of {_count(turns_of)} turns"
+    return Coverage(problems, set_problems, turns, turns_of, declared, share, small, text + _runs_of(declared, small))
 
 
-def submission_coverage(r: ResultsFile) -> dict[str, Any]:
-    """`{text, short, small_n}`: the submission's evidence in one line, and in a few words for listings.
+def _runs_of(declared: int, small: bool) -> str:
+    """What follows a cell's "n of N": how many runs it was declared with, and the small-n mark."""
+    return (f" ({declared} runs)" if declared > 1 else "") + (f" · {SMALL_N}" if small else "")
 
-    Constraint track only; None elsewhere (agent evidence is its valid runs, shown beside it).
+
+def submission_coverage(r: Listing) -> SubmissionCoverage:
+    """The submission's evidence in one line, and in a few words for listings.
+
+    Constraint track only; undefined (None) elsewhere (agent evidence is its valid runs, shown beside it).
     """
-    if r.track != "constraint":
-        return {"text": None, "short": None, "small_n": None}
-    cells = [cell_coverage(r, c) for c in r.cells if not c.comparator]
-    known = [c for c in cells if c["turns_of"] is not None]
+    known = _known(r) if r.track == "constraint" else []
     if not known:
-        return {"text": None, "short": None, "small_n": None}
+        return NO_COVERAGE
+    turns = sum(c.turns for c in known)
+    turns_of = sum(c.turns_of or 0 for c in known)
+    small = any(c.small_n for c in known)
+    short = f"{_count(turns)} of {_count(turns_of)} turns" + (f" · {SMALL_N}" if small else "")
+    return SubmissionCoverage(_submission_text(r, known, turns, turns_of, small), short, small)
+
+
+def _known(r: Listing) -> list[Coverage]:
+    """The coverage of every drift cell of `r` whose problem set's size is known."""
+    cells = [cell_coverage(r, c) for c in r.cells if not c.comparator]
+    return [c for c in cells if c.turns_of is not None]
+
+
+def _submission_text(r: Listing, known: list[Coverage], turns: int, turns_of: int, small: bool) -> str:
+    """`SubmissionCoverage.text` (the cells in `known` cover `turns` of `turns_of`)."""
     set_problems, set_turns = _set_sizes(r.runs)
     problems, _ = _covered(r.runs)
-    turns = sum(c["turns"] for c in known)
-    turns_of = sum(c["turns_of"] for c in known)
-    runs = sum(c["runs_of"] for c in known)
-    small = any(c["small_n"] for c in known)
+    runs = sum(c.runs_of for c in known)
     text = (f"{_count(problems)} of {_count(set_problems or 0)} problems and {_count(turns)} of {_count(turns_of)} "
             f"turns ({100 * turns / turns_of:.1f}%) over {len(known)} cell{'s' * (len(known) != 1)} and "
             f"{runs} declared run{'s' * (runs != 1)} ({_count(set_turns or 0)} turns per run of the set)")
-    short = f"{_count(turns)} of {_count(turns_of)} turns" + (f" · {SMALL_N}" if small else "")
     if small:
         text += (f" · {SMALL_N}: a cell covering less than {SMALL_N_SHARE:.0%} of its problem set's turns is listed "
                  "after the others and not ranked against them")
-    return {"text": text, "short": short, "small_n": small}
+    return text

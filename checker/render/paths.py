@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from checker.format.results_model import ResultsFile
+from checker.format.results_model import ResultsSummary
 from checker.render.text import slug
 
 
-def submission_path(r: ResultsFile) -> str:
+def submission_path(r: ResultsSummary) -> str:
     """Docs-relative Markdown path of a submission page."""
     return f"submissions/{slug(r.submission_id)}.md"
 
 
-def cell_path(r: ResultsFile, cell: str) -> str:
+def cell_path(r: ResultsSummary, cell: str) -> str:
     """Docs-relative Markdown path of a cell permalink page (`results/<id>/<cell>.md`)."""
     return f"results/{slug(r.submission_id)}/{slug(cell)}.md"
 

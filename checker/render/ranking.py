@@ -13,19 +13,81 @@ produced them (system, backbone, harness, dates, checker version, tokens where l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TypedDict
 
-from checker.format.results_model import CellResult, ResultsFile
+from checker.format.results_model import CellResult, RunResult
 from checker.render import completion
 from checker.render.evidence import SMALL_N, cell_coverage, prereg_label
 from checker.render.metrics import definition, header, higher_is_better, rank_metric
 from checker.render.paths import cell_path, submission_path, url_of
+from checker.render.stream import Listing
 from checker.render.tables import Column, Table
 
 UNDEFINED_BECAUSE = {"agent": "0 reference beats", "constraint": "0 scored turns", "completion": "0 declared episodes"}
 """Why a track's ranking figure is undefined when the runs behind it have nothing to count."""
 FACETS = [("backbone", "backbone"), ("data", "data"), ("profile", "profile")]
+CHANNELS = ("consistent", "drift", "contradiction", "other")
+
+
+class Identity(TypedDict):
+    """Who and what produced a submission's cells (the leaderboard's columns after the figures)."""
+
+    system: str | None
+    backbone: str
+    harness: str | None
+    submitted: str | None
+    verified: str | None
+    checker: str
+    profile: str
+    data: str
+    """`synthetic` or `real`."""
+    submission_id: str
+    href: str
+
+
+class BoardRow(Identity, total=False):
+    """One leaderboard row (raw values; undefined is None); the mechanism keys are the track's."""
+
+    cell: str
+    cell_href: str
+    figure: float | None
+    """The all-declared figure of the ranking metric."""
+    valid_only: float | None
+    rank: int | None
+    valid_of_declared: str
+    why: str
+    """Why the row is not ranked (empty when it is)."""
+    prereg: str | None
+    coverage: str | None
+    small_n: bool
+    tokens: float | None
+    # agent
+    drift_total: float | None
+    gds_bind: float | None
+    gds_abandon: float | None
+    gds_aligned: float | None
+    ref_beats: float | None
+    completions: float | None
+    # constraint
+    consistent_share: float | None
+    drift_share: float | None
+    contradiction_share: float | None
+    other_share: float | None
+    turns: int | None
+    # completion (`checker.render.completion.row_extras`)
+    verified_ci: str | None
+    n: int | None
+    verified_k: int | None
+    claimed_rate: float | None
+    false_claim_rate: float | None
+    false_claims: str | None
+    pass_k: float | None
+    pass_k_label: str | None
+    board_key: str | None
+    board: tuple[str, int | None] | None
+    """The board the cell belongs on: (task-set digest, trials per task); None when it cannot be placed."""
 
 
 @dataclass
@@ -38,7 +100,7 @@ class Board:
     table: Table
     unranked: Table
     """Submissions whose results say `ranked: false` (never ranked), with the reason."""
-    leaders: list[dict[str, Any]]
+    leaders: list[BoardRow]
     """The row(s) ranked first (several on a tie); empty when nothing is ranked."""
     excluded_because: list[tuple[str, int]]
     """Why submissions are not ranked: (reason, cells) per distinct reason, most cells first."""
@@ -46,16 +108,22 @@ class Board:
     n_undefined: int
     """Rows listed after the ranked ones: undefined figure or small n."""
 
+    def named(self, name: str) -> Board:
+        """The same board with its tables named for another page (`<name>`, `<name>-unranked`): new Table objects."""
+        return replace(self, table=replace(self.table, name=name),
+                       unranked=replace(self.unranked, name=f"{name}-unranked"))
+
 
 def _mean(c: CellResult, name: str) -> float | None:
     agg = c.metrics.get(name)
     return agg.mean if agg is not None else None
 
 
-def _share(c: CellResult, key: str) -> float | None:
-    overall = c.tables.get("overall")
-    v = overall.get(key) if isinstance(overall, dict) else None
-    return v if isinstance(v, int | float) and not isinstance(v, bool) else _mean(c, key)
+def _share(c: CellResult, channel: str) -> float | None:
+    """A channel's share of the cell's turns with a ledger (the cell's mean of the runs' shares when undefined)."""
+    tables = c.constraint_tables
+    value = tables.overall.share(channel) if tables is not None else None
+    return value if value is not None else _mean(c, f"{channel}_share")
 
 
 def _sum(c: CellResult, name: str) -> float | None:
@@ -66,97 +134,126 @@ def _sum(c: CellResult, name: str) -> float | None:
     return sum(vals) if vals else None
 
 
-def is_ranked(r: ResultsFile) -> tuple[bool, str]:
+def is_ranked(r: Listing) -> tuple[bool, str]:
     """(ranked, why not): the integrity rules' verdict in the results file (`ranked`, `unranked_reason`)."""
     return r.ranked, r.unranked_reason or ""
 
 
-def why_undefined(r: ResultsFile, c: CellResult, metric: str) -> str:
+def _counted(run: RunResult, track: str) -> object:
+    """What a run's ranking figure counts: its reference beats (agent) or its scored turns (constraint)."""
+    if track == "constraint":
+        return run.metric("turns") or 0
+    return run.gds.reference_beats if run.gds is not None else run.metric("drift_ref_beats")
+
+
+def _nothing_counted(r: Listing, c: CellResult) -> bool | None:
+    """Whether every VALID run of the cell has nothing to count (0 reference beats, 0 turns); None: no VALID run."""
+    runs = [run for run in r.runs if run.cell == c.cell and run.verdict == "VALID"]
+    if not runs:
+        return None
+    return r.track in UNDEFINED_BECAUSE and all(_counted(run, r.track) == 0 for run in runs)
+
+
+def why_undefined(r: Listing, c: CellResult, metric: str) -> str:
     """Why a cell's ranking figure is undefined, in a few words for a badge."""
     if metric not in c.all_declared:
         return "undefined: no declared seeds (no pre-registration)" if not c.n_declared else "undefined: no all-declared figure"
-    runs = [run for run in r.runs if run.cell == c.cell and run.verdict == "VALID"]
-    if not runs:
+    nothing = _nothing_counted(r, c)
+    if nothing is None:
         return "undefined: no valid run"
-    if r.track == "agent" and all((run.gds.reference_beats if run.gds is not None else run.metric("drift_ref_beats")) == 0
-                                  for run in runs):
-        return "undefined: " + UNDEFINED_BECAUSE["agent"]
-    if r.track == "constraint" and all((run.metric("turns") or 0) == 0 for run in runs):
-        return "undefined: " + UNDEFINED_BECAUSE["constraint"]
+    if nothing:
+        return "undefined: " + UNDEFINED_BECAUSE[r.track]
     return f"undefined: {metric} undefined for every declared seed"
 
 
-def _identity(r: ResultsFile) -> dict[str, Any]:
-    m = r.manifest
-    harness = m.get("harness")
-    harness_s = None
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _harness(harness: object) -> str | None:
     if isinstance(harness, dict):
-        harness_s = " ".join(str(harness[k]) for k in ("name", "version") if harness.get(k)) or None
-    elif isinstance(harness, str):
-        harness_s = harness
-    return {"system": m.get("system") if isinstance(m.get("system"), str) else None,
-            "backbone": m.get("backbone") if isinstance(m.get("backbone"), str) and m.get("backbone") else "not stated",
-            "harness": harness_s, "submitted": r.provenance.submitted, "verified": r.provenance.verified,
-            "checker": r.checker_version, "profile": r.profile, "data": "synthetic" if r.synthetic else "real",
-            "submission_id": r.submission_id, "href": url_of(submission_path(r))}
+        return " ".join(str(harness[k]) for k in ("name", "version") if harness.get(k)) or None
+    return _text(harness)
 
 
-def cell_row(r: ResultsFile, c: CellResult, metric: str) -> dict[str, Any]:
+def _identity(r: Listing) -> Identity:
+    m = r.manifest
+    return {"system": _text(m.get("system")), "backbone": _text(m.get("backbone")) or "not stated",
+            "harness": _harness(m.get("harness")), "submitted": r.provenance.submitted,
+            "verified": r.provenance.verified, "checker": r.checker_version, "profile": r.profile,
+            "data": "synthetic" if r.synthetic else "real", "submission_id": r.submission_id,
+            "href": url_of(submission_path(r))}
+
+
+def _mechanism(r: Listing, c: CellResult, row: BoardRow) -> None:
+    """The track's decomposition (and tokens) of the cell, into `row`."""
+    if r.track == "completion":
+        row.update(completion.row_extras(c))
+        return
+    if r.track == "agent":
+        row.update({"drift_total": _mean(c, "drift_total"), "gds_bind": _mean(c, "gds_bind"),
+                    "gds_abandon": _mean(c, "gds_abandon"), "gds_aligned": _mean(c, "gds_aligned"),
+                    "ref_beats": _mean(c, "drift_ref_beats"), "completions": _sum(c, "completions"),
+                    "tokens": _sum(c, "llm_tokens")})
+        return
+    tables = c.constraint_tables
+    row.update({"consistent_share": _share(c, "consistent"), "drift_share": _share(c, "drift"),
+                "contradiction_share": _share(c, "contradiction"), "other_share": _share(c, "other"),
+                "turns": tables.overall.turns if tables is not None else None, "tokens": _sum(c, "llm_tokens")})
+
+
+def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
     """One leaderboard row (raw values; undefined is None)."""
     ad = c.all_declared.get(metric)
     figure = ad.value if ad is not None else None
-    row: dict[str, Any] = {**_identity(r), "cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)),
-                           "figure": figure, "valid_only": _mean(c, metric), "rank": None,
-                           "valid_of_declared": f"{c.valid_runs} of {c.n_declared or c.runs}"
-                           + (" declared" if c.n_declared else " reported"),
-                           "why": "" if figure is not None else why_undefined(r, c, metric)}
-    row["prereg"] = prereg_label(r)
-    row["coverage"] = None
-    row["small_n"] = False
+    declared = f"{c.valid_runs} of {c.n_declared or c.runs}" + (" declared" if c.n_declared else " reported")
+    row: BoardRow = {**_identity(r), "cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)), "figure": figure,
+                     "valid_only": _mean(c, metric), "rank": None, "valid_of_declared": declared,
+                     "why": "" if figure is not None else why_undefined(r, c, metric), "prereg": prereg_label(r),
+                     "coverage": None, "small_n": False}
     if r.track == "constraint":
         cov = cell_coverage(r, c)
-        row["coverage"], row["small_n"] = cov["text"], bool(cov["small_n"])
+        row["coverage"], row["small_n"] = cov.text, bool(cov.small_n)
         if row["small_n"] and figure is not None:
             row["why"] = f"{SMALL_N}: under half of the problem set's turns, not ranked"
-    if r.track == "agent":
-        row.update(drift_total=_mean(c, "drift_total"), gds_bind=_mean(c, "gds_bind"),
-                   gds_abandon=_mean(c, "gds_abandon"), gds_aligned=_mean(c, "gds_aligned"),
-                   ref_beats=_mean(c, "drift_ref_beats"), completions=_sum(c, "completions"),
-                   tokens=_sum(c, "llm_tokens"))
-    elif r.track == "completion":
-        row.update(completion.row_extras(c))
-        placed = completion.board_of(completion.table(c))
+    if r.track == "completion":
+        placed = completion.board_of(c.completion_tables)
         row["board"] = placed
         if placed is None and figure is not None:
             row["small_n"] = True  # listed after the ranked cells, unranked: not comparable with them
-            board = completion.table(c).get("board") or {}
-            row["why"] = f"not on a board: {board.get('why') or 'no task set'}"
-    else:
-        for ch in ("consistent", "drift", "contradiction", "other"):
-            row[f"{ch}_share"] = _share(c, f"{ch}_share")
-        overall = c.tables.get("overall") if isinstance(c.tables.get("overall"), dict) else {}
-        row["turns"] = overall.get("turns") if isinstance(overall, dict) else None
-        row["tokens"] = _sum(c, "llm_tokens")
+            row["why"] = f"not on a board: {completion.not_on_a_board(c.completion_tables)}"
+    _mechanism(r, c, row)
     return row
 
 
-def rank_rows(rows: list[dict[str, Any]], higher: bool) -> list[dict[str, Any]]:
+def _by_figure(rows: list[BoardRow], higher: bool) -> list[BoardRow]:
+    """Rows with a figure, best first in the metric's direction (then by submission and cell)."""
+    def key(x: BoardRow) -> tuple[float, str, str]:
+        figure = x["figure"] or 0.0
+        return -figure if higher else figure, x["submission_id"], x["cell"]
+    return sorted(rows, key=key)
+
+
+def rank_rows(rows: list[BoardRow], higher: bool) -> list[BoardRow]:
     """Ranked rows, then small-n rows, then undefined ones.
 
     Ranked rows are ordered by figure in the metric's direction (ties share a rank); small-n rows
     follow by figure, unranked and marked; undefined rows come last, unranked, with why.
     """
-    defined = [x for x in rows if x["figure"] is not None and not x.get("small_n")]
-    small = [x for x in rows if x["figure"] is not None and x.get("small_n")]
-    undefined = [x for x in rows if x["figure"] is None]
-    small.sort(key=lambda x: (-x["figure"] if higher else x["figure"], x["submission_id"], x["cell"]))
-    defined.sort(key=lambda x: (-x["figure"] if higher else x["figure"], x["submission_id"], x["cell"]))
-    prev: float | None = None
-    for i, x in enumerate(defined):
-        x["rank"] = i + 1 if prev is None or x["figure"] != prev else defined[i - 1]["rank"]
-        prev = x["figure"]
-    undefined.sort(key=lambda x: (x["submission_id"], x["cell"]))
+    with_figure = [x for x in rows if x["figure"] is not None]
+    defined = _by_figure([x for x in with_figure if not x.get("small_n")], higher)
+    small = _by_figure([x for x in with_figure if x.get("small_n")], higher)
+    undefined = sorted((x for x in rows if x["figure"] is None), key=lambda x: (x["submission_id"], x["cell"]))
+    _number(defined)
     return defined + small + undefined
+
+
+def _number(ranked: list[BoardRow]) -> None:
+    """Set each row's rank: its place, or the rank of the row before when their figures tie."""
+    prev: float | None = None
+    for i, x in enumerate(ranked):
+        x["rank"] = i + 1 if prev is None or x["figure"] != prev else ranked[i - 1]["rank"]
+        prev = x["figure"]
 
 
 def columns(track: str, metric: str) -> list[Column]:
@@ -173,13 +270,12 @@ def columns(track: str, metric: str) -> list[Column]:
                 Column("gds_aligned", header("gds_aligned"), numeric=True, help=definition("gds_aligned")),
                 Column("ref_beats", "reference beats (mean)", numeric=True),
                 Column("completions", header("completions"), numeric=True)]
+    elif track == "completion":
+        mech = list(completion.COLUMNS)
     else:
-        mech = [Column(f"{ch}_share", f"{ch} share", numeric=True)
-                for ch in ("consistent", "drift", "contradiction", "other")]
+        mech = [Column(f"{ch}_share", f"{ch} share", numeric=True) for ch in CHANNELS]
         mech.append(Column("turns", "turns", numeric=True))
         mech.append(Column("coverage", "n of N (problem set)"))
-    if track == "completion":
-        mech = list(completion.COLUMNS)
     tail = [Column("valid_of_declared", "valid of declared"), Column("why", "not ranked because", badge=True),
             Column("submission_id", "submission", link="href"), Column("system", "system"),
             Column("backbone", "backbone"), Column("harness", "harness"), Column("data", "data"),
@@ -189,28 +285,10 @@ def columns(track: str, metric: str) -> list[Column]:
     return head + mech + tail
 
 
-def _one_board(rows: list[dict[str, Any]]) -> None:
-    """Rank like with like: completion cells on the board most cells are on (task set, trials per task); others apart."""
-    counts: dict[Any, int] = {}
-    for x in rows:
-        if x.get("board") is not None:
-            counts[x["board"]] = counts.get(x["board"], 0) + 1
-    if not counts:
-        return
-    main = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
-    for x in rows:
-        if x.get("board") is not None and x["board"] != main and x["figure"] is not None:
-            x["small_n"] = True
-            x["why"] = (f"another board (task set {str(x['board'][0])[:8]}…, {x['board'][1]} trials per task): "
-                        "not ranked with these")
-
-
-def board(track: str, results: list[ResultsFile], name: str = "leaderboard") -> Board:
-    """The ranked leaderboard of a track over every results file of that track."""
-    metric = rank_metric(track)
-    higher = bool(higher_is_better(metric))
-    rows: list[dict[str, Any]] = []
-    excluded: list[dict[str, Any]] = []
+def _rows(track: str, results: Sequence[Listing], metric: str) -> tuple[list[BoardRow], list[BoardRow]]:
+    """(rows of ranked submissions, rows of the others with why) of a track's drift cells."""
+    rows: list[BoardRow] = []
+    excluded: list[BoardRow] = []
     for r in results:
         if r.track != track:
             continue
@@ -224,20 +302,44 @@ def board(track: str, results: list[ResultsFile], name: str = "leaderboard") -> 
             else:
                 row["why"] = "not ranked: " + (reason or "excluded by the integrity rules")
                 excluded.append(row)
+    return rows, sorted(excluded, key=lambda x: (x["submission_id"], x["cell"]))
+
+
+def _one_board(rows: list[BoardRow]) -> None:
+    """Rank like with like: completion cells on the board most cells are on (task set, trials per task); others apart."""
+    counts: dict[tuple[str, int | None], int] = {}
+    for x in rows:
+        placed = x.get("board")
+        if placed is not None:
+            counts[placed] = counts.get(placed, 0) + 1
+    if not counts:
+        return
+    main = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
+    for x in rows:
+        placed = x.get("board")
+        if placed is not None and placed != main and x["figure"] is not None:
+            x["small_n"] = True
+            x["why"] = (f"another board (task set {placed[0][:8]}…, {placed[1]} trials per task): "
+                        "not ranked with these")
+
+
+def board(track: str, results: Sequence[Listing], name: str = "leaderboard") -> Board:
+    """The ranked leaderboard of a track over every results file of that track."""
+    metric = rank_metric(track)
+    higher = bool(higher_is_better(metric))
+    ranked, excluded = _rows(track, results, metric)
     if track == "completion":
-        _one_board(rows)
-    rows = rank_rows(rows, higher)
+        _one_board(ranked)
+    rows = rank_rows(ranked, higher)
     arrow = "higher is better ↑" if higher else "lower is better ↓"
     cols = columns(track, metric)
     table = Table(name, f"Ranked by {metric}, all declared runs ({arrow}); small n and undefined figures last, unranked",
                   cols, rows, empty=f"No {track}-track cells yet.", facets=FACETS, sticky=True)
     excl = Table(f"{name}-unranked", "Submissions excluded from ranking by the integrity rules (never ranked)",
-                 cols, sorted(excluded, key=lambda x: (x["submission_id"], x["cell"])),
-                 empty="None.", sticky=True)
-    leaders = [x for x in rows if x["rank"] == 1]
+                 cols, excluded, empty="None.", sticky=True)
     reasons: dict[str, int] = {}
     for x in excluded:
         reasons[x["why"]] = reasons.get(x["why"], 0) + 1
     because = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
-    return Board(track, metric, table, excl, leaders, because, sum(1 for x in rows if x["rank"] is not None),
-                 sum(1 for x in rows if x["rank"] is None))
+    return Board(track, metric, table, excl, [x for x in rows if x["rank"] == 1], because,
+                 sum(1 for x in rows if x["rank"] is not None), sum(1 for x in rows if x["rank"] is None))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from checker.render.runs import ROWS_BYTES_PER_PAGE, page_ranges, row_bytes
-from checker.render.tables import Column, Table
+from checker.render.tables import Column, Row, Table
 from checker.render.text import slug
 
 PART_BYTES = ROWS_BYTES_PER_PAGE
@@ -42,7 +42,7 @@ def reported_groups(table: Table) -> list[ReportedGroup]:
     """`table` (one whole source file) split into its row groups; a file without a group column is one group."""
     keys = [c.key for c in table.columns]
     by = next((k for k in GROUP_COLUMNS if k in keys), None)
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[Row]] = {}
     for row in table.rows:
         groups.setdefault("" if by is None else str(row.get(by)), []).append(row)
     out: list[ReportedGroup] = []

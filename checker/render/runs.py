@@ -12,14 +12,15 @@ downloads of their own (the submission's results file, linked from the submissio
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from checker.format.results_model import ResultsFile, RunResult
 from checker.render import completion
 from checker.render.citation import REPO
+from checker.render.context import PagerLink, RunContext, page
 from checker.render.paths import cell_path, root_of, submission_path, url_of
-from checker.render.tables import Column, Table
+from checker.render.tables import Column, Row, Table
 from checker.render.text import md_escape, slug
 from checker.render.timeline import agent_timeline, constraint_dialogue
 
@@ -35,7 +36,7 @@ _CELL_BYTES = 9
 """Markup around one table cell (`<td></td>`)."""
 
 
-def row_bytes(row: dict[str, Any]) -> int:
+def row_bytes(row: Row) -> int:
     """Estimated bytes of one table row as rendered: the escaped text of every value plus the cell markup."""
     return 9 + sum(_CELL_BYTES + (len(str(md_escape(v)).encode("utf-8")) if isinstance(v, str) else 5)
                    for v in row.values())
@@ -64,10 +65,10 @@ def pager_window(n_pages: int, current: int, neighbours: int = PAGER_NEIGHBOURS)
     """
     shown = sorted({1, n_pages, *range(max(1, current - neighbours), min(n_pages, current + neighbours) + 1)})
     out: list[int | None] = []
-    for i, page in enumerate(shown):
-        if i and page > shown[i - 1] + 1:
+    for i, number in enumerate(shown):
+        if i and number > shown[i - 1] + 1:
             out.append(None)
-        out.append(page)
+        out.append(number)
     return out
 
 
@@ -133,8 +134,8 @@ def _metrics(run: RunResult) -> Table:
                  downloads=False)
 
 
-def _turn_rows(run: RunResult, dialogue: dict[int, tuple[str, str]] | None) -> list[dict[str, Any]]:
-    rows = []
+def _turn_rows(run: RunResult, dialogue: dict[int, tuple[str, str]] | None) -> list[Row]:
+    rows: list[Row] = []
     for t in run.turns or []:
         asked, answered = (dialogue or {}).get(t.line, (None, None))
         rows.append({"line": t.line, "problem": t.problem_id, "domain": t.domain, "turn": t.turn_number,
@@ -145,7 +146,7 @@ def _turn_rows(run: RunResult, dialogue: dict[int, tuple[str, str]] | None) -> l
     return rows
 
 
-def _turns(rows: list[dict[str, Any]], lo: int, hi: int, dialogue: bool) -> Table:
+def _turns(rows: list[Row], lo: int, hi: int, dialogue: bool) -> Table:
     dialogue_cols = ([Column("asked", "user message", wide=True), Column("answered", "model response", wide=True)]
                      if dialogue else [])
     return Table("turns", f"Turns {lo + 1}–{hi} of {len(rows)}: "
@@ -159,7 +160,7 @@ def _turns(rows: list[dict[str, Any]], lo: int, hi: int, dialogue: bool) -> Tabl
                  downloads=False)
 
 
-def _timeline(rows: list[dict[str, Any]], lo: int, hi: int, total: int) -> Table:
+def _timeline(rows: list[Row], lo: int, hi: int, total: int) -> Table:
     return Table("timeline", f"Log events {lo + 1}–{min(hi, total)} of {total}: beats (label, plan step, aimed "
                  "target, where the click landed), plan steps, milestone claims, evidence, levels",
                  [Column("line", "line", numeric=True), Column("turn", "beat", numeric=True), Column("event", "event"),
@@ -170,54 +171,85 @@ def _timeline(rows: list[dict[str, Any]], lo: int, hi: int, total: int) -> Table
                  empty="No events on this page.", downloads=False)
 
 
+@dataclass
+class _Body:
+    """What a run's pages list page by page: constraint turns, or agent log events (the timeline), and why not."""
+
+    turn_rows: list[Row]
+    timeline: list[Row] | None
+    dialogue: bool
+    """The turn rows carry the dialogue read from the log."""
+    note: str
+    """Why the timeline (agent) or the dialogue (constraint) is not shown ("" when it is)."""
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.timeline if self.timeline is not None else self.turn_rows
+
+
+def _body(r: ResultsFile, run: RunResult, logs_root: Path | None) -> _Body:
+    if r.track == "agent":
+        timeline, note = agent_timeline(run, logs_root) if logs_root is not None else (
+            None, "Timeline not built (no submission tree given).")
+        return _Body([], timeline, False, note if timeline is None else "")
+    if r.track != "constraint":  # a completion run's dialogue is on its first page (`checker.render.completion`)
+        return _Body([], None, False, "")
+    dialogue, note = constraint_dialogue(run, logs_root) if logs_root is not None else (
+        None, "Dialogue not shown (no submission tree given).")
+    return _Body(_turn_rows(run, dialogue), None, dialogue is not None, note if dialogue is None else "")
+
+
+def _pager(r: ResultsFile, run: RunResult, ranges: list[tuple[int, int]], p: int, unit: str) -> list[PagerLink]:
+    """The pager of page `p` of a run's pages (empty for a one-page run)."""
+    if len(ranges) == 1:
+        return []
+    lo, hi = ranges[p - 1]
+    return [{"text": "…", "current": False, "href": ""} if i is None else
+            {"text": f"{unit} {ranges[i - 1][0] + 1}–{ranges[i - 1][1]}" if i != p else
+             f"{unit} {lo + 1}–{hi} (page {p} of {len(ranges)})",
+             "href": url_of(run_path(r, run, i)), "current": i == p}
+            for i in pager_window(len(ranges), p)]
+
+
+def _page_tables(r: ResultsFile, body: _Body, lo: int, hi: int) -> tuple[Table | None, Table | None]:
+    """(turns, timeline): the rows `lo`..`hi` of a run's turns (constraint) or log events (agent timeline)."""
+    turns = _turns(body.turn_rows, lo, hi, body.dialogue) if r.track == "constraint" else None
+    timeline = _timeline(body.timeline, lo, hi, len(body.rows)) if body.timeline is not None else None
+    return turns, timeline
+
+
+def _links(r: ResultsFile, run: RunResult, repository: str) -> tuple[str, str]:
+    """(the run's cell page, its raw log at the pinned commit): site-relative, and "" when unknown."""
+    commit = r.provenance.commit
+    cell_href = url_of(cell_path(r, run.cell)) if run.cell is not None else ""
+    return cell_href, f"{repository}/blob/{commit}/{run.path}" if repository and commit else ""
+
+
 def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
-              repository: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+              repository: str | None = None) -> list[tuple[str, RunContext]]:
     """(docs path, context) of every page of one run: page 1 holds everything, later pages more turns or events.
 
     `logs_root`: where run paths resolve to read an agent log for its timeline (None: no timeline).
     `repository`: the code repository's URL raw logs are linked in (default: this checkout's CITATION.cff).
     The page is rendered to HTML by `run.html.j2` (outside MkDocs: `checker.render.shell`).
     """
-    repository = REPOSITORY if repository is None else repository
-    timeline: list[dict[str, Any]] | None = None
-    note = "Timeline not built (no submission tree given)."
-    dialogue: dict[int, tuple[str, str]] | None = None
-    dialogue_note = "Dialogue not shown (no submission tree given)."
-    if r.track == "agent" and logs_root is not None:
-        timeline, note = agent_timeline(run, logs_root)
-    elif r.track == "constraint" and logs_root is not None:
-        dialogue, dialogue_note = constraint_dialogue(run, logs_root)
-    turn_rows = _turn_rows(run, dialogue) if r.track == "constraint" else []
-    rows = timeline if timeline is not None else turn_rows
-    n_turns = len(rows)
-    ranges = page_ranges([row_bytes(row) for row in rows], TURNS_PER_PAGE, ROWS_BYTES_PER_PAGE)
-    n_pages = len(ranges)
-    commit = r.provenance.commit
-    raw = f"{repository}/blob/{commit}/{run.path}" if repository and commit else ""
-    unit = "events" if timeline is not None else "turns"
+    body = _body(r, run, logs_root)
+    ranges = page_ranges([row_bytes(row) for row in body.rows], TURNS_PER_PAGE, ROWS_BYTES_PER_PAGE)
+    cell_href, raw = _links(r, run, REPOSITORY if repository is None else repository)
+    unit = "events" if body.timeline is not None else "turns"
     pages_out = []
     for p, (lo, hi) in enumerate(ranges, start=1):
         md = run_path(r, run, p)
-        pager = [{"text": "…", "current": False, "href": ""} if i is None else
-                 {"text": f"{unit} {ranges[i - 1][0] + 1}–{ranges[i - 1][1]}" if i != p else
-                  f"{unit} {lo + 1}–{hi} (page {p} of {n_pages})",
-                  "href": url_of(run_path(r, run, i)), "current": i == p}
-                 for i in pager_window(n_pages, p)]
-        ctx: dict[str, Any] = {
-            "root": root_of(md), "page_title": f"Run {run_slug(run)}" + (f" (turns page {p})" if p > 1 else ""),
-            "generated_note": "Generated by `driftboard build` from the verified results files; do not edit.",
+        turns, timeline = _page_tables(r, body, lo, hi)
+        ctx: RunContext = {
+            **page(root_of(md), f"Run {run_slug(run)}" + (f" (turns page {p})" if p > 1 else "")),
             "run_id": run.run_id or run.path, "sid": r.submission_id, "submission_href": url_of(submission_path(r)),
-            "cell": run.cell, "cell_href": url_of(cell_path(r, run.cell)) if run.cell is not None else "",
-            "seed": run.seed, "verdict": run.verdict, "reasons": list(run.reasons), "track": r.track,
-            "path": run.path, "sha256": run.log_sha256, "commit": commit, "raw": raw, "page": p,
-            "pager": pager if n_pages > 1 else [], "n_pages": n_pages, "n_turns": n_turns,
-            "gds": run.gds.model_dump() if run.gds else None,
+            "cell": run.cell, "cell_href": cell_href, "seed": run.seed, "verdict": run.verdict,
+            "reasons": list(run.reasons), "track": r.track, "path": run.path, "sha256": run.log_sha256,
+            "commit": r.provenance.commit, "raw": raw, "page": p, "pager": _pager(r, run, ranges, p, unit),
+            "n_pages": len(ranges), "n_turns": len(body.rows), "gds": run.gds.model_dump() if run.gds else None,
             "gate": _gate(run), "milestones": _milestones(run), "mismatches": _mismatches(run),
-            "metrics": _metrics(run),
-            "turns": _turns(turn_rows, lo, hi, dialogue is not None) if r.track == "constraint" else None,
-            "timeline": _timeline(timeline, lo, hi, n_turns) if timeline is not None else None,
-            "timeline_note": (note if r.track == "agent" and timeline is None
-                              else dialogue_note if r.track == "constraint" and dialogue is None else ""),
+            "metrics": _metrics(run), "turns": turns, "timeline": timeline, "timeline_note": body.note,
             "completion": completion.run_context(run, logs_root) if r.track == "completion" and p == 1 else None,
         }
         pages_out.append((md, ctx))

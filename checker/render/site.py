@@ -13,53 +13,52 @@ Per-submission and per-cell pages are left out of the navigation (they are linke
 pages), which keeps the build linear in the number of pages. Run pages do not go through MkDocs at
 all: their bodies are rendered to HTML and put into the theme's page shell (`checker.render.shell`).
 The build streams the results: one submission's results file in memory at a time, the pages
-across submissions built from light records (`checker.render.stream`). The generated sources are
+across submissions built from light records (`checker.render.stream`), each track's board ranked
+once for the home and track pages. `assemble` runs the steps: the hand-written pages, each
+submission's pages (`checker.render.pages`), the index pages, the reference pages
+(`checker.render.reference_pages`), the release pages (`checker.render.releases`); files are
+written by `checker.render.writer`. The generated sources are
 deterministic: the same results give byte-identical files, and so does the site MkDocs builds from
 them (it gets a fixed `SOURCE_DATE_EPOCH`, see `BUILD_EPOCH`; `tests/test_determinism.py`).
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import json
 import logging
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import jinja2
-from markupsafe import Markup
-
-from checker.format.errors import DriftboardError, UsageError
+from checker.format.errors import UsageError
 from checker.format.logio import file_sha256
+from checker.format.release_model import ReleaseFile
 from checker.format.results_model import ResultsFile
 from checker.pipeline.releases import RELEASES_DIR, read_releases
-from checker.render import pages
+from checker.render import pages, ranking
 from checker.render.citation import site_url
-from checker.render.context import ChartRef, MetricsContext, ReportedContext, page
-from checker.render.hooks import fragments_path
-from checker.render.metrics import METRICS, documented
 from checker.render.paths import url_of
-from checker.render.releases import release_files, release_label, results_changelog
-from checker.render.reported import part_path, reported_parts
+from checker.render.reference_pages import (
+    METRIC_PAGES,
+    write_changelog,
+    write_format_schemas,
+    write_metrics,
+    write_reported,
+    write_submit,
+)
+from checker.render.releases import release_files, release_label
 from checker.render.runs import repository_url, run_pages
 from checker.render.shell import Stager, publish_runs, write_shell_sources
-from checker.render.stream import iter_results, light, results_paths
-from checker.render.tables import Column, Table, write_downloads
-from checker.render.text import fmt, md_escape, slug, sort_key
+from checker.render.stream import LightResults, iter_results, light, results_paths
+from checker.render.writer import SiteBuildError, Writer
 
 REPO = Path(__file__).resolve().parents[2]
 """The checkout the package runs from (an editable install); not a project root once installed with `pip install .`."""
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 TRACKS = ("agent", "constraint", "completion")
 SITE_URL = site_url()
 """The one base URL (`site_url` in mkdocs.yml; `checker.render.citation`)."""
-REPORTED_DIRS = ("checker/harness/baselines/reported", "data/reported")
-"""Where the "reported, not verified" datasets live (CSV or JSON files), first existing wins."""
 STAGE = ".driftboard-stage"
 """Folder in the site folder where downloads wait while MkDocs builds (it never empties dot folders)."""
 MARKER = ".driftboard-generated"
@@ -72,24 +71,6 @@ MkDocs 1.6 stamps the build date (UTC) into `sitemap.xml` (`<lastmod>`, written 
 instead of the clock when it is set. 0 is the gzip format's "no time stamp" (RFC 1952): the
 site carries no build time, so building the same results on another day gives the same bytes.
 """
-
-
-class SiteBuildError(DriftboardError):
-    """The site could not be built (MkDocs reported warnings in strict mode, bad results, ...)."""
-
-
-def environment() -> jinja2.Environment:
-    """The one Jinja environment: autoescape on, undefined is an error, Markdown-safe filters."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-    )
-    env.filters["md"] = md_escape
-    env.filters["fmt"] = fmt
-    env.filters["sortkey"] = lambda v: "-Infinity" if v is None else sort_key(v)
-    # facet filters match rows by a digest of the value: no submitted string in an attribute
-    env.filters["facetkey"] = lambda v: hashlib.sha256(str(v).encode("utf-8")).hexdigest()[:16]
-    return env
 
 
 def load_results(results_dir: Path, only: set[str] | None = None) -> list[ResultsFile]:
@@ -159,134 +140,69 @@ def docs_dir_for(out: Path) -> Path:
     return out.parent / "docs" if out.name == "site" else out.parent / f"{out.name}-docs"
 
 
-class _Writer:
-    """Writes generated files, rendering Tables' downloads on the way."""
+def _fresh_docs(docs: Path, repo: Path) -> None:
+    """Empty `docs` (only a folder a build wrote) and copy the project's hand-written pages into it.
 
-    def __init__(self, docs: Path, downloads: Path | None = None) -> None:
-        self.docs = docs
-        self.downloads = downloads or docs
-        """Where `downloads/` is written: the docs folder, or a staging folder moved into the site after MkDocs."""
-        self.env = environment()
-        self.made: set[Path] = set()
-
-    def text(self, rel: str, content: str) -> None:
-        path = self.docs / rel
-        if path.parent not in self.made:  # one mkdir per folder, not per file (thousands of pages)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.made.add(path.parent)
-        path.write_text(content, encoding="utf-8")
-
-    def page(self, rel: str, template: str, ctx: Any) -> None:
-        """Render a page: tables and charts become fragments (see `hooks.py`), the rest Markdown."""
-        prefix = "downloads/" + rel.removesuffix(".md")
-        for table in _tables_in(ctx):
-            write_downloads(table, self.downloads, prefix, self.made)
-        fragments: list[str] = []
-        table_t = self.env.get_template("_table.html.j2")
-        chart_t = self.env.get_template("_chart.html.j2")
-
-        def slot(html: str) -> Markup:
-            fragments.append(html.strip("\n"))
-            return Markup(f'<div class="db-slot" data-slot="{len(fragments) - 1}"></div>')
-
-        def tbl(t: Table, extra_class: str = "") -> Markup:
-            return slot(table_t.render(t=t, extra_class=extra_class, root=ctx["root"]))
-
-        def chart(c: ChartRef) -> Markup:
-            return slot(chart_t.render(c=c, root=ctx["root"]))
-
-        def block(name: str, **kw: Any) -> Markup:
-            """A partial rendered to HTML and put in after Markdown (byte-exact text such as a citation)."""
-            return slot(self.env.get_template(name).render(**kw, root=ctx["root"]))
-
-        self.text(rel, self.env.get_template(template).render(**ctx, tbl=tbl, chart=chart, block=block))
-        if fragments:
-            self.text(fragments_path(Path("."), rel).as_posix(),
-                      json.dumps(fragments, ensure_ascii=False, indent=0) + "\n")
-
-    def html(self, template: str, ctx: Any) -> str:
-        """Render a page body straight to HTML (no Markdown pass): tables inline, no downloads (run pages)."""
-        table_t = self.env.get_template("_table.html.j2")
-
-        def tbl(t: Table, extra_class: str = "") -> Markup:
-            if t.downloads:
-                raise SiteBuildError(f"internal: table {t.name!r} on an HTML page asks for downloads")
-            return Markup(table_t.render(t=t, extra_class=extra_class, root=ctx["root"]).strip("\n"))
-
-        return self.env.get_template(template).render(**ctx, tbl=tbl)
-
-
-def _tables_in(ctx: Any) -> list[Table]:
-    """Every Table reachable from a context (top-level, in lists, in charts, in (name, table) pairs)."""
-    found: list[Table] = []
-
-    def visit(v: Any) -> None:
-        if isinstance(v, Table):
-            found.append(v)
-        elif isinstance(v, dict):
-            for x in v.values():
-                visit(x)
-        elif isinstance(v, list | tuple):
-            for x in v:
-                visit(x)
-
-    visit(ctx)
-    names = [t.name for t in found]
-    clash = {n for n in names if names.count(n) > 1}
-    if clash:
-        raise SiteBuildError(f"internal: duplicate table names on one page: {sorted(clash)}")
-    return found
-
-
-def reported_context(repo: Path) -> ReportedContext:
-    """Tables of the reported-not-verified datasets (CSV: header row; JSON: a list of objects)."""
-    src = next((repo / d for d in REPORTED_DIRS if (repo / d).is_dir()), None)
-    sources: list[tuple[str, Table]] = []
-    if src is not None:
-        for path in sorted(src.iterdir()):
-            rows: list[dict[str, Any]]
-            if path.suffix == ".csv":
-                with path.open(encoding="utf-8", newline="") as fh:
-                    rows = list(csv.DictReader(fh))
-            elif path.suffix == ".json":
-                data = json.loads(path.read_text(encoding="utf-8"))
-                data = data.get("rows", data) if isinstance(data, dict) else data
-                if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-                    continue
-                rows = [{k: (v if v is None or isinstance(v, str | int | float | bool) else json.dumps(v))
-                         for k, v in r.items()} for r in data]
-            else:
-                continue
-            keys: list[str] = []
-            for r in rows:
-                keys.extend(k for k in r if k not in keys)
-            rows = [{k: (None if r.get(k) in ("", None) else r.get(k)) for k in keys} for r in rows]
-            name = slug(path.stem)
-            sources.append((name, Table(name, f"Reported in {path.name} (not verified)",
-                                        [Column(k, k) for k in keys], rows)))
-    return {**page("../", "Reported, not verified"),  # type: ignore[typeddict-item]
-            "sources": sources, "source_dir": (src.relative_to(repo).as_posix() if src else REPORTED_DIRS[0]) + "/"}
-
-
-METRIC_PAGES = (("agent", "Agent track", "metrics/agent.md"), ("constraint", "Constraint track", "metrics/constraint.md"),
-                ("completion", "Completion track", "metrics/completion.md"))
-"""Tracks whose metric entries have a page of their own (page weight: one page of every entry loaded over 300 KB)."""
-
-
-def metrics_context(results: list[ResultsFile], track: str | None = None) -> MetricsContext:
-    """Definitions, plus any metric present in results that has no definition yet.
-
-    `track`: the context of that track's page (`METRIC_PAGES`); None: the first page (metrics of both tracks,
-    the undocumented ones, links to the tracks' pages).
+    Raises:
+        UsageError: `docs` exists, is not empty and was not written by a build.
     """
-    if track is not None:
-        label = next(lab for t, lab, _rel in METRIC_PAGES if t == track)
-        return {**page("../../", f"Metrics: {label.lower()}"),  # type: ignore[typeddict-item]
-                "metrics": METRICS, "undocumented": [], "sections": [(track, label)], "subpages": []}
-    seen = {name for r in results for c in r.cells for name in c.metrics}
-    return {**page("../", "Metrics"),  # type: ignore[typeddict-item]
-            "metrics": METRICS, "undocumented": sorted(seen - documented()), "sections": [("both", "Both tracks")],
-            "subpages": [(label, rel) for _t, label, rel in METRIC_PAGES]}
+    marker = docs / MARKER
+    if docs.exists():
+        if any(docs.iterdir()) and not marker.is_file():
+            raise UsageError(f"{docs}: exists and was not written by `driftboard build`; refusing to replace it "
+                             "(choose another --out)")
+        shutil.rmtree(docs)
+    docs.mkdir(parents=True)
+    marker.write_text("Generated by `driftboard build`; replaced on every build.\n", encoding="utf-8")
+    site_src = repo / "site"
+    if site_src.is_dir():
+        shutil.copytree(site_src, docs, dirs_exist_ok=True)
+
+
+def _submission_pages(results: Iterable[ResultsFile], w: Writer, repo: Path, logs_root: Path | None,
+                      releases: list[ReleaseFile]) -> list[LightResults]:
+    """Each submission's own pages (submission, cells, runs), one whole results file at a time; their light records.
+
+    Raises:
+        UsageError: two results files hold the same submission id.
+    """
+    base_url = site_url(repo / "mkdocs.yml")
+    repository = repository_url(repo)
+    charts: dict[str, str] = {}
+    stager = Stager(w.docs)
+    lights: dict[str, LightResults] = {}
+    for r in results:
+        if r.submission_id in lights:
+            raise UsageError(f"submission id {r.submission_id!r} appears in more than one results file")
+        w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, base_url))
+        for c in r.cells:
+            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, base_url, charts, releases))
+        stager.begin()
+        for run in r.runs:  # page by page: a long run's bodies are never all in memory
+            for rel, ctx in run_pages(r, run, logs_root, repository):
+                stager.add(url_of(rel), ctx["page_title"], w.html("run.html.j2", ctx))
+        lights[r.submission_id] = light(r)
+        del r  # the whole results file is released here; only the light record stays
+        for rel, text in charts.items():
+            w.text(rel, text)
+        charts.clear()
+    stager.finish()
+    return [lights[k] for k in sorted(lights)]
+
+
+def _index_pages(w: Writer, summaries: Sequence[LightResults], releases: list[ReleaseFile]) -> None:
+    """The pages across submissions: home, each track's leaderboard, the submissions index (boards built once)."""
+    charts: dict[str, str] = {}
+    label = release_label(releases, summaries, pages.release_of(summaries))
+    boards = {track: ranking.board(track, summaries) for track in TRACKS}
+    w.page("index.md", "index.md.j2", {**pages.home_context(summaries, list(TRACKS), charts, boards), "release": label})
+    for track in TRACKS:
+        has_definition = (w.docs / f"tracks/{track}.md").is_file()
+        w.page(f"leaderboards/{track}.md", "leaderboard.md.j2",
+               {**pages.track_context(track, summaries, charts, has_definition, boards[track]), "release": label})
+    w.page("submissions/index.md", "submissions.md.j2", pages.submissions_context(summaries))
+    for rel, text in sorted(charts.items()):
+        w.text(rel, text)
 
 
 def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None,
@@ -306,85 +222,19 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
     Raises:
         UsageError: two results files hold the same submission id; `docs` was not written by a build.
     """
-    marker = docs / MARKER
-    if docs.exists():
-        if any(docs.iterdir()) and not marker.is_file():
-            raise UsageError(f"{docs}: exists and was not written by `driftboard build`; refusing to replace it "
-                             "(choose another --out)")
-        shutil.rmtree(docs)
-    docs.mkdir(parents=True)
-    marker.write_text("Generated by `driftboard build`; replaced on every build.\n", encoding="utf-8")
-    site_src = repo / "site"
-    if site_src.is_dir():
-        shutil.copytree(site_src, docs, dirs_exist_ok=True)
-    base_url = site_url(repo / "mkdocs.yml")
-    repository = repository_url(repo)
-    w = _Writer(docs, downloads)
-    charts: dict[str, str] = {}
+    _fresh_docs(docs, repo)
+    w = Writer(docs, downloads)
     releases = read_releases(repo / RELEASES_DIR)  # committed release files: archived pages, changelog, citations
-    stager = Stager(docs)
-    lights: dict[str, ResultsFile] = {}
-    for r in results:
-        if r.submission_id in lights:
-            raise UsageError(f"submission id {r.submission_id!r} appears in more than one results file")
-        w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, base_url))
-        for c in r.cells:
-            w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, base_url, charts, releases))
-        stager.begin()
-        for run in r.runs:  # page by page: a long run's bodies are never all in memory
-            for rel, ctx in run_pages(r, run, logs_root, repository):
-                stager.add(url_of(rel), ctx["page_title"], w.html("run.html.j2", ctx))
-        lights[r.submission_id] = light(r)
-        del r  # the whole results file is released here; only the light record stays
-        for rel, text in charts.items():
-            w.text(rel, text)
-        charts.clear()
-    stager.finish()
+    summaries = _submission_pages(results, w, repo, logs_root, releases)
     write_shell_sources(docs)
-    summaries = [lights[k] for k in sorted(lights)]
-    del lights
-    label = release_label(releases, summaries, pages.release_of(summaries))
-
-    w.page("index.md", "index.md.j2", {**pages.home_context(summaries, list(TRACKS), charts), "release": label})
-    for track in TRACKS:
-        w.page(f"leaderboards/{track}.md", "leaderboard.md.j2",
-               {**pages.track_context(track, summaries, charts, (docs / f"tracks/{track}.md").is_file()),
-                "release": label})
-    w.page("submissions/index.md", "submissions.md.j2", pages.submissions_context(summaries))
-    reported = reported_context(repo)
-    w.page("reported.md", "reported.md.j2", reported)
-    for name, table in reported["sources"]:
-        parts = reported_parts(table)
-        links = [{"href": part_path(name, i).removeprefix("reported/"), "titles": [g["title"] for g in groups]}
-                 for i, groups in enumerate(parts, start=1)]
-        for i, groups in enumerate(parts, start=1):
-            w.page(part_path(name, i), "reported_source.md.j2",
-                   {**page("../../", table.caption + (f", part {i} of {len(parts)}" if len(parts) > 1 else "")),
-                    "table": table, "groups": groups, "source_dir": reported["source_dir"], "part": i,
-                    "parts": links if len(parts) > 1 else []})
-    w.page("metrics.md", "metrics.md.j2", metrics_context(summaries))
-    for track, _label, rel in METRIC_PAGES:
-        w.page(rel, "metrics.md.j2", metrics_context(summaries, track))
-    for rel, text in sorted(charts.items()):
-        w.text(rel, text)
-
-    from checker.format.schema.export import write_schemas
-
-    schema_files = write_schemas(docs / "schema")
-    if (docs / "format.md").is_file():
-        listing = "\n".join(f"- [`{p.name}`](schema/{p.name})" for p in sorted(schema_files))
-        extra = ("\n\n## JSON Schemas\n\nGenerated at build time from the same pydantic models the checker uses "
-                 f"(`driftboard schema --out DIR` writes the same files):\n\n{listing}\n")
-        w.text("format.md", (docs / "format.md").read_text(encoding="utf-8").rstrip("\n") + extra)
-    if (repo / "CHANGELOG.md").is_file():
-        software = (repo / "CHANGELOG.md").read_text(encoding="utf-8").removeprefix("# Changelog\n")
-        w.text("changelog.md", results_changelog(releases, summaries) + software)
+    _index_pages(w, summaries, releases)
+    write_reported(w, repo)
+    write_metrics(w, summaries)
+    write_format_schemas(w, docs)
+    write_changelog(w, repo, releases, summaries)
     for rel, text in release_files(releases, summaries, w.downloads).items():
         w.text(rel, text)
-    if not (docs / "submit.md").is_file():
-        w.text("submit.md", "# How to submit\n\nOpen a pull request adding `submissions/<id>/` with "
-               "`submission.yaml`, `prereg.yaml` and `runs/*.jsonl` (see [the log format](format.md)); "
-               "CI runs `driftboard verify` on it.\n")
+    write_submit(w, docs)
     return nav(docs)
 
 

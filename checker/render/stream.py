@@ -4,7 +4,8 @@
 pages (submission, cells, runs) from it, and keeps only its *light* record (`light`) for the pages
 that span submissions (home, track leaderboards, submissions, metrics, changelog). A results file
 of a DRIFT-Bench-size constraint submission holds about 22,000 per-turn records; fifty of them
-held at once were most of a 2.1 GB build. The light record is the same `ResultsFile` with:
+held at once were most of a 2.1 GB build. The light record (`LightResults`) has the fields of the
+`ResultsFile`, with:
 
 * every run's per-turn records replaced by one shared stub per distinct problem (only
   `problem_id` is set; any other field raises `AttributeError`, never a wrong value), so the
@@ -15,6 +16,8 @@ held at once were most of a 2.1 GB build. The light record is the same `ResultsF
   page lists mismatches.
 
 Every other field (cells and their tables, gate tables, verdicts, provenance, claims) is kept.
+The pages across submissions take a `Listing` (a whole results file or a light record); the
+pages of one submission and its runs take the whole `ResultsFile`.
 """
 
 from __future__ import annotations
@@ -24,8 +27,17 @@ from pathlib import Path
 
 from checker.format.errors import UsageError
 from checker.format.results_io import INDEX, read_results
-from checker.format.results_model import ResultsFile, TurnResult
+from checker.format.results_model import ResultsFile, ResultsSummary, TurnResult
 from checker.format.results_summary import KEEP_TURNS
+
+
+class LightResults(ResultsSummary):
+    """The light record of a results file (see the module docstring): per-turn records are problem-id stubs."""
+
+
+Listing = ResultsFile | LightResults
+"""What the pages across submissions read: a whole results file or its light record (runs' turns count, and
+name their problem; nothing else of a turn is there to read)."""
 
 
 def results_paths(results_dir: Path, only: set[str] | None = None) -> list[Path]:
@@ -48,7 +60,7 @@ def _stub(problem_id: str) -> TurnResult:
     return TurnResult.model_construct(problem_id=problem_id)  # type: ignore[call-arg]  # deliberately partial
 
 
-def light(r: ResultsFile) -> ResultsFile:
+def light(r: ResultsFile) -> LightResults:
     """The record the cross-submission pages are built from (see the module docstring)."""
     stubs: dict[str, TurnResult] = {}
     cut = sum(len(run.mismatches) for run in r.runs) > KEEP_TURNS
@@ -61,4 +73,5 @@ def light(r: ResultsFile) -> ResultsFile:
         if cut and len(run.mismatches) > 1:
             update["mismatches"] = run.mismatches[:1]
         runs.append(run.model_copy(update=update) if update else run)
-    return r.model_copy(update={"runs": runs})
+    fields = {name: getattr(r, name) for name in LightResults.model_fields}
+    return LightResults.model_construct(r.model_fields_set, **{**fields, "runs": runs})

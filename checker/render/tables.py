@@ -1,6 +1,6 @@
 """Tables: one object per table on the site, rendered as HTML and written as CSV and JSON downloads.
 
-A page never formats a table by hand: it builds a `Table`, the `_table.md.j2` partial renders it,
+A page never formats a table by hand: it builds a `Table`, the `_table.html.j2` partial renders it,
 and `write_downloads` writes the same rows as `<name>.csv` and `<name>.json`, so what a reader
 downloads is exactly what the page shows (raw values: undefined is empty in CSV and null in JSON).
 
@@ -16,12 +16,15 @@ import csv
 import io
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring as _encode_string  # C-accelerated
 from pathlib import Path
-from typing import Any
 
 Value = str | int | float | bool | None
+Row = Mapping[str, object]
+"""One row of a table: column key -> raw value (text, a number, a flag; None when undefined; anything else is shown
+and downloaded as its JSON)."""
 
 
 @dataclass
@@ -48,7 +51,7 @@ class Table:
     name: str
     caption: str
     columns: list[Column]
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: Sequence[Row] = field(default_factory=list)
     sortable: bool = True
     empty: str = "No rows."
     download: str = ""
@@ -131,7 +134,7 @@ def _csv_cell(value: Value) -> Value:
     return value
 
 
-def _plain(value: Any) -> Value:
+def _plain(value: object) -> Value:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return json.dumps(value, sort_keys=True, ensure_ascii=False)

@@ -12,14 +12,19 @@ pass over the log (linear in events) and the rows are paginated by the run viewe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from checker.format.errors import LogFormatError
 from checker.format.logio import file_sha256, read_events
-from checker.format.results_model import RunResult
+from checker.format.results_model import MilestoneDetail, RunResult
 from checker.format.schema.agent import Beat, Evidence, LevelEvent, MilestoneClaim, PlanStep
 from checker.format.schema.constraint import Turn
+from checker.format.schema.events import Event
+from checker.render.tables import Row
 
 MAX_LOG_BYTES = 512 * 1024 * 1024
 """A log larger than this is not read for the viewer (its page links the raw log instead)."""
@@ -32,64 +37,89 @@ def _sha256(path: Path) -> str | None:
         return None
 
 
-def _aim(params: dict[str, Any] | None) -> str | None:
+def _aim(params: Mapping[str, object] | None) -> str | None:
     if not params:
         return None
     return ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
 
 
-def agent_timeline(run: RunResult, root: Path = Path(".")) -> tuple[list[dict[str, Any]] | None, str]:
+@dataclass
+class _Recomputed:
+    """What the checker recomputed for a log's lines (from the run's record): landings, gate breaches, claim verdicts."""
+
+    landed: dict[int, JsonValue]
+    breaches: dict[int, list[str]]
+    claims: dict[int, MilestoneDetail]
+    steps: dict[str, PlanStep] = field(default_factory=dict)
+    """The plan steps read so far (a beat names its step)."""
+
+
+def _recomputed(run: RunResult) -> _Recomputed:
+    landed = {m.line: m.recomputed for m in run.mismatches if m.field == "target_ref" and m.line is not None}
+    breaches: dict[int, list[str]] = {}
+    if run.gate is not None:
+        for lines, what in ((run.gate.render_ceiling.lines, "render ceiling"),
+                            (run.gate.silent_degrade.lines, "silent degrade (no reference stamp)"),
+                            (run.gate.evidence.lines, "label contradicts the log's own rows")):
+            for line in lines:
+                breaches.setdefault(line, []).append(what)
+    return _Recomputed(landed, breaches, {m.line: m for m in run.milestones or []})
+
+
+def _beat_row(line: int, ev: Beat, known: _Recomputed) -> Row:
+    """A beat: its label, the click, the plan step it follows and where it aimed, where it landed, any breach."""
+    if ev.step_id:
+        step = known.steps.get(ev.step_id)
+        plan, aimed = ev.step_id, step.target_ref if step is not None else None
+    elif ev.shadow_step_id:
+        fields = ev.shadow_step_id.split("|")
+        plan = ev.shadow_step_id
+        aimed = fields[2] if len(fields) >= 3 and fields[2] != "-" else None
+    else:
+        plan, aimed = None, None
+    recomputed = known.landed.get(line, ev.target_ref)
+    return {"line": line, "turn": ev.turn, "event": "beat",
+            "what": f"{ev.action} ({ev.source_stamp or 'no label'})", "click": _aim(ev.params),
+            "plan": plan, "aimed": aimed, "recorded": ev.target_ref, "landed": recomputed,
+            "on_aim": (recomputed == aimed) if aimed is not None and ev.params is not None else None,
+            "breach": "; ".join(known.breaches.get(line, [])) or None}
+
+
+def _row(line: int, ev: Event, known: _Recomputed) -> Row | None:
+    """The timeline row of one log event (None for an event the timeline does not show)."""
+    if isinstance(ev, PlanStep):
+        known.steps[ev.step_id] = ev
+        return {"line": line, "turn": ev.turn, "event": "plan step",
+                "what": f"{ev.step_id} {ev.kind}" + (f" {ev.action}" if ev.action else ""), "aimed": ev.target_ref}
+    if isinstance(ev, Beat):
+        return _beat_row(line, ev, known)
+    if isinstance(ev, MilestoneClaim):
+        verdict = known.claims.get(line)
+        return {"line": line, "turn": ev.turn, "event": "milestone claimed",
+                "what": f"{ev.claim_id}" + (f" ({ev.step_id})" if ev.step_id else ""),
+                "breach": f"claim {verdict.status}" if verdict is not None else None}
+    if isinstance(ev, Evidence):
+        return {"line": line, "turn": ev.turn, "event": "evidence",
+                "what": f"{ev.kind}" + (f" {ev.subject}" if ev.subject else "")}
+    if isinstance(ev, LevelEvent):
+        return {"line": line, "turn": ev.turn, "event": "level",
+                "what": f"levels completed {ev.level_counter}, score {ev.score}"}
+    return None
+
+
+def agent_timeline(run: RunResult, root: Path = Path(".")) -> tuple[list[Row] | None, str]:
     """(rows, note): the timeline rows of an agent run, or None with the reason it cannot be shown."""
     path = root / run.path
     if run.log_sha256 is None or _sha256(path) != run.log_sha256:
         return None, ("The log is not available beside these results (or its bytes differ from the recorded SHA-256): "
                       "no timeline; follow the raw-log link.")
-    landed = {m.line: m.recomputed for m in run.mismatches if m.field == "target_ref" and m.line is not None}
-    breaches: dict[int, list[str]] = {}
-    if run.gate is not None:
-        for line in run.gate.render_ceiling.lines:
-            breaches.setdefault(line, []).append("render ceiling")
-        for line in run.gate.silent_degrade.lines:
-            breaches.setdefault(line, []).append("silent degrade (no reference stamp)")
-        for line in run.gate.evidence.lines:
-            breaches.setdefault(line, []).append("label contradicts the log's own rows")
-    claims = {m.line: m for m in run.milestones or []}
-    steps: dict[str, PlanStep] = {}
-    rows: list[dict[str, Any]] = []
+    known = _recomputed(run)
+    rows: list[Row] = []
     try:
         for line, ev in read_events(path):
-            if isinstance(ev, PlanStep):
-                steps[ev.step_id] = ev
-                rows.append({"line": line, "turn": ev.turn, "event": "plan step",
-                             "what": f"{ev.step_id} {ev.kind}" + (f" {ev.action}" if ev.action else ""),
-                             "aimed": ev.target_ref})
-            elif isinstance(ev, Beat):
-                if ev.step_id:
-                    step = steps.get(ev.step_id)
-                    plan, aimed = ev.step_id, step.target_ref if step is not None else None
-                elif ev.shadow_step_id:
-                    fields = ev.shadow_step_id.split("|")
-                    plan = ev.shadow_step_id
-                    aimed = fields[2] if len(fields) >= 3 and fields[2] != "-" else None
-                else:
-                    plan, aimed = None, None
-                recomputed = landed.get(line, ev.target_ref)
-                rows.append({"line": line, "turn": ev.turn, "event": "beat",
-                             "what": f"{ev.action} ({ev.source_stamp or 'no label'})", "click": _aim(ev.params),
-                             "plan": plan, "aimed": aimed, "recorded": ev.target_ref, "landed": recomputed,
-                             "on_aim": (recomputed == aimed) if aimed is not None and ev.params is not None else None,
-                             "breach": "; ".join(breaches.get(line, [])) or None})
-            elif isinstance(ev, MilestoneClaim):
-                verdict = claims.get(line)
-                rows.append({"line": line, "turn": ev.turn, "event": "milestone claimed",
-                             "what": f"{ev.claim_id}" + (f" ({ev.step_id})" if ev.step_id else ""),
-                             "breach": f"claim {verdict.status}" if verdict is not None else None})
-            elif isinstance(ev, Evidence):
-                rows.append({"line": line, "turn": ev.turn, "event": "evidence",
-                             "what": f"{ev.kind}" + (f" {ev.subject}" if ev.subject else "")})
-            elif isinstance(ev, LevelEvent):
-                rows.append({"line": line, "turn": ev.turn, "event": "level",
-                             "what": f"levels completed {ev.level_counter}, score {ev.score}"})
+            row = _row(line, ev, known)
+            if row is not None:
+                rows.append(row)
     except (LogFormatError, OSError) as exc:
         return None, f"The log could not be read for the timeline ({exc})."
     return rows, ""

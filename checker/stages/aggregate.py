@@ -97,26 +97,37 @@ def aggregate_metrics(
     for name, by_seed in metric_values(cell_runs).items():
         values: dict[str, float | int | None] = {s: (None if v is None else _num(v)) for s, v in by_seed.items()}
         defined = [float(v) for v in values.values() if v is not None]
-        pooled = num = den = None
-        if rates and name in rates:
-            pairs = [rates[name][s] for s in values if s in rates[name] and rates[name][s][1] > 0]
-            if pairs:
-                num = float(sum(p[0] for p in pairs))
-                den = float(sum(p[1] for p in pairs))
-                pooled = _clean(num / den)
+        mean, low, high = _spread(defined)
+        pooled, num, den = _pooled(rates.get(name) if rates else None, values)
         out[name] = MetricAggregate(
-            n_defined=len(defined),
-            n=n,
-            values=dict(sorted(values.items())),
-            mean=_clean(sum(defined) / len(defined)) if defined else None,
-            min=_clean(min(defined)) if defined else None,
-            max=_clean(max(defined)) if defined else None,
-            ci95=bootstrap_ci(defined, f"{result_id}:{name}"),
-            pooled=pooled,
-            pooled_num=num,
-            pooled_den=den,
+            n_defined=len(defined), n=n, values=dict(sorted(values.items())), mean=mean, min=low, max=high,
+            ci95=bootstrap_ci(defined, f"{result_id}:{name}"), pooled=pooled, pooled_num=num, pooled_den=den,
         )
     return out
+
+
+def _spread(defined: list[float]) -> tuple[float | None, float | None, float | None]:
+    """(mean, min, max) of the defined values; all None without any."""
+    if not defined:
+        return None, None, None
+    return _clean(sum(defined) / len(defined)), _clean(min(defined)), _clean(max(defined))
+
+
+def _pooled(rate: dict[str, list[float]] | None, seeds: Iterable[str]) -> tuple[float | None, float | None, float | None]:
+    """(pooled rate, sum of numerators, sum of denominators) over the seeds with a positive denominator.
+
+    All None without such a seed (or without a rate for the metric).
+    """
+    pairs = [rate[s] for s in seeds if s in rate and rate[s][1] > 0] if rate is not None else []
+    if not pairs:
+        return None, None, None
+    num, den = float(sum(p[0] for p in pairs)), float(sum(p[1] for p in pairs))
+    return _clean(num / den), num, den
+
+
+def counts(verdict: str, comparator: bool) -> bool:
+    """A run of this verdict counts toward its cell: VALID, or COMPARATOR in a comparator cell."""
+    return verdict == "VALID" or (comparator and verdict in COUNTED_VERDICTS)
 
 
 def _num(v: float) -> float | int:
@@ -145,11 +156,27 @@ def declared_outcomes(declared: list[str], withdrawn: dict[str, str], runs: list
             outcomes.append(SeedOutcome(seed=seed, status="MISSING", reason="declared, no run log reported"))
             chosen[seed] = None
         else:
-            counted = run.verdict == "VALID" or (comparator and run.verdict in COUNTED_VERDICTS)
+            counted = counts(run.verdict, comparator)
             outcomes.append(SeedOutcome(seed=seed, status=run.verdict, run_id=run.run_id,
                                         reason=None if counted else (run.reasons[0] if run.reasons else run.verdict)))
             chosen[seed] = run
     return outcomes, chosen
+
+
+def _declared_value(metric: Metric, run: RunResult | None, comparator: bool) -> tuple[float | None, bool]:
+    """(the value a declared seed's run gives the metric, True when the worst value stands in for it)."""
+    if run is None:
+        return None, True
+    if counts(run.verdict, comparator):
+        v = run.metric(metric.declared_variant or metric.name)
+        if metric.declared_variant and v is None:
+            v = run.metric(metric.name)
+        return (float(v) if is_number(v) else None), False
+    if run.verdict == "INCOMPLETE" and metric.declared_variant:
+        v = run.metric(metric.declared_variant)
+        if is_number(v):
+            return float(v), False
+    return None, True
 
 
 def all_declared(metric: Metric, chosen: dict[str, RunResult | None], withdrawn: dict[str, str],
@@ -168,17 +195,7 @@ def all_declared(metric: Metric, chosen: dict[str, RunResult | None], withdrawn:
     for seed, run in chosen.items():
         if seed in withdrawn:
             continue
-        value: float | None = None
-        substituted = True
-        if run is not None and (run.verdict == "VALID" or (comparator and run.verdict in COUNTED_VERDICTS)):
-            v = run.metric(metric.declared_variant or metric.name)
-            if metric.declared_variant and v is None:
-                v = run.metric(metric.name)
-            value, substituted = (float(v) if is_number(v) else None), False
-        elif run is not None and run.verdict == "INCOMPLETE" and metric.declared_variant:
-            v = run.metric(metric.declared_variant)
-            if is_number(v):
-                value, substituted = float(v), False
+        value, substituted = _declared_value(metric, run, comparator)
         if substituted:
             value = metric.worst
             n_worst += 1

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import Any
 
 from checker.format.errors import Finding
 from checker.format.results_model import RunResult
@@ -52,8 +51,7 @@ class PayloadDigest:
 
     def add_canonical(self, line: bytes) -> None:
         """Add one body event by its canonical bytes (`canonical_line` of the event)."""
-        self._h.update(payload_bytes(line))
-        self._h.update(b"\n")
+        self._h.update(payload_bytes(line) + b"\n")
 
     def add_all(self, events: Iterable[Event]) -> None:
         """Add body events in order."""
@@ -67,7 +65,7 @@ class PayloadDigest:
 
 def inputs_digest(start: RunStart) -> str:
     """SHA-256 of a run's declared inputs (not its labels: run id, submission, cell, seed, start time)."""
-    inputs: dict[str, Any] = {
+    inputs: dict[str, object] = {
         "track": start.track, "flags": dict(sorted(start.flags.items())), "backbone": start.backbone,
         "game_id": start.game_id, "horizon": start.horizon, "method": start.method, "comparator": start.comparator,
         "problem_set": start.problem_set.digest if start.problem_set is not None else None,
@@ -114,7 +112,7 @@ def mark_copies(sub_path: str, runs: list[RunResult], prereg: Prereg | None) -> 
     out: list[Finding] = []
     invalid: dict[str, str] = {}
     for group in groups((sub_path, r, prereg) for r in runs):
-        copies = [c for c in group if any(not excused(c, o) for o in group if o is not c)]
+        copies = _unexcused(group)
         for n, (_, run, _) in enumerate(copies):
             others = [o[1].path for o in copies if o[1] is not run]
             out.append(Finding(run.path, 1, message(others)))
@@ -122,6 +120,11 @@ def mark_copies(sub_path: str, runs: list[RunResult], prereg: Prereg | None) -> 
                 invalid[run.path] = f"a copy of {copies[0][1].path} (same event payloads): the run counts once"
     marked = [with_fact(r, Fact("copy", invalid[r.path])) if r.path in invalid else r for r in runs]
     return marked, out
+
+
+def _unexcused(group: list[Copy]) -> list[Copy]:
+    """The runs of a group that are a copy of at least one other without an excuse (`excused`)."""
+    return [c for c in group if any(not excused(c, o) for o in group if o is not c)]
 
 
 def copies_across(subs: Iterable[tuple[str, list[RunResult], Prereg | None]]) -> list[Finding]:

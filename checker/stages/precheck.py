@@ -106,11 +106,10 @@ def coverage_findings(runs: list[tuple[str, str, str | None, str | None]], prere
     for path, run_id, cell, seed in sorted(runs, key=lambda r: r[0]):
         if cell is None or seed is None:
             continue
-        spec = prereg.cells.get(cell)
-        if spec is None or seed not in spec.seeds:
-            what = f"cell {cell!r}" if spec is None else f"seed {seed!r} of cell {cell!r}"
+        undeclared = _undeclared(prereg, cell, seed)
+        if undeclared is not None:
             found.append(Finding(path, 1, (
-                f"{what} is not declared in prereg.yaml (declared: {declared}): report only pre-registered runs; "
+                f"{undeclared} is not declared in prereg.yaml (declared: {declared}): report only pre-registered runs; "
                 "a run outside the plan belongs in a new submission pre-registered before it ran")))
             continue
         other, other_id = first.setdefault((cell, seed), (path, run_id))
@@ -119,6 +118,14 @@ def coverage_findings(runs: list[tuple[str, str, str | None, str | None]], prere
                 f"cell {cell!r}, seed {seed!r} is already reported by {other}: a seed is reported once; remove a "
                 "copied log, and report a second real run of this seed in a new submission that pre-registers it")))
     return found
+
+
+def _undeclared(prereg: Prereg, cell: str, seed: str) -> str | None:
+    """`cell 'X'` or `seed 's' of cell 'X'` when the pre-registration does not declare the run's slot, else None."""
+    spec = prereg.cells.get(cell)
+    if spec is None:
+        return f"cell {cell!r}"
+    return None if seed in spec.seeds else f"seed {seed!r} of cell {cell!r}"
 
 
 def claim_disagreement(track: str, cell: str, metric: str, claimed: object, recomputed: object,

@@ -10,11 +10,11 @@ import operator
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypedDict
 
 from checker.format.report import plural
-from checker.format.results_model import CellResult, ClaimCheck, DefeaterResult, PreregCheck, RunResult
-from checker.format.schema.manifest import Prereg, Submission
+from checker.format.results_model import CellResult, ClaimCheck, DefeaterResult, PredictionResult, PreregCheck, RunResult
+from checker.format.schema.manifest import Defeater, Prereg, Submission
 from checker.stages.aggregate import COUNTED_VERDICTS, is_number
 
 OPS: dict[str, Callable[[float, float], bool]] = {
@@ -26,29 +26,54 @@ def check_declared(prereg: Prereg | None, runs: list[RunResult], prereg_sha256: 
     """Missing (declared, not reported), undeclared, and prereg-digest mismatches."""
     if prereg is None:
         return PreregCheck()
+    return PreregCheck(missing=_missing(prereg, runs), undeclared=sorted(_undeclared(prereg, runs), key=lambda d: d["path"]),
+                       digest_mismatch=sorted(_digest_mismatches(runs, prereg_sha256), key=lambda d: d["path"]))
+
+
+def _missing(prereg: Prereg, runs: list[RunResult]) -> list[dict[str, str]]:
+    """Declared (cell, seed) pairs no run reports (withdrawn seeds aside), in cell order."""
     reported = {(str(r.cell), str(r.seed)) for r in runs if r.cell is not None}
-    missing = [
+    return [
         {"cell": cell, "seed": seed, "status": "missing (not reported)"}
         for cell, spec in sorted(prereg.cells.items()) for seed in spec.seeds
         if (cell, seed) not in reported and seed not in spec.withdrawn
     ]
+
+
+def _undeclared(prereg: Prereg, runs: list[RunResult]) -> list[dict[str, str]]:
+    """Runs whose (cell, seed) the pre-registration does not declare."""
     declared = {(cell, seed) for cell, spec in prereg.cells.items() for seed in spec.seeds}
-    undeclared = [
+    return [
         {"run_id": str(r.run_id), "cell": str(r.cell), "seed": str(r.seed), "path": r.path}
         for r in runs
         if r.cell is not None and (str(r.cell), str(r.seed)) not in declared
     ]
-    mismatch = [
-        {"run_id": str(r.run_id), "path": r.path, "header": str(r.prereg_sha256),
-         "prereg_yaml": str(prereg_sha256)}
+
+
+def _digest_mismatches(runs: list[RunResult], prereg_sha256: str | None) -> list[dict[str, str]]:
+    """Runs whose header names another pre-registration digest than `prereg.yaml`'s."""
+    if prereg_sha256 is None:
+        return []
+    return [
+        {"run_id": str(r.run_id), "path": r.path, "header": str(r.prereg_sha256), "prereg_yaml": prereg_sha256}
         for r in runs
-        if r.prereg_sha256 is not None and prereg_sha256 is not None and r.prereg_sha256 != prereg_sha256
+        if r.prereg_sha256 is not None and r.prereg_sha256 != prereg_sha256
     ]
-    return PreregCheck(missing=missing, undeclared=sorted(undeclared, key=lambda d: d["path"]),
-                       digest_mismatch=sorted(mismatch, key=lambda d: d["path"]))
 
 
-def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> dict[str, Any]:
+class CommitOrder(TypedDict, total=False):
+    """`commit_order`'s answer (the results file's `prereg_check.commit_order`)."""
+
+    status: Literal["ok", "violated", "unknown"]
+    detail: str
+    prereg_commit: str
+    runs: list[str]
+    """Run logs committed before `prereg.yaml` (violated)."""
+    edits: list[str]
+    """Commits that changed `prereg.yaml` after run logs were committed (violated)."""
+
+
+def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> CommitOrder:
     """Was prereg.yaml committed no later than every run log, and left alone afterwards? Git ancestry, not clocks.
 
     Violations: prereg.yaml first committed after a run log (not an ancestor of the commit that
@@ -58,45 +83,67 @@ def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> dict[s
 
     Returns {"status": "ok" | "violated" | "unknown", "detail": ...}.
     """
-    def git(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+    git = _Git(root)
+    if git("rev-parse", "--git-dir").returncode != 0:
+        return {"status": "unknown", "detail": "no git history"}
+    prereg_commit = git.first_commit(prereg_path)
+    if prereg_commit is None:
+        return {"status": "unknown", "detail": "prereg.yaml is not committed"}
+    late, run_commits = git.runs_before(prereg_commit, run_paths)
+    prereg_abs = str(prereg_path.resolve())
+    edits = git.changes_after(run_commits, prereg_abs)
+    dirty = bool(run_commits) and git("diff", "--quiet", "HEAD", "--", prereg_abs).returncode == 1
+    if not (late or edits or dirty):
+        return {"status": "ok", "detail": "prereg.yaml committed no later than the run logs", "prereg_commit": prereg_commit}
+    result: CommitOrder = {"status": "violated", "detail": order_detail(len(late), len(edits), dirty, prereg_path.as_posix()),
+                           "prereg_commit": prereg_commit}
+    if late:
+        result["runs"] = late
+    if edits:
+        result["edits"] = sorted(edits)
+    return result
 
-    def first_commit(path: Path) -> str | None:
-        out = git("log", "--diff-filter=A", "--format=%H", "--", str(path.resolve()))
+
+class _Git:
+    """`git -C root ...`, never raising on a non-zero exit."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", "-C", str(self.root), *args], capture_output=True, text=True, check=False)
+
+    def first_commit(self, path: Path) -> str | None:
+        """The commit that first added `path`, or None (not committed, or no history)."""
+        out = self("log", "--diff-filter=A", "--format=%H", "--", str(path.resolve()))
         if out.returncode != 0:
             return None
         lines = out.stdout.split()
         return lines[-1] if lines else None
 
-    if git("rev-parse", "--git-dir").returncode != 0:
-        return {"status": "unknown", "detail": "no git history"}
-    prereg_commit = first_commit(prereg_path)
-    if prereg_commit is None:
-        return {"status": "unknown", "detail": "prereg.yaml is not committed"}
-    late = []
-    run_commits: set[str] = set()
-    for run in sorted(run_paths):
-        commit = first_commit(run)
-        if commit is None:
-            continue
-        run_commits.add(commit)
-        if git("merge-base", "--is-ancestor", prereg_commit, commit).returncode != 0:
-            late.append(run.name)
-    edits: set[str] = set()
-    prereg_abs = str(prereg_path.resolve())
-    for commit in sorted(run_commits):  # usually one or two commits, however many runs
-        out = git("rev-list", "--ancestry-path", f"{commit}..HEAD", "--", prereg_abs)
-        edits.update(out.stdout.split() if out.returncode == 0 else [])
-    dirty = bool(run_commits) and git("diff", "--quiet", "HEAD", "--", prereg_abs).returncode == 1
-    if late or edits or dirty:
-        detail = order_detail(len(late), len(edits), dirty, prereg_path.as_posix())
-        result: dict[str, Any] = {"status": "violated", "detail": detail, "prereg_commit": prereg_commit}
-        if late:
-            result["runs"] = late
-        if edits:
-            result["edits"] = sorted(edits)
-        return result
-    return {"status": "ok", "detail": "prereg.yaml committed no later than the run logs", "prereg_commit": prereg_commit}
+    def runs_before(self, prereg_commit: str, run_paths: list[Path]) -> tuple[list[str], set[str]]:
+        """(late run logs, every commit that added a run log).
+
+        A run log is late when `prereg_commit` is not an ancestor of the commit that first added it.
+        """
+        late = []
+        run_commits: set[str] = set()
+        for run in sorted(run_paths):
+            commit = self.first_commit(run)
+            if commit is None:
+                continue
+            run_commits.add(commit)
+            if self("merge-base", "--is-ancestor", prereg_commit, commit).returncode != 0:
+                late.append(run.name)
+        return late, run_commits
+
+    def changes_after(self, commits: set[str], path: str) -> set[str]:
+        """Commits that change `path` after any of `commits` (on the ancestry path to HEAD)."""
+        edits: set[str] = set()
+        for commit in sorted(commits):  # usually one or two commits, however many runs
+            out = self("rev-list", "--ancestry-path", f"{commit}..HEAD", "--", path)
+            edits.update(out.stdout.split() if out.returncode == 0 else [])
+        return edits
 
 
 def order_detail(late: int, edits: int, dirty: bool, prereg_path: str) -> str:
@@ -141,16 +188,19 @@ def evaluate_defeaters(prereg: Prereg | None, runs: list[RunResult]) -> list[Def
         return []
     out = []
     for d in prereg.defeaters:
-        scoped = [r for r in runs if r.verdict == "VALID" and (d.scope == "all" or r.cell == d.scope)]
-        if d.metric == "valid_runs":
-            value: float | None = float(len(scoped))
-        else:
-            vals = [float(v) for r in scoped if is_number(v := r.metric(d.metric))]
-            value = _pool(vals, d.aggregate)
+        value = _defeater_value(d, runs)
         triggered = None if value is None else OPS[d.op](value, d.value)
         out.append(DefeaterResult(id=d.id, text=d.text, metric=d.metric, op=d.op, threshold=d.value,
                                   value=value, triggered=triggered))
     return out
+
+
+def _defeater_value(d: Defeater, runs: list[RunResult]) -> float | None:
+    """The figure a defeater tests: the count of VALID runs in its scope, or their metric pooled its way."""
+    scoped = [r for r in runs if r.verdict == "VALID" and (d.scope == "all" or r.cell == d.scope)]
+    if d.metric == "valid_runs":
+        return float(len(scoped))
+    return _pool([float(v) for r in scoped if is_number(v := r.metric(d.metric))], d.aggregate)
 
 
 def _cell_value(cells: dict[str, CellResult], cell: str | None, metric: str | None) -> float | None:
@@ -160,7 +210,7 @@ def _cell_value(cells: dict[str, CellResult], cell: str | None, metric: str | No
     return None if agg is None else agg.mean
 
 
-def evaluate_predictions(prereg: Prereg | None, cells: dict[str, CellResult]) -> list[dict[str, Any]]:
+def evaluate_predictions(prereg: Prereg | None, cells: dict[str, CellResult]) -> list[PredictionResult]:
     """Evaluate machine-checkable predictions (cell mean vs a constant or another cell's mean)."""
     if prereg is None:
         return []
@@ -171,8 +221,9 @@ def evaluate_predictions(prereg: Prereg | None, cells: dict[str, CellResult]) ->
         holds = None
         if p.op is not None and value is not None and other is not None:
             holds = OPS[p.op](value, other)
-        out.append({"id": p.id, "text": p.text, "cell": p.cell, "metric": p.metric, "op": p.op,
-                    "value": value, "versus": p.versus, "compared_to": other, "holds": holds})
+        out.append(PredictionResult.model_validate(
+            {"id": p.id, "text": p.text, "cell": p.cell, "metric": p.metric, "op": p.op,
+             "value": value, "versus": p.versus, "compared_to": other, "holds": holds}))
     return out
 
 
@@ -207,13 +258,17 @@ def check_claims(manifest: Submission | None, cells: dict[str, CellResult], runs
     for claim in manifest.claims:
         recomputed = _cell_value(cells, claim.cell, claim.metric)
         if recomputed is None and claim.metric in ("valid_runs", "runs"):
-            if claim.cell in cells:  # the cell's own count (comparator runs count only in comparator cells)
-                cell = cells[claim.cell]
-                recomputed = float(cell.valid_runs if claim.metric == "valid_runs" else cell.runs)
-            else:
-                counted = [r for r in runs if r.cell == claim.cell]
-                recomputed = float(sum(1 for r in counted if r.verdict in COUNTED_VERDICTS)
-                                   if claim.metric == "valid_runs" else len(counted))
+            recomputed = _count(claim.metric, claim.cell, cells, runs)
         out.append(ClaimCheck(cell=claim.cell, metric=claim.metric, claimed=claim.value, recomputed=recomputed,
                               agrees=agrees(claim.value, recomputed), source=claim.source))
     return out
+
+
+def _count(metric: str, cell_name: str, cells: dict[str, CellResult], runs: list[RunResult]) -> float:
+    """A claimed `valid_runs` or `runs` of a cell, recomputed."""
+    if cell_name in cells:  # the cell's own count (comparator runs count only in comparator cells)
+        cell = cells[cell_name]
+        return float(cell.valid_runs if metric == "valid_runs" else cell.runs)
+    counted = [r for r in runs if r.cell == cell_name]
+    return float(sum(1 for r in counted if r.verdict in COUNTED_VERDICTS) if metric == "valid_runs" else len(counted))
+

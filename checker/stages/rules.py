@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from checker.format.errors import Finding
+from checker.format.results_model import Mismatch
 from checker.format.schema.manifest import Prereg, Thresholds
 from checker.stages.tracks import RunRecord
 
@@ -119,7 +120,7 @@ def rank_status(profile: str, prereg: Prereg | None, track: str) -> tuple[bool, 
     return True, None
 
 
-def within_horizon(run: RunRecord, prereg: Prereg | None) -> tuple[RunRecord, dict[str, Any] | None]:
+def within_horizon(run: RunRecord, prereg: Prereg | None) -> tuple[RunRecord, Mismatch | None]:
     """The run without its events past the pre-registered horizon, and a mismatch record if any were dropped.
 
     The horizon is the number of actions a run may take: beats are numbered by `turn` (0 = the
@@ -134,14 +135,18 @@ def within_horizon(run: RunRecord, prereg: Prereg | None) -> tuple[RunRecord, di
     keep = [getattr(e, "turn", 0) <= horizon for e in run.events]
     if all(keep):
         return run, None
-    dropped = [(e, line) for e, line, k in zip(run.events, run.lines, keep, strict=True) if not k]
-    last = max(getattr(e, "turn", 0) for e, _ in dropped)
     trimmed = replace(run, events=[e for e, k in zip(run.events, keep, strict=True) if k],
                       lines=[line for line, k in zip(run.lines, keep, strict=True) if k])
-    note = {"line": dropped[0][1], "field": "turn", "recorded": last, "recomputed": horizon,
-            "reason": f"{len(dropped)} event(s) past the pre-registered horizon of {horizon} "
-                      f"(turns up to {last}) are not counted"}
-    return trimmed, note
+    return trimmed, _past_horizon(run, keep, horizon)
+
+
+def _past_horizon(run: RunRecord, keep: list[bool], horizon: int) -> Mismatch:
+    """The mismatch record of a run whose events past the horizon were dropped (`keep` False)."""
+    dropped = [(e, line) for e, line, k in zip(run.events, run.lines, keep, strict=True) if not k]
+    last = max(getattr(e, "turn", 0) for e, _ in dropped)
+    return Mismatch(line=dropped[0][1], field="turn", recorded=last, recomputed=horizon,
+                    reason=f"{len(dropped)} event(s) past the pre-registered horizon of {horizon} "
+                           f"(turns up to {last}) are not counted")
 
 
 __all__ = [

@@ -1,7 +1,8 @@
-"""The interface each track's scorer implements, and the run record the pipeline hands it.
+"""The interface each track's scorer implements, and the run record and context the pipeline hands it.
 
 The verify pipeline (load -> validate -> replay -> gate -> score -> aggregate) is the same
-for both tracks; what differs is behind `TrackScorer`:
+for both tracks; what differs is behind `TrackScorer` (score one run, tabulate a cell's runs,
+release what was kept for a submission):
 
 * `checker.agent.scorer` (ARG-style agent runs: replay, gate, GDS, grounding, milestones)
 * `checker.constraint.scorer` (DRIFT-Bench-style constraint dialogues, recomputed with Z3)
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from checker.format.cell_tables import TrackTables
 from checker.format.results_model import RunResult
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.events import Event
@@ -63,7 +65,7 @@ class VerifyContext:
 
     profile: str
     prereg: Prereg | None
-    problem_sets: Mapping[str, Any] = field(default_factory=dict)
+    problem_sets: Mapping[str, Any] = field(default_factory=dict)  # the constraint track's ProblemSet: not importable here
     """Problem-set digest -> problem set (constraint track; loaded on first use, `checker.constraint.problem_sets`)."""
     task_sets: Mapping[str, Any] = field(default_factory=dict)
     """Task-set digest -> task set (completion track; loaded on first use, `checker.completion.tasks`)."""
@@ -76,6 +78,14 @@ class TrackScorer(Protocol):
         """Replay, gate and score one run. Undefined metrics are None, never 0."""
         ...
 
-    def cell_tables(self, run_results: list[RunResult]) -> dict[str, Any]:
-        """Track-specific per-cell tables (JSON-able), keyed by cell name."""
+    def cell_tables(self, run_results: list[RunResult]) -> Mapping[str, TrackTables]:
+        """Track-specific per-cell tables (`checker.format.cell_tables`), keyed by cell name."""
+        ...
+
+    def release(self) -> None:
+        """Drop whatever was kept to score the runs of one submission (verify calls it when the submission is done).
+
+        Kept state never changes a result (a fresh scorer recomputes the same); releasing it bounds
+        memory by one submission, whatever the number of submissions one process scores.
+        """
         ...

@@ -1,7 +1,12 @@
-"""Validate stage: structure, manifest, pre-registration, schema, seq and hash chain.
+"""Validate stage: submissions and run logs checked for structure, manifests, pre-registration, schema and chain.
 
-Every problem is collected (nothing stops at the first bad line); the run log is streamed,
-so memory does not grow with file size.
+A run log is read by the scanner (`checker.format.scan`: bounded lines, the chain, the canonical
+and the strict parser); this module holds the policy around it: which files are refused before a
+byte is parsed (links, special files, size, compression), the run-info and kept-events sinks
+(`RunInfo`, `KeptEvents`: the verify pipeline's one pass keeps a small enough log's events), the
+cap on findings per file, and the checks of a run's header against its submission. Every problem
+is collected (nothing stops at the first bad line); the log is streamed, so memory does not grow
+with file size.
 """
 
 from __future__ import annotations
@@ -11,47 +16,27 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-import jiter
-from pydantic import ValidationError
-
-from checker.format.errors import Finding, UnsupportedVersionError
-from checker.format.logio import (
-    MAX_FILE_BYTES,
-    MAX_LINE_BYTES,
-    check_version,
-    compressed_kind,
-    describe_json_error,
-    format_validation_error,
-    genesis,
-    skip_oversize,
-)
-from checker.format.schema.base import INT_MAX
+from checker.format.errors import Finding
+from checker.format.logio import MAX_FILE_BYTES, compressed_kind
+from checker.format.scan import GIVE_UP, Problem, scan_log
 from checker.format.schema.common import RunEnd, RunStart
-from checker.format.schema.events import EVENT_ADAPTER, build_event, canonical_line
+from checker.format.schema.events import Event
 from checker.stages.copies import PayloadDigest
-from checker.stages.load import RefusedFile, Target, discover, load_submission, open_regular
+from checker.stages.files import RefusedFile, open_regular
+from checker.stages.load import Target, discover, load_submission
 from checker.stages.precheck import claim_findings, coverage_findings, header_findings
 
 INCOMPLETE_MESSAGE = "run has no run_end event: the run is INCOMPLETE"
 """The one validate finding that is a result (verify scores the run as INCOMPLETE), not a format error."""
-CHAIN_REMEDY = ("the log changed after it was written (a line edited, lost, added or reordered): never edit "
-                "a run log; restore the file your harness wrote, or re-run the run")
-"""What to do about a broken chain (ends every chain-broken finding)."""
-SEQ_REMEDY = "seq numbers the lines from 0 without gaps: write logs with RunLogWriter, and never edit one"
-"""What to do about a wrong `seq` (ends every seq finding)."""
-CASE_REMEDY = "write digests in lower-case hex, as RunLogWriter does"
-"""What to do about an upper-case digest."""
 MAX_FINDINGS_PER_FILE = 1000
 """After this many problems in one file the rest are counted, not listed."""
-BOM = b"\xef\xbb\xbf"
 FAST_PATH = True
-"""Take canonical lines on the fast path (one validating parse, `checker.format.schema.events.canonical_line`); tests
-turn it off to show both paths find the same problems and keep the same events."""
-FAST_PATH_GIVE_UP = 16
-"""A log whose lines miss the fast path (a harness that does not write canonical lines) stops trying it once
-more than this many lines, and more than half of the lines read, have missed: a miss costs a second parse."""
+"""Offer lines to the canonical parser before the strict one (`checker.format.scan.parsers`); tests and
+benchmarks turn it off to show both parsers find the same problems and keep the same events."""
+FAST_PATH_GIVE_UP = GIVE_UP
+"""Misses after which a log stops being offered to the canonical parser (`checker.format.scan.scanner.GIVE_UP`)."""
 
 
 @dataclass
@@ -70,6 +55,21 @@ class RunInfo:
     has_problem_set: bool = False
     lines: int = 0
     ended: bool = False
+
+    def start(self, event: Event) -> None:
+        """The run-info sink: line 1's `run_start` names the run (its id comes from the chain, read before the schema)."""
+        if isinstance(event, RunStart):
+            self.submission_id = event.submission_id
+            self.track = event.track
+            self.cell = event.cell
+            self.seed = event.seed
+            self.prereg_sha256 = event.prereg_sha256
+            self.has_problem_set = event.problem_set is not None
+            self.problem_set = event.problem_set.digest if event.problem_set is not None else None
+
+    def end(self, event: Event) -> None:
+        """The run ended (its first `run_end`)."""
+        self.ended = isinstance(event, RunEnd)
 
 
 @dataclass
@@ -93,7 +93,7 @@ class KeptLog:
     """The `run_start` event (line 1)."""
     end: Any = None
     """The first `run_end` event, or None."""
-    events: list[Any] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     """Every other event, in file order."""
     lines: list[int] = field(default_factory=list)
     """Line number of each of `events`."""
@@ -204,252 +204,127 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     (the verify pipeline's one pass over the log: no second read, parse or validation).
     """
     info = RunInfo(display)
-    findings: list[Finding] = []
+    opened = _open_log(path, display, report)
+    if opened is None:
+        return info
+    fh, size = opened
+    keeper = KeptEvents(keep, size) if keep is not None and size <= keep.max_weight else None
+    with fh:
+        scanner = scan_log(fh, info, keeper, fast=FAST_PATH, give_up=FAST_PATH_GIVE_UP,
+                           observe=keeper.observer() if keeper is not None else None)
+    info.run_id = scanner.chain.run_id
+    info.lines = scanner.lines
+    report.lines += scanner.lines
+    if keeper is not None and not scanner.refused:
+        keeper.finish()
+    problems = scanner.problems
+    if scanner.chain.ended_at is None and scanner.lines > 0 and not scanner.refused:
+        problems.append((None, INCOMPLETE_MESSAGE))
+    report.findings.extend(_listed(display, problems))
+    return info
+
+
+def _open_log(path: Path, display: str, report: ValidationReport) -> tuple[BinaryIO, int] | None:
+    """The open log and its size; None, with the finding, for a file that must not be read."""
     try:
         fh = open_regular(path)  # never through a link, never blocking on a FIFO
         size = os.fstat(fh.fileno()).st_size
     except RefusedFile as exc:
         report.findings.append(Finding(display, None, str(exc)))
-        return info
+        return None
     except OSError as exc:
         report.unreadable.append(Finding(display, None, f"cannot read: {exc.strerror}", unreadable=True))
-        return info
+        return None
+    refusal = None
     if size > MAX_FILE_BYTES:
-        fh.close()
-        report.findings.append(Finding(display, None, f"file is {size} bytes, larger than the {MAX_FILE_BYTES}-byte limit"))
-        return info
-    if size == 0:
-        fh.close()
-        report.findings.append(Finding(display, None, "empty run log (no events)"))
-        return info
-    kind = compressed_kind(fh.read(8))
-    if kind is not None:
+        refusal = f"file is {size} bytes, larger than the {MAX_FILE_BYTES}-byte limit"
+    elif size == 0:
+        refusal = "empty run log (no events)"
+    else:
+        kind = compressed_kind(fh.read(8))
         # refused on its magic bytes: nothing is decompressed, so a decompression bomb costs nothing
+        if kind is not None:
+            refusal = (f"{kind}-compressed file: compressed run logs are not accepted "
+                       "(commit the plain UTF-8 .jsonl); it was not decompressed")
+    if refusal is not None:
         fh.close()
-        report.findings.append(Finding(display, None, f"{kind}-compressed file: compressed run logs are not accepted "
-                                                      "(commit the plain UTF-8 .jsonl); it was not decompressed"))
-        return info
+        report.findings.append(Finding(display, None, refusal))
+        return None
     fh.seek(0)
-    kept = keep if keep is not None and size <= keep.max_weight else None
-    file_hash = hashlib.sha256() if kept is not None else None
-    weight = 0
-    container_bytes, max_weight = (kept.container_bytes, kept.max_weight) if kept is not None else (0, 0)
-    # every object or array takes at least 2 bytes: a file this small cannot pass the bound, and its lines
-    # need not be counted (two scans of each line, a tenth of the time of a typical line)
-    weigh = kept is not None and size * (1 + container_bytes / 2) > max_weight
-
-    def problem(line: int | None, message: str) -> None:
-        findings.append(Finding(display, line, message))
-
-    prev_digest: str | None = None
-    prev_lineno = 0
-    last_seq = -1
-    crlf_first: int | None = None
-    crlf_count = 0
-    ended_at: int | None = None
-    reported_after_end = False
-    refused = False
-    validate_json = EVENT_ADAPTER.validator.validate_json
-    from_json = jiter.from_json
-    sha256 = hashlib.sha256
-    payload = PayloadDigest()  # of the kept events (copy detection)
-    add_payload = payload.add_canonical
-    limit = MAX_LINE_BYTES + 1
-    lineno = 0
-    fast = FAST_PATH
-    misses = 0
-    with fh:
-        readline = fh.readline
-        # the loop is inlined (no per-line helper objects): it is the validator's hot path
-        while True:
-            chunk = readline(limit)
-            if not chunk:
-                break
-            lineno += 1
-            if weigh and kept is not None:
-                weight += len(chunk) + container_bytes * (chunk.count(b"{") + chunk.count(b"["))
-                if weight > max_weight:  # too large to replay: validated streaming, nothing kept
-                    kept.events.clear()
-                    kept.lines.clear()
-                    file_hash = kept = None
-            if file_hash is not None:
-                file_hash.update(chunk)
-            expected_prev = prev_digest
-            prev_lineno_before = prev_lineno
-            prev_lineno = lineno
-            if chunk[-1:] == b"\n":
-                data = chunk[:-1]
-                prev_digest = sha256(data).hexdigest()
-            elif len(chunk) > MAX_LINE_BYTES:
-                file_hash = kept = None  # a problem: nothing is kept
-                raw = skip_oversize(fh, chunk, lineno)
-                prev_digest = raw.digest
-                problem(lineno, f"line is {raw.length} bytes, longer than the {MAX_LINE_BYTES}-byte limit")
-                last_seq += 1
-                continue
-            else:
-                prev_digest = sha256(chunk).hexdigest()
-                problem(lineno, "truncated last line (no newline at end of file)")
-                continue
-            if fast and lineno > 1 and ended_at is None:
-                # the fast path: a canonical line (its bytes are those its event serialises to) holds no
-                # duplicate key, NaN, CR, BOM or blank, so one validating parse stands for the strict parse and
-                # the schema; a line that is not canonical, or not the next link of the chain, takes the
-                # full path below, which finds and words every problem
-                try:
-                    event = validate_json(data)
-                    model = type(event)
-                    line = canonical_line(event)
-                except ValueError:
-                    pass
-                else:
-                    if line == data and event.seq == last_seq + 1 and event.prev == expected_prev \
-                            and model is not RunStart:
-                        last_seq += 1
-                        if model is RunEnd:
-                            ended_at = lineno
-                            info.ended = True
-                            if kept is not None:
-                                kept.end = event
-                        elif kept is not None:
-                            kept.events.append(event)
-                            kept.lines.append(lineno)
-                            add_payload(line)
-                        continue
-                misses += 1
-                if misses > FAST_PATH_GIVE_UP and 2 * misses > lineno:
-                    fast = False
-            if lineno == 1 and data.startswith(BOM):
-                problem(1, "UTF-8 byte order mark at start of file is not allowed")
-                data = data[len(BOM):]
-            if b"\r" in data:  # one scan on the common path (no CR at all)
-                if data.endswith(b"\r"):
-                    crlf_count += 1
-                    if crlf_first is None:
-                        crlf_first = lineno
-                    data = data[:-1]
-                if b"\r" in data:
-                    problem(lineno, "carriage return (CR) inside the line: a line ends with one LF and holds no other CR")
-            if not data or data.isspace():
-                problem(lineno, "blank line")
-                continue
-            try:
-                obj = from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
-            except ValueError as exc:
-                problem(lineno, describe_json_error(data, str(exc)))
-                last_seq += 1
-                continue
-            if not isinstance(obj, dict):
-                problem(lineno, f"event must be a JSON object, not {_json_kind(obj)}")
-                last_seq += 1
-                continue
-            # seq and chain first: they do not depend on the event's type
-            seq = obj.get("seq")
-            if type(seq) is int and 0 <= seq <= INT_MAX:
-                if seq != last_seq + 1:
-                    problem(lineno, _seq_message(seq, last_seq))
-                if seq > last_seq:
-                    last_seq = seq
-            else:
-                # missing or not a valid seq (the schema says why): the line still takes its place
-                last_seq += 1
-            prev = obj.get("prev")
-            etype = obj.get("type")
-            if lineno == 1:
-                if etype == "run_start" and isinstance(obj.get("run_id"), str):
-                    expected_prev = genesis(obj["run_id"])
-                    info.run_id = obj["run_id"]
-                else:
-                    expected_prev = None
-            if isinstance(prev, str) and expected_prev is not None and prev != expected_prev:
-                what = "prev of the first line is not the SHA-256 of the run id" if lineno == 1 else \
-                    f"prev is not the SHA-256 of line {prev_lineno_before}"
-                if prev.lower() == expected_prev:
-                    what = what.replace(" is not ", " is ", 1) + " but in upper-case hex (digests are lower-case)"
-                    problem(lineno, f"chain broken: {what}; {CASE_REMEDY}")
-                else:
-                    problem(lineno, f"chain broken: {what}; {CHAIN_REMEDY}")
-            if ended_at is not None and not reported_after_end:
-                problem(lineno, f"event after run_end (line {ended_at})")
-                reported_after_end = True
-            if etype == "run_start":
-                if lineno != 1:
-                    problem(lineno, "run_start may only be the first event")
-                else:
-                    version = obj.get("format_version")
-                    if isinstance(version, str) and version[:1].isdigit():
-                        try:
-                            check_version(version)
-                        except (UnsupportedVersionError, ValueError) as exc:
-                            problem(lineno, str(exc))
-                            refused = True
-                            break
-            elif lineno == 1:
-                problem(1, f"first event must be run_start, not {etype!r}" if isinstance(etype, str)
-                        else "first event must be run_start")
-            try:
-                event = build_event(obj, data)  # the object `from_json` read (no second parse of a valid line)
-            except ValidationError as exc:
-                for message in format_validation_error(exc):
-                    problem(lineno, message)
-                continue
-            if lineno == 1 and event.type == "run_start":
-                info.submission_id = event.submission_id
-                info.track = event.track
-                info.cell = event.cell
-                info.seed = event.seed
-                info.prereg_sha256 = event.prereg_sha256
-                info.has_problem_set = event.problem_set is not None
-                info.problem_set = event.problem_set.digest if event.problem_set is not None else None
-            if event.type == "run_end" and ended_at is None:
-                ended_at = lineno
-                info.ended = True
-                if kept is not None:
-                    kept.end = event
-            elif kept is not None:
-                if lineno == 1:
-                    kept.start = event
-                elif event.type != "run_end":
-                    kept.events.append(event)
-                    kept.lines.append(lineno)
-                    payload.add(event)
-    info.lines = prev_lineno
-    report.lines += prev_lineno
-    if kept is not None and file_hash is not None and not refused:
-        kept.sha256 = file_hash.hexdigest()
-        kept.content_sha256 = payload.hexdigest()
-        kept.complete = True
-    if crlf_first is not None:
-        problem(crlf_first, f"CRLF line endings on {crlf_count} line(s): lines must end with LF only")
-    if ended_at is None and prev_lineno > 0 and not refused:
-        problem(None, INCOMPLETE_MESSAGE)
-    findings.sort(key=lambda f: (f.line is None, f.line or 0))
-    if len(findings) > MAX_FINDINGS_PER_FILE:
-        extra = len(findings) - MAX_FINDINGS_PER_FILE
-        findings = findings[:MAX_FINDINGS_PER_FILE]
-        findings.append(Finding(display, None, f"{extra} more problems in this file not listed"))
-    report.findings.extend(findings)
-    return info
+    return fh, size
 
 
-def _seq_message(seq: int, last: int) -> str:
-    return f"{_seq_problem(seq, last)}; {SEQ_REMEDY}"
+def _listed(display: str, problems: list[Problem]) -> list[Finding]:
+    """The findings of one log, by line (whole-file ones last), at most `MAX_FINDINGS_PER_FILE` listed."""
+    problems.sort(key=lambda p: (p[0] is None, p[0] or 0))
+    findings = [Finding(display, line, message) for line, message in problems[:MAX_FINDINGS_PER_FILE]]
+    if len(problems) > MAX_FINDINGS_PER_FILE:
+        findings.append(Finding(display, None, f"{len(problems) - MAX_FINDINGS_PER_FILE} more problems in this file not listed"))
+    return findings
 
 
-def _seq_problem(seq: int, last: int) -> str:
-    expected = last + 1
-    if seq == last:
-        return f"duplicated seq {seq}"
-    if seq < last:
-        return f"seq {seq} out of order (after seq {last})"
-    if seq == expected + 1:
-        return f"seq {seq}, expected {expected}: seq {expected} is missing"
-    if seq > expected:
-        return f"seq {seq}, expected {expected}: seqs {expected}..{seq - 1} are missing"
-    return f"seq {seq} out of order (expected {expected})"
+class KeptEvents:
+    """The kept-events sink: fills a `KeptLog` (events, file digest, payload digest) while the log stays within its bound."""
 
+    def __init__(self, kept: KeptLog, size: int) -> None:
+        self.kept: KeptLog | None = kept
+        """None once nothing more is kept (the log is too large to replay, or has a problem)."""
+        self.file_hash = hashlib.sha256()
+        self.payload = PayloadDigest()  # of the kept events (copy detection)
+        self._keep_event, self._keep_line = kept.events.append, kept.lines.append  # bound once: called per event
+        self._add_canonical = self.payload.add_canonical
+        self.weight = 0
+        # every object or array takes at least 2 bytes: a file this small cannot pass the bound, and its lines
+        # need not be counted (two scans of each line, a tenth of the time of a typical line)
+        self.weigh = size * (1 + kept.container_bytes / 2) > kept.max_weight
 
-def _json_kind(obj: object) -> str:
-    return {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
-        type(obj), "null"
-    )
+    def observer(self) -> Callable[[bytes], None]:
+        """What sees each chunk read: the file hash alone when the log cannot outgrow the bound (no Python call)."""
+        return self.observe if self.weigh else self.file_hash.update
+
+    def observe(self, chunk: bytes) -> None:
+        """Weigh and hash one chunk read; past the bound, drop everything kept."""
+        kept = self.kept
+        if kept is None:
+            return
+        if self.weigh:
+            self.weight += len(chunk) + kept.container_bytes * (chunk.count(b"{") + chunk.count(b"["))
+            if self.weight > kept.max_weight:  # too large to replay: validated streaming, nothing kept
+                kept.events.clear()
+                kept.lines.clear()
+                self.kept = None
+                return
+        self.file_hash.update(chunk)
+
+    def start(self, event: Event) -> None:
+        """Keep line 1's event."""
+        if self.kept is not None:
+            self.kept.start = event
+
+    def end(self, event: Event) -> None:
+        """Keep the first `run_end`."""
+        if self.kept is not None:
+            self.kept.end = event
+
+    def add(self, event: Event, lineno: int, canonical: bytes | None) -> None:
+        """Keep one body event, and add it to the payload digest."""
+        if self.kept is None:
+            return
+        self._keep_event(event)
+        self._keep_line(lineno)
+        if canonical is None:
+            self.payload.add(event)
+        else:
+            self._add_canonical(canonical)
+
+    def abandon(self) -> None:
+        """Keep nothing more (what is kept stays, unused: the record is not complete)."""
+        self.kept = None
+
+    def finish(self) -> None:
+        """The whole file was read: the record is complete."""
+        kept = self.kept
+        if kept is not None:
+            kept.sha256 = self.file_hash.hexdigest()
+            kept.content_sha256 = self.payload.hexdigest()
+            kept.complete = True

@@ -6,16 +6,20 @@ detection), each overriding the last in an order no one had stated. Now each of 
 table `PRECEDENCE`: the first rule whose kind is among the facts wins; with no fact at all the run is
 VALID. The reasons shown are every fact's reason, in the order the stages recorded them.
 
-| precedence | fact kind    | verdict    | meaning |
+| precedence | fact kind      | verdict    | meaning |
 |---|---|---|---|
-| 1 | `malformed`  | MALFORMED  | the log is not the format (unreadable, broken chain, a foreign header): nothing is read |
-| 2 | `unverified` | UNVERIFIED | well-formed but not scored (too large to replay, a named input not given) |
-| 3 | `copy`       | INVALID    | the same event payloads as an earlier run of the submission: a copy counts once |
-| 4 | `incomplete` | INCOMPLETE | the run did not finish: no `run_end`, ABORTED or FAILED, or declared turns missing |
-| 5 | `comparator` | COMPARATOR | a run of a pre-registered comparator cell (BARE, RAW): not gated, compute parity only |
-| 6 | `invalid`    | INVALID    | a gate condition failed, or a recomputation disagrees with what the run must satisfy |
-| - | (none)       | VALID      | every check passed |
+| 1 | `malformed`    | MALFORMED  | the log is not the format (unreadable, broken chain, a foreign header): nothing is read |
+| 2 | `unverified`   | UNVERIFIED | well-formed but not scored (too large to replay, a named input not given) |
+| 3 | `copy`         | INVALID    | the same event payloads as an earlier run of the submission: a copy counts once |
+| 4 | `inconsistent` | INVALID    | the log contradicts what it must match (its problem set, its pre-registration) |
+| 5 | `incomplete`   | INCOMPLETE | the run did not finish: no `run_end`, ABORTED or FAILED, or declared turns missing |
+| 6 | `comparator`   | COMPARATOR | a run of a pre-registered comparator cell (BARE, RAW): not gated, compute parity only |
+| 7 | `invalid`      | INVALID    | a condition of the validity gate failed |
+| - | (none)         | VALID      | every check passed |
 
+A contradiction outranks an unfinished run (a reader is told first that the log disagrees with its
+inputs, not that it stopped early); a gate failure does not (an unfinished run is judged unfinished
+first, its gate outcome stays in `gate_verdict`).
 Every verdict but VALID and COMPARATOR counts as the worst outcome in a ranked figure
 (intent-to-treat), so the order decides only which name a reader sees first, never whether a run counts.
 """
@@ -42,9 +46,10 @@ PRECEDENCE: tuple[Rule, ...] = (
     Rule("malformed", "MALFORMED", "the log is not the format: nothing in it is read"),
     Rule("unverified", "UNVERIFIED", "the log is well-formed but could not be scored"),
     Rule("copy", "INVALID", "a copy of another run of the submission: it counts once"),
+    Rule("inconsistent", "INVALID", "the log contradicts what it must match (problem set, pre-registration)"),
     Rule("incomplete", "INCOMPLETE", "the run did not finish"),
     Rule("comparator", "COMPARATOR", "a pre-registered comparator run: not gated"),
-    Rule("invalid", "INVALID", "a gate condition failed or a recomputation disagrees"),
+    Rule("invalid", "INVALID", "a condition of the validity gate failed"),
 )
 """Highest precedence first; `judge` takes the first rule whose kind is among a run's facts."""
 

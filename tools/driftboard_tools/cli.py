@@ -41,7 +41,7 @@ def bench() -> None:
 @workdir_option("Where to write the log.")
 def bench_validate(size_mb: int, workdir: Path | None) -> None:
     """Generate a large valid run log, validate it, compare with a bare json.loads loop."""
-    from driftboard_tools.validate_bench import run
+    from driftboard_tools.bench.validate import run
 
     run_stage(lambda: run(size_mb, workdir))
 
@@ -60,7 +60,7 @@ def bench_validate(size_mb: int, workdir: Path | None) -> None:
 def bench_constraint(problems: Path, jobs: int, naive_sample: int, limit: int | None, seed: int,
                      baselines: Path | None, no_baselines: bool) -> None:
     """Score realistic (non-gold) and gold turns of the test split: fast path, all-Z3, fresh-solver baseline."""
-    from driftboard_tools.constraint_bench import SHIPPED_RUNS, run
+    from driftboard_tools.bench.constraint import SHIPPED_RUNS, run
 
     runs = None if no_baselines else (baselines or SHIPPED_RUNS)
     run_stage(lambda: run(problems, jobs, naive_sample, limit, seed, runs))
@@ -91,13 +91,13 @@ def bench_agent(cases: Path | None, repeats: int, startup_runs: int, synthetic: 
         driftboard bench agent --generated --repeats 3
     """
     if generated:
-        from driftboard_tools.agent_workload import run as run_generated
+        from driftboard_tools.bench.agent_generated import run as run_generated
 
         if generated_runs < 4 or generated_events < 100:
             raise click.UsageError("--generated-runs must be at least 4 and --generated-events at least 100")
         run_stage(lambda: run_generated(generated_runs, generated_events, repeats, workdir))
         return
-    from driftboard_tools.agent_bench import run
+    from driftboard_tools.bench.agent import run
 
     run_stage(lambda: run(cases, repeats, startup_runs, synthetic, workdir))
 
@@ -115,7 +115,7 @@ def bench_cli(cases: Path | None, runs: int, workdir: Path | None) -> None:
     Example:
         driftboard bench cli --runs 10
     """
-    from driftboard_tools.cli_bench import run
+    from driftboard_tools.bench.startup import run
 
     run_stage(lambda: run(cases, runs, workdir))
 
@@ -124,7 +124,7 @@ def bench_cli(cases: Path | None, runs: int, workdir: Path | None) -> None:
 @workdir_option("Where to build.")
 def bench_site(workdir: Path | None) -> None:
     """Build the site for 10 and for 200 synthetic submissions and time both."""
-    from driftboard_tools.site_bench import run
+    from driftboard_tools.bench.site import run
 
     run_stage(lambda: run(workdir))
 
@@ -151,7 +151,7 @@ def bench_site(workdir: Path | None) -> None:
               help="Also write the figures as Markdown tables.")
 def bench_scale(quick: bool, workdir: Path | None, json_out: Path | None, md_out: Path | None, **sizes: Any) -> None:
     """Verify 1,000 agent runs (10^7 events) and 50 DRIFT-Bench-size constraint submissions: time, RSS, cache, curve."""
-    from driftboard_tools.scale_bench import run, sizes_from_options
+    from driftboard_tools.bench.scale import run, sizes_from_options
 
     run_stage(lambda: run(workdir, sizes_from_options(quick, **sizes), json_out, md_out))
 
@@ -168,6 +168,6 @@ def bench_scale(quick: bool, workdir: Path | None, json_out: Path | None, md_out
               help="Run saved crash cases (a case folder or the crashes folder) instead of fuzzing.")
 def bench_fuzz(seconds: float, targets: tuple[str, ...], crashes: Path | None, seed: int, replay_path: Path | None) -> None:
     """Fuzz every untrusted-input path with mutated seeds; count inputs, findings and crashes (not run in CI)."""
-    from driftboard_tools.fuzz_bench import run
+    from driftboard_tools.fuzz.run import run
 
     run_stage(lambda: run(seconds, list(targets), crashes, seed, replay_path))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeGuard
 
 from checker.constraint.domains.base import FALSE, Assignment, Domain, DomainError, Key, to_int
 from checker.constraint.domains.logic_grid import LogicGrid
@@ -24,23 +24,36 @@ def make_domain(problem: Mapping[str, Any]) -> Domain:
     """
     domain = problem.get("domain")
     entities = [str(e) for e in problem.get("entities") or []]
-    if domain == "seating":
-        return Seating(entities, str(problem.get("table_shape") or "round"))
-    if domain == "scheduling":
-        n = len(entities)
-        slots = problem.get("num_slots")
-        dur = problem.get("max_duration")
-        return Scheduling(
-            entities,
-            slots if isinstance(slots, int) and not isinstance(slots, bool) else max(6, n + 1),
-            dur if isinstance(dur, int) and not isinstance(dur, bool) else 3,
-        )
-    if domain == "logic_grid":
-        cats = problem.get("categories")
-        if not isinstance(cats, Mapping):
-            raise DomainError("logic_grid problem has no categories")
-        return LogicGrid(entities, {str(c): [str(v) for v in vals] for c, vals in cats.items()})
-    raise DomainError(f"unknown domain {domain!r}")
+    make = _MAKERS.get(domain) if isinstance(domain, str) else None
+    if make is None:
+        raise DomainError(f"unknown domain {domain!r}")
+    return make(problem, entities)
+
+
+def _seating(problem: Mapping[str, Any], entities: list[str]) -> Domain:
+    return Seating(entities, str(problem.get("table_shape") or "round"))
+
+
+def _scheduling(problem: Mapping[str, Any], entities: list[str]) -> Domain:
+    slots, dur = problem.get("num_slots"), problem.get("max_duration")
+    return Scheduling(entities, slots if _is_int(slots) else max(6, len(entities) + 1), dur if _is_int(dur) else 3)
+
+
+def _logic_grid(problem: Mapping[str, Any], entities: list[str]) -> Domain:
+    cats = problem.get("categories")
+    if not isinstance(cats, Mapping):
+        raise DomainError("logic_grid problem has no categories")
+    return LogicGrid(entities, {str(c): [str(v) for v in vals] for c, vals in cats.items()})
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_MAKERS: dict[str, Callable[[Mapping[str, Any], list[str]], Domain]] = {
+    "seating": _seating, "scheduling": _scheduling, "logic_grid": _logic_grid,
+}
+"""Domain name -> the maker of its domain object from the problem's context fields."""
 
 
 __all__ = [

@@ -117,23 +117,33 @@ class PermutationEngine(Engine):
         if found is not None:
             return found
         block, pos = self._place(key)
-        holds, fake, at, n = self.domain.holds, self._fake, self.at, self.n
-        m = 0
         if len(pos) == 1 or (len(pos) == 2 and pos[0] == pos[1]):
-            i = pos[0]
-            for v in range(n):
-                if holds(key, fake(key, (v, v))):
-                    m |= at[i][v]
+            m = self._unary_mask(key, pos[0])
         else:
-            i, j = pos
-            for vi in range(n):
-                for vj in range(n):
-                    if vi != vj and holds(key, fake(key, (vi, vj))):
-                        m |= at[i][vi] & at[j][vj]
+            m = self._binary_mask(key, pos[0], pos[1])
         if len(self._masks) >= MAX_KEY_MASKS:
             self._masks.clear()
         found = self._masks[key] = (block, m)
         return found
+
+    def _unary_mask(self, key: Key, i: int) -> int:
+        """The permutations whose position i holds a value on which `key` holds."""
+        holds, fake, at = self.domain.holds, self._fake, self.at
+        m = 0
+        for v in range(self.n):
+            if holds(key, fake(key, (v, v))):
+                m |= at[i][v]
+        return m
+
+    def _binary_mask(self, key: Key, i: int, j: int) -> int:
+        """The permutations whose positions i and j hold a pair of values on which `key` holds."""
+        holds, fake, at, n = self.domain.holds, self._fake, self.at, self.n
+        m = 0
+        for vi in range(n):
+            for vj in range(n):
+                if vi != vj and holds(key, fake(key, (vi, vj))):
+                    m |= at[i][vi] & at[j][vj]
+        return m
 
     def sat(self, keys: Sequence[Key]) -> bool | None:
         """AND of each block's key masks; SAT when no block ends empty."""
@@ -286,65 +296,79 @@ class SchedulingEngine(Engine):
 
     def sat(self, keys: Sequence[Key]) -> bool | None:
         """Unary masks, then a complete search over the events that binary keys connect."""
-        n = self.dom.n
-        doms = [self.full] * n
-        links: list[list[tuple[int, list[int]]]] = [[] for _ in range(n)]
-        for k in keys:
-            if k == FALSE:
-                return False
-            c = self.compile(k)
-            if len(c) == 2:
-                doms[c[0]] &= c[1]
-                if not doms[c[0]]:
-                    return False
-            else:
-                a, b, fwd, bwd = c
-                links[a].append((b, fwd))
-                links[b].append((a, bwd))
+        posted = self._post(keys)
+        if posted is None:
+            return False
+        doms, links = posted
         if not self._arc_consistent(doms, links):
             return False
-        todo = frozenset(e for e in range(n) if links[e])
-        nodes = [0]
-
-        def search(doms: list[int], todo: frozenset[int]) -> list[int] | None:
-            if not todo:
-                return doms
-            x = min(todo, key=lambda e: doms[e].bit_count())
-            rest = todo - {x}
-            m = doms[x]
-            while m:
-                low = m & -m
-                m ^= low
-                nodes[0] += 1
-                if nodes[0] > MAX_NODES:
-                    raise _Budget
-                i = low.bit_length() - 1
-                nd = list(doms)
-                nd[x] = low
-                for y, masks in links[x]:
-                    if y in rest:
-                        nd[y] &= masks[i]
-                        if not nd[y]:
-                            break
-                else:
-                    found = search(nd, rest)
-                    if found is not None:
-                        return found
-            return None
-
+        todo = frozenset(e for e in range(self.dom.n) if links[e])
         try:
-            found = search(doms, todo)
+            found = _search(doms, todo, links, [0])
         except _Budget:
             self.fallbacks += 1
             return None
-        if found is None:
-            return False
-        # SAT: the lowest value left for each event is a model; check it directly (a certificate)
+        return False if found is None else self._certified(keys, found)
+
+    def _certified(self, keys: Sequence[Key], found: list[int]) -> bool | None:
+        """SAT: the lowest value left for each event is a model; check it directly (a certificate)."""
         vals = [self.values[(m & -m).bit_length() - 1] for m in found]
         if self.dom.satisfied_by(keys, tuple(x for sd in vals for x in sd)):
             return True
         self.unverified += 1  # pragma: no cover - would be an engine bug: let Z3 decide
         return None  # pragma: no cover
+
+    def _post(self, keys: Sequence[Key]) -> tuple[list[int], list[list[tuple[int, list[int]]]]] | None:
+        """(each event's value mask after the unary keys, each event's binary links); None when UNSAT already."""
+        n = self.dom.n
+        doms = [self.full] * n
+        links: list[list[tuple[int, list[int]]]] = [[] for _ in range(n)]
+        for k in keys:
+            if k == FALSE:
+                return None
+            c = self.compile(k)
+            if len(c) == 2:
+                doms[c[0]] &= c[1]
+                if not doms[c[0]]:
+                    return None
+            else:
+                a, b, fwd, bwd = c
+                links[a].append((b, fwd))
+                links[b].append((a, bwd))
+        return doms, links
+
+
+def _search(doms: list[int], todo: frozenset[int], links: list[list[tuple[int, list[int]]]],
+            nodes: list[int]) -> list[int] | None:
+    """Backtracking with forward checking over the events in `todo` (smallest domain first).
+
+    Returns the domains with one value per event of `todo`, or None (no assignment exists).
+    `nodes[0]` counts the values tried; past `MAX_NODES` the search raises `_Budget`.
+    """
+    if not todo:
+        return doms
+    x = min(todo, key=lambda e: doms[e].bit_count())
+    rest = todo - {x}
+    m = doms[x]
+    while m:
+        low = m & -m
+        m ^= low
+        nodes[0] += 1
+        if nodes[0] > MAX_NODES:
+            raise _Budget
+        i = low.bit_length() - 1
+        nd = list(doms)
+        nd[x] = low
+        for y, masks in links[x]:
+            if y in rest:
+                nd[y] &= masks[i]
+                if not nd[y]:
+                    break
+        else:
+            found = _search(nd, rest, links, nodes)
+            if found is not None:
+                return found
+    return None
 
 
 _ENGINES: OrderedDict[tuple[object, ...], Engine | None] = OrderedDict()

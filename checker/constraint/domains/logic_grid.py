@@ -9,6 +9,9 @@ import z3
 
 from checker.constraint.domains.base import FALSE, Assignment, Domain, DomainError, Key
 
+_PAIR_TAGS = {"same_as": "same", "different": "diff", "ordered": "ord"}
+"""Constraint type of a relation between two entities in one category -> the tag of its compiled key."""
+
 
 class LogicGrid(Domain):
     """v[e, c] = index of entity e's value in category c's list; `Distinct` per category.
@@ -46,24 +49,29 @@ class LogicGrid(Domain):
         return ("logic_grid", self.n, tuple(len(self.categories[c]) for c in self.cat_names))
 
     def _compile(self, ctype: str, args: list[Any]) -> Key:
-        if len(args) < 3 and ctype in ("assign", "not_assign", "same_as", "different", "ordered"):
+        if len(args) < 3:
             return FALSE
         if ctype in ("assign", "not_assign"):
-            e = self.entity(args[0])
-            c = self.cat_index.get(args[1]) if isinstance(args[1], str) else None
-            if e is None or c is None:
-                return FALSE
-            i = self.value(c, args[2])
-            if i is None:
-                return FALSE
-            return ("eq" if ctype == "assign" else "ne", e, c, i)
-        if ctype in ("same_as", "different", "ordered"):
-            a, b = self.entity(args[0]), self.entity(args[1])
-            c = self.cat_index.get(args[2]) if isinstance(args[2], str) else None
-            if a is None or b is None or c is None:
-                return FALSE
-            return ({"same_as": "same", "different": "diff", "ordered": "ord"}[ctype], a, b, c)
+            return self._value_key("eq" if ctype == "assign" else "ne", args)
+        if ctype in _PAIR_TAGS:
+            return self._pair(_PAIR_TAGS[ctype], args)
         return FALSE
+
+    def _category(self, name: Any) -> int | None:
+        return self.cat_index.get(name) if isinstance(name, str) else None
+
+    def _value_key(self, tag: str, args: list[Any]) -> Key:
+        """`eq` / `ne`: an entity's value in a category is (is not) the given one."""
+        e, c = self.entity(args[0]), self._category(args[1])
+        if e is None or c is None:
+            return FALSE
+        i = self.value(c, args[2])
+        return FALSE if i is None else (tag, e, c, i)
+
+    def _pair(self, tag: str, args: list[Any]) -> Key:
+        """`same` / `diff` / `ord`: two entities' values in a category are equal, differ, or ordered."""
+        a, b, c = self.entity(args[0]), self.entity(args[1]), self._category(args[2])
+        return FALSE if a is None or b is None or c is None else (tag, a, b, c)
 
     def answer_keys(self, answer: Any) -> list[Key]:
         """Φ: each given (entity, category) = the value's index (an unknown value is false)."""

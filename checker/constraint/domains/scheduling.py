@@ -30,34 +30,42 @@ class Scheduling(Domain):
 
     def _compile(self, ctype: str, args: list[Any]) -> Key:
         if ctype in ("before", "not_simultaneous"):
-            if len(args) < 2:
-                return FALSE
-            a, b = self.entity(args[0]), self.entity(args[1])
-            if a is None or b is None:
-                return FALSE
-            return ("before" if ctype == "before" else "nsim", a, b)
+            return self._pair("before" if ctype == "before" else "nsim", args)
         if ctype in ("at_time", "duration"):
-            if len(args) < 2:
-                return FALSE
-            a, t = self.entity(args[0]), to_int(args[1])
-            if a is None or t is None:
-                return FALSE
-            return ("at" if ctype == "at_time" else "dur", a, t)
+            return self._fixed("at" if ctype == "at_time" else "dur", args)
         if ctype == "within":
-            if len(args) < 3:
-                return FALSE
-            a, t1, t2 = self.entity(args[0]), to_int(args[1]), to_int(args[2])
-            if a is None or t1 is None or t2 is None:
-                return FALSE
-            return ("within", a, min(t1, t2), max(t1, t2))
+            return self._within(args)
         if ctype == "gap":
-            if len(args) < 3:
-                return FALSE
-            a, b, g = self.entity(args[0]), self.entity(args[1]), to_int(args[2])
-            if a is None or b is None or g is None:
-                return FALSE
-            return ("gap", a, b, g)
+            return self._gap(args)
         return FALSE
+
+    def _pair(self, tag: str, args: list[Any]) -> Key:
+        """`before` (A ends before B starts) and `nsim` (different starts) of two events."""
+        if len(args) < 2:
+            return FALSE
+        a, b = self.entity(args[0]), self.entity(args[1])
+        return FALSE if a is None or b is None else (tag, a, b)
+
+    def _fixed(self, tag: str, args: list[Any]) -> Key:
+        """`at` (the start) and `dur` (the duration) of an event."""
+        if len(args) < 2:
+            return FALSE
+        a, t = self.entity(args[0]), to_int(args[1])
+        return FALSE if a is None or t is None else (tag, a, t)
+
+    def _within(self, args: list[Any]) -> Key:
+        """The event starts between two slots, given in either order."""
+        if len(args) < 3:
+            return FALSE
+        a, t1, t2 = self.entity(args[0]), to_int(args[1]), to_int(args[2])
+        return FALSE if a is None or t1 is None or t2 is None else ("within", a, min(t1, t2), max(t1, t2))
+
+    def _gap(self, args: list[Any]) -> Key:
+        """At least g free slots between the two events, in either order."""
+        if len(args) < 3:
+            return FALSE
+        a, b, g = self.entity(args[0]), self.entity(args[1]), to_int(args[2])
+        return FALSE if a is None or b is None or g is None else ("gap", a, b, g)
 
     def answer_keys(self, answer: Any) -> list[Key]:
         """Φ: the start, and the duration if given, of each answered event."""

@@ -12,6 +12,9 @@ import z3
 
 from checker.constraint.domains.base import FALSE, Assignment, Domain, Key, to_int
 
+_PAIR_TAGS = {"adjacent": "adj", "not_adjacent": "nadj", "left_of": "left", "same_side": "same", "opposite_side": "opp"}
+"""Constraint type of a relation between two entities -> the tag of its compiled key."""
+
 
 class Seating(Domain):
     """Circular seating: `Distinct` seats, wrap-around adjacency, `left_of` = immediately at B+1 (mod n)."""
@@ -41,32 +44,38 @@ class Seating(Domain):
         return ("seating", self.n, self.table_shape)
 
     def _compile(self, ctype: str, args: list[Any]) -> Key:
-        if ctype in ("adjacent", "not_adjacent", "left_of", "same_side", "opposite_side"):
-            if len(args) < 2:
-                return FALSE
-            a, b = self.entity(args[0]), self.entity(args[1])
-            if a is None or b is None:
-                return FALSE
-            if ctype in ("same_side", "opposite_side") and not self.sides_ok:
-                return FALSE
-            tag = {"adjacent": "adj", "not_adjacent": "nadj", "left_of": "left",
-                   "same_side": "same", "opposite_side": "opp"}[ctype]
-            return (tag, a, b)
+        if ctype in _PAIR_TAGS:
+            return self._pair(ctype, args)
         if ctype == "at_position":
-            if len(args) < 2:
-                return FALSE
-            a, p = self.entity(args[0]), self.position(args[1])
-            if a is None or p is None:
-                return FALSE
-            return ("at", a, p)
+            return self._at(args)
         if ctype == "separated_by":
-            if len(args) < 3:
-                return FALSE
-            a, b, k = self.entity(args[0]), self.entity(args[1]), to_int(args[2])
-            if a is None or b is None or k is None:
-                return FALSE
-            return ("sep", a, b, k)
+            return self._separated(args)
         return FALSE
+
+    def _at(self, args: list[Any]) -> Key:
+        """The entity sits at the seat (1..n, or 0 read as 1)."""
+        if len(args) < 2:
+            return FALSE
+        a, p = self.entity(args[0]), self.position(args[1])
+        return FALSE if a is None or p is None else ("at", a, p)
+
+    def _separated(self, args: list[Any]) -> Key:
+        """At least k seats between the two entities, the shorter way round the ring."""
+        if len(args) < 3:
+            return FALSE
+        a, b, k = self.entity(args[0]), self.entity(args[1]), to_int(args[2])
+        return FALSE if a is None or b is None or k is None else ("sep", a, b, k)
+
+    def _pair(self, ctype: str, args: list[Any]) -> Key:
+        """A relation of two entities (`_PAIR_TAGS`); sides only at an even rectangular table."""
+        if len(args) < 2:
+            return FALSE
+        a, b = self.entity(args[0]), self.entity(args[1])
+        if a is None or b is None:
+            return FALSE
+        if ctype in ("same_side", "opposite_side") and not self.sides_ok:
+            return FALSE
+        return (_PAIR_TAGS[ctype], a, b)
 
     def answer_keys(self, answer: Any) -> list[Key]:
         """Φ: each given `{entity: seat}` fixes the converted seat (an out-of-range seat is false)."""

@@ -130,44 +130,62 @@ class ProblemSolver:
             return False
         if not self.use_shortcuts:
             return self._z3(keys)
-        mk: MemoKey | None = None
-        if self.use_memo:
-            mk = (self._signature, frozenset(keys))
-            hit = _MEMO.get(mk)
-            if hit is not None:
-                _MEMO.move_to_end(mk)
-                st.cached += 1
-                return hit
-        dom = self.domain
-        result: bool | None = None
+        if not self.use_memo:
+            return self._decide(keys)
+        mk: MemoKey = (self._signature, frozenset(keys))
+        hit = _MEMO.get(mk)
+        if hit is not None:
+            _MEMO.move_to_end(mk)
+            st.cached += 1
+            return hit
+        result = _MEMO[mk] = self._decide(keys)
+        if len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
+        return result
+
+    def _decide(self, keys: Sequence[Key]) -> bool:
+        """The shortcuts in order (pinned candidate or latest witness, engine, other witnesses), then Z3."""
+        result = self._pinned_or_latest(keys)
+        if result is None:
+            result = self._by_engine(keys)
+        if result is None:
+            result = self._by_witness(keys)
+        return self._z3(keys) if result is None else result
+
+    def _pinned_or_latest(self, keys: Sequence[Key]) -> bool | None:
+        """The verdict on the one candidate when the keys pin every variable; True when the latest witness holds."""
+        dom, st = self.domain, self.stats
         pinned = dom.complete_assignment(keys)
         if pinned is not None:
             st.pinned += 1
             result = dom.satisfied_by(keys, pinned)
             if result:
                 self._remember(pinned)
-        elif self._witnesses and all(dom.holds(k, self._witnesses[0]) for k in keys):
+            return result
+        if self._witnesses and all(dom.holds(k, self._witnesses[0]) for k in keys):
             st.witness += 1  # the latest witness: on a dialogue, usually the answer just checked
-            result = True
-        if result is None and self._engine is not None:
-            result = self._engine.sat(keys)
-            if result is None:
-                st.undecided += 1
-            else:
-                st.enumerated += 1
+            return True
+        return None
+
+    def _by_engine(self, keys: Sequence[Key]) -> bool | None:
+        """The finite engine's verdict, or None (no engine, or past its search budget)."""
+        if self._engine is None:
+            return None
+        result = self._engine.sat(keys)
         if result is None:
-            for w in self._witnesses[1:]:  # witnesses satisfy the base axioms already
-                if all(dom.holds(k, w) for k in keys):
-                    st.witness += 1
-                    result = True
-                    break
-        if result is None:
-            result = self._z3(keys)
-        if mk is not None:
-            _MEMO[mk] = result
-            if len(_MEMO) > MEMO_SIZE:
-                _MEMO.popitem(last=False)
+            self.stats.undecided += 1
+        else:
+            self.stats.enumerated += 1
         return result
+
+    def _by_witness(self, keys: Sequence[Key]) -> bool | None:
+        """True when an earlier witness (they satisfy the base axioms already) satisfies every key, else None."""
+        dom = self.domain
+        for w in self._witnesses[1:]:
+            if all(dom.holds(k, w) for k in keys):
+                self.stats.witness += 1
+                return True
+        return None
 
     def _z3(self, keys: Sequence[Key]) -> bool:
         solver = self._ensure()

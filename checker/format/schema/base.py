@@ -1,4 +1,10 @@
-"""Shared base classes for every model in the canonical format."""
+"""Shared base classes and field types of every model in the canonical format.
+
+`EventBase` and `event_model` make each event a frozen, slotted pydantic dataclass (the fields every
+line carries: `seq`, `prev`); `Model` is the manifests' base; `Int64`, `Sha256Hex`, `JsonObject` and
+`JsonValue` bound what a log may hold (integers of 64 bits, finite numbers); `unit` and `examples`
+add a field's unit and a model's example lines to its JSON Schema.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,10 @@ import math
 from typing import Annotated, Any, ClassVar, TypeVar, cast, dataclass_transform
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.fields import FieldInfo
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import SchemaSerializer, SchemaValidator
 
 import checker
@@ -27,12 +35,21 @@ def out_of_range(obj: Any) -> tuple[tuple[str, ...], str] | None:
             stack.extend((v, (*loc, str(k))) for k, v in reversed(value.items()))
         elif isinstance(value, list):
             stack.extend((v, (*loc, str(i))) for i, v in reversed(list(enumerate(value))))
-        elif isinstance(value, bool):
-            continue
-        elif isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
-            return loc, "integer out of range (integers must fit in 64 bits: -2^63 to 2^63-1)"
-        elif isinstance(value, float) and not math.isfinite(value):
-            return loc, "number out of range (it overflows a 64-bit float to infinity)"
+        else:
+            reason = _out_of_range(value)
+            if reason is not None:
+                return loc, reason
+    return None
+
+
+def _out_of_range(value: object) -> str | None:
+    """Why a JSON scalar is out of range (an integer beyond 64 bits, an infinite float), or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
+        return "integer out of range (integers must fit in 64 bits: -2^63 to 2^63-1)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "number out of range (it overflows a 64-bit float to infinity)"
     return None
 
 
@@ -84,14 +101,14 @@ Sha256Hex = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 Scalar = str | Int64 | float | bool | None
 """A JSON scalar, as used in constraint arguments and action parameters."""
 
-JsonObject = Annotated[dict[str, Any], AfterValidator(_bounded)]
+JsonObject = Annotated[dict[str, Any], AfterValidator(_bounded)]  # free-form JSON from a log, kept as written
 """A free-form JSON object (kept as written; the checker reads only documented keys); numbers must be finite."""
 
-JsonValue = Annotated[list[Any] | Scalar | dict[str, Any], AfterValidator(_bounded)]
+JsonValue = Annotated[list[Any] | Scalar | dict[str, Any], AfterValidator(_bounded)]  # free-form JSON from a log
 """Any JSON value; numbers must be finite and integers 64-bit."""
 
 
-def unit(name: str) -> dict[str, Any]:
+def unit(name: str) -> JsonDict:
     """`json_schema_extra` of a numeric field: its unit (in the JSON Schema and the format reference)."""
     return {"unit": name}
 
@@ -100,15 +117,16 @@ EXAMPLE_PREV = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 """A well-formed `prev` for example lines (the SHA-256 of `test`; a real line carries its predecessor's)."""
 
 
-def examples(*events: dict[str, Any], seq: int = 7) -> ConfigDict:
+def examples(*events: JsonDict, seq: int = 7) -> ConfigDict:
     """Model config adding example log lines (with `seq` and an example `prev`) to an event's JSON Schema."""
-    lines = []
-    for event in events:
-        genesis = seq == 0 and isinstance(event.get("run_id"), str)  # line 0 chains to its run id
-        prev = hashlib.sha256(event["run_id"].encode("utf-8")).hexdigest() if genesis else EXAMPLE_PREV
-        lines.append({"seq": seq, "prev": prev, **event})
-    extra: dict[str, Any] = {"examples": lines}
+    extra: JsonDict = {"examples": [{"seq": seq, "prev": _example_prev(event, seq), **event} for event in events]}
     return ConfigDict(json_schema_extra=extra)
+
+
+def _example_prev(event: JsonDict, seq: int) -> str:
+    """The `prev` of an example line: line 0 chains to its run id, any other to `EXAMPLE_PREV`."""
+    run_id = event.get("run_id")
+    return hashlib.sha256(run_id.encode("utf-8")).hexdigest() if seq == 0 and isinstance(run_id, str) else EXAMPLE_PREV
 
 
 def json_line(obj: Any) -> bytes:
@@ -188,12 +206,12 @@ class EventBase:
         return cast(E, cls.__pydantic_validator__.validate_json(json_line(obj)))  # type: ignore[attr-defined]
 
     @classmethod
-    def model_json_schema(cls, **kwargs: Any) -> dict[str, Any]:
+    def model_json_schema(cls, **kwargs: Any) -> JsonSchemaValue:
         """The class's JSON Schema (as `BaseModel.model_json_schema`)."""
         from pydantic import TypeAdapter
 
         return TypeAdapter(cls).json_schema(**kwargs)
 
-    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:  # `BaseModel.model_dump`'s own signature
         """The event as a dict (as `BaseModel.model_dump`)."""
-        return cast("dict[str, Any]", self.__pydantic_serializer__.to_python(self, **kwargs))
+        return self.__pydantic_serializer__.to_python(self, **kwargs)

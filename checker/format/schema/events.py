@@ -1,8 +1,13 @@
-"""The event union: one discriminated union on `type` over every track."""
+"""The event union (one discriminated union on `type` over every track), and events as bytes.
+
+`build_event` makes an event from a decoded line, `validate_event` from any decoded object;
+`canonical_line` is an event's canonical bytes (what `RunLogWriter` writes and the scanner's fast
+path compares), `payload_bytes` those bytes without the chain fields (the payload digest's input).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Union, cast
+from typing import Annotated, Any, Union
 
 from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import ArgsKwargs
@@ -32,7 +37,7 @@ from checker.format.schema.agent import (
     Substitution,
     WriteReject,
 )
-from checker.format.schema.base import json_line
+from checker.format.schema.base import EventBase, json_line
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.completion import COMPLETION_EVENTS, EpisodeEnd, EpisodeStart, Message, ToolCall, ToolResult
 from checker.format.schema.constraint import CONSTRAINT_EVENTS, ProblemStart, Turn
@@ -53,7 +58,7 @@ Event = Annotated[
 EVENT_MODELS = (RunStart, RunEnd, *AGENT_EVENTS, *CONSTRAINT_EVENTS, *COMPLETION_EVENTS)
 """Every event model, in documentation order."""
 
-EVENT_MODELS_BY_TYPE: dict[str, Any] = {m.model_fields["type"].annotation.__args__[0]: m  # type: ignore[union-attr]
+EVENT_MODELS_BY_TYPE: dict[str, type[EventBase]] = {m.model_fields["type"].annotation.__args__[0]: m  # type: ignore[union-attr]
                                          for m in EVENT_MODELS}
 """Event `type` -> its class."""
 EVENT_TYPES = frozenset(EVENT_MODELS_BY_TYPE)
@@ -90,7 +95,7 @@ def build_event(fields: Any, line: bytes | None = None) -> Event:
         model, validate = _BUILD[fields["type"]]
         event = object.__new__(model)
         validate(ArgsKwargs((), fields), self_instance=event)
-        return cast(Event, event)
+        return event  # type: ignore[return-value]  # an instance of one member of the union (no `cast` call: hot path)
     except (KeyError, TypeError, ValidationError):
         return EVENT_ADAPTER.validate_json(line if line is not None else json_line(fields))
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
+from pydantic.json_schema import JsonSchemaValue
 
 from checker import FORMAT_VERSION
 from checker.format.schema.events import EVENT_ADAPTER
@@ -15,9 +16,9 @@ from checker.format.schema.manifest import Prereg, Submission
 BASE_ID = "https://driftboard.github.io/schema"
 
 
-def schemas() -> dict[str, dict[str, Any]]:
+def schemas() -> dict[str, JsonSchemaValue]:
     """File name -> JSON Schema, for every document a submission contains."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, JsonSchemaValue] = {}
     sources: dict[str, TypeAdapter[Any] | type[BaseModel]] = {
         "event.schema.json": EVENT_ADAPTER,
         "submission.schema.json": Submission,

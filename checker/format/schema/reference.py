@@ -17,6 +17,7 @@ import json
 import re
 import sys
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,12 @@ EXAMPLE_CELL_CHARS = 48
 """Longer example values are cut in the tables (the full example is below each table)."""
 COMMON_FIELDS = ("seq", "prev")
 """Fields every event carries: described once, left out of each event's table."""
+
+JsonSchema = dict[str, Any]  # free-form JSON: a JSON Schema document, as pydantic writes it
+"""A JSON Schema (or one property of one), as `model_json_schema` returns it."""
+
+Example = dict[str, Any]  # free-form JSON: an example as a model declares it
+"""An example event or document, as written in a model's `json_schema_extra`."""
 
 Documented = type[BaseModel] | type[EventBase]
 """A documented class: an event (a pydantic dataclass) or a model (manifest, pre-registration, nested objects)."""
@@ -65,7 +72,7 @@ def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 
 
-def _bounds(p: dict[str, Any]) -> str:
+def _bounds(p: JsonSchema) -> str:
     lo, hi = p.get("minimum"), p.get("maximum")
     if lo == 0 and hi == 1:
         return " 0 or 1"
@@ -77,47 +84,74 @@ def _bounds(p: dict[str, Any]) -> str:
     return (" " + ", ".join(parts)) if parts else ""
 
 
-def type_text(p: dict[str, Any]) -> str:
+def type_text(p: JsonSchema) -> str:
     """A JSON Schema property as words: `integer ≥ 0`, `list of string`, `LedgerEntry or null`."""
-    if "const" in p:
-        return f"`{json.dumps(p['const'])}`"
-    if "enum" in p:
-        return "one of " + ", ".join(f"`{v}`" for v in p["enum"])
-    if "$ref" in p:
-        name = _ref_name(p["$ref"])
-        return f"[{name}](#{anchor(name)})"
-    if "anyOf" in p:
-        kinds = {x.get("type") for x in p["anyOf"]}
-        if kinds >= {"array", "object", "string", "integer", "number", "boolean"}:
-            return "any JSON value"
-        options = [type_text(x) for x in p["anyOf"]]
-        return " or ".join(dict.fromkeys([o for o in options if o != "null"] + [o for o in options if o == "null"]))
+    for key, by_key in _BY_KEY:
+        if key in p:
+            return by_key(p)
     kind = p.get("type")
-    if kind == "array":
-        items = type_text(p["items"]) if p.get("items") else "any JSON value"
-        n_min, n_max = p.get("minItems"), p.get("maxItems")
-        size = f" ({n_min} items)" if n_min is not None and n_min == n_max else \
-            f" (at least {n_min})" if n_min else ""
-        return f"list of {items}{size}"
-    if kind == "object":
-        values = p.get("additionalProperties")
-        for pattern, inner in p.get("patternProperties", {}).items():
-            return f"object of {type_text(inner)} (keys matching `{pattern}`)"
-        return f"object of {type_text(values)}" if isinstance(values, dict) and values else "object"
-    if kind == "number" and p.get("minimum") == 0 and p.get("maximum") == 1:
-        return "number from 0 to 1"
-    if kind in ("integer", "number"):
-        return kind + _bounds(p)
-    if kind == "string":
-        extra = []
-        if "pattern" in p:
-            extra.append(f"matching `{p['pattern']}`")
-        if "minLength" in p or "maxLength" in p:
-            extra.append(f"{p.get('minLength', 0)}-{p.get('maxLength', '…')} characters")
-        return "string" + (" " + ", ".join(extra) if extra else "")
-    if kind in ("boolean", "null"):
-        return str(kind)
-    return "any JSON value"
+    by_kind = _BY_KIND.get(kind) if isinstance(kind, str) else None
+    return by_kind(p) if by_kind is not None else "any JSON value"
+
+
+def _any_of_text(p: JsonSchema) -> str:
+    kinds = {x.get("type") for x in p["anyOf"]}
+    if kinds >= {"array", "object", "string", "integer", "number", "boolean"}:
+        return "any JSON value"
+    options = [type_text(x) for x in p["anyOf"]]
+    return " or ".join(dict.fromkeys([o for o in options if o != "null"] + [o for o in options if o == "null"]))
+
+
+def _ref_text(p: JsonSchema) -> str:
+    name = _ref_name(p["$ref"])
+    return f"[{name}](#{anchor(name)})"
+
+
+def _array_text(p: JsonSchema) -> str:
+    items = type_text(p["items"]) if p.get("items") else "any JSON value"
+    n_min, n_max = p.get("minItems"), p.get("maxItems")
+    size = f" ({n_min} items)" if n_min is not None and n_min == n_max else \
+        f" (at least {n_min})" if n_min else ""
+    return f"list of {items}{size}"
+
+
+def _object_text(p: JsonSchema) -> str:
+    values = p.get("additionalProperties")
+    for pattern, inner in p.get("patternProperties", {}).items():
+        return f"object of {type_text(inner)} (keys matching `{pattern}`)"
+    return f"object of {type_text(values)}" if isinstance(values, dict) and values else "object"
+
+
+def _number_text(p: JsonSchema) -> str:
+    return "number from 0 to 1" if p.get("minimum") == 0 and p.get("maximum") == 1 else "number" + _bounds(p)
+
+
+def _string_text(p: JsonSchema) -> str:
+    extra = []
+    if "pattern" in p:
+        extra.append(f"matching `{p['pattern']}`")
+    if "minLength" in p or "maxLength" in p:
+        extra.append(f"{p.get('minLength', 0)}-{p.get('maxLength', '…')} characters")
+    return "string" + (" " + ", ".join(extra) if extra else "")
+
+
+_BY_KEY: tuple[tuple[str, Callable[[JsonSchema], str]], ...] = (
+    ("const", lambda p: f"`{json.dumps(p['const'])}`"),
+    ("enum", lambda p: "one of " + ", ".join(f"`{v}`" for v in p["enum"])),
+    ("$ref", _ref_text),
+    ("anyOf", _any_of_text),
+)
+"""What a property is, when one of these keys says it (tried in this order, before its `type`)."""
+_BY_KIND: dict[str, Callable[[JsonSchema], str]] = {
+    "array": _array_text,
+    "object": _object_text,
+    "number": _number_text,
+    "integer": lambda p: "integer" + _bounds(p),
+    "string": _string_text,
+    "boolean": lambda p: "boolean",
+    "null": lambda p: "null",
+}
+"""A property's `type` -> its words."""
 
 
 def _cell(text: str) -> str:
@@ -164,13 +198,13 @@ def _type_args(annotation: Any) -> list[Any]:
     return found
 
 
-def model_examples(model: Documented) -> list[dict[str, Any]]:
+def model_examples(model: Documented) -> list[Example]:
     """The examples a model declares (in field order, as written in the model)."""
     extra = model.model_config.get("json_schema_extra")
     return list(extra.get("examples", [])) if isinstance(extra, dict) else []  # type: ignore[arg-type]
 
 
-def _nested_examples(schema: dict[str, Any], example: Any, defs: dict[str, Any], out: dict[str, Any]) -> None:
+def _nested_examples(schema: JsonSchema, example: object, defs: JsonSchema, out: dict[str, Example]) -> None:
     """Record, for every nested object, the first value the example gives it."""
     if not isinstance(example, dict):
         return
@@ -179,16 +213,21 @@ def _nested_examples(schema: dict[str, Any], example: Any, defs: dict[str, Any],
             continue
         value = example[name]
         for option in [p, *p.get("anyOf", [])]:
-            target, item = option, value
-            if option.get("type") == "array" and isinstance(value, list) and value:
-                target, item = option.get("items") or {}, value[0]
+            target, item = _example_target(option, value)
             if "$ref" in target and isinstance(item, dict):
                 ref = _ref_name(target["$ref"])
                 out.setdefault(ref, item)
                 _nested_examples(defs[ref], item, defs, out)
 
 
-def field_table(model: Documented, example: dict[str, Any] | None, skip: tuple[str, ...] = ()) -> list[str]:
+def _example_target(option: JsonSchema, value: object) -> tuple[JsonSchema, object]:
+    """(the schema, the example value) an example gives a property: a list's first item for a list."""
+    if option.get("type") == "array" and isinstance(value, list) and value:
+        return option.get("items") or {}, value[0]
+    return option, value
+
+
+def field_table(model: Documented, example: Example | None, skip: tuple[str, ...] = ()) -> list[str]:
     """The Markdown table of a model's fields: name, type, default, unit, meaning, example."""
     schema = model.model_json_schema()
     rows = ["| field | type | default | unit | meaning | example |", "|---|---|---|---|---|---|"]
@@ -209,7 +248,7 @@ def _dump(value: Any) -> Any:
     return value.model_dump() if isinstance(value, BaseModel) else str(value)
 
 
-def _model_section(level: str, title: str, ident: str, model: Documented, example: dict[str, Any] | None,
+def _model_section(level: str, title: str, ident: str, model: Documented, example: Example | None,
                    skip: tuple[str, ...] = (), fmt: str = "json") -> list[str]:
     schema = model.model_json_schema()
     lines = [f"{level} {title} {{#{ident}}}", "", " ".join(str(schema.get("description", "")).split()), ""]
@@ -225,7 +264,7 @@ def _document(model: type[BaseModel], heading: str, ident: str, intro: str) -> l
     """A YAML document (manifest or pre-registration) and its nested objects."""
     schema = model.model_json_schema()
     example = model_examples(model)[0]
-    nested: dict[str, Any] = {}
+    nested: dict[str, Example] = {}
     _nested_examples(schema, example, schema.get("$defs", {}), nested)
     lines = [f"## {heading} {{#{ident}}}", "", intro, ""]
     lines += field_table(model, example)
@@ -249,7 +288,38 @@ def reference_pages() -> dict[str, str]:
 
     A link to an anchor on another page of the reference points there (`../format-reference.md#ledgerentry`).
     """
-    main = [
+    main = _main_page_head()
+    inner: dict[str, type[BaseModel]] = {}
+    nested: dict[str, Example] = {}
+    for _heading, track, models in SECTIONS:
+        for model in models:
+            schema = model.model_json_schema()
+            etype = event_type(model)
+            main.append(f"| [`{etype}`](#{anchor(etype)}) | {track} | "
+                        f"{_cell(str(schema.get('description', '')).split(chr(10))[0])} |")
+            inner.update(nested_models(model))
+            _nested_examples(schema, model_examples(model)[0], schema.get("$defs", {}), nested)
+    main += ["", "## Fields of every line {#every-line}", "",
+             "Besides its own fields, every event carries these (they define the hash chain):", ""]
+    main += field_table(EventBase, None)
+    main += ["| `type` | string | required |  | The event type: one of the types above. |  |", ""]
+    pages: dict[str, list[str]] = {"format-reference.md": main}
+    for heading, _track, models in SECTIONS:
+        lines = _section_lines(heading, pages, main)
+        level = "##" if heading in SUBPAGES else "###"
+        for model in models:
+            lines += _model_section(level, f"`{event_type(model)}`", anchor(event_type(model)), model,
+                                    model_examples(model)[0], skip=COMMON_FIELDS)
+    main += ["## Objects inside events {#event-objects}", ""]
+    for name, inner_model in sorted(inner.items()):
+        main += _model_section("###", f"`{name}`", anchor(name), inner_model, nested.get(name))
+    pages[f"format-reference/{MANIFESTS}.md"] = _manifests_page()
+    return _relinked({rel: "\n".join(lines).rstrip("\n") + "\n" for rel, lines in pages.items()})
+
+
+def _main_page_head() -> list[str]:
+    """The first page up to the event-type table's rows."""
+    return [
         "# Format reference",
         "",
         f"<!-- Generated from checker/format/schema/ by `{REGENERATE}`; do not edit by hand. -->",
@@ -274,46 +344,35 @@ def reference_pages() -> dict[str, str]:
         "| type | track | what it records |",
         "|---|---|---|",
     ]
-    inner: dict[str, type[BaseModel]] = {}
-    nested: dict[str, Any] = {}
-    for _heading, track, models in SECTIONS:
-        for model in models:
-            schema = model.model_json_schema()
-            etype = event_type(model)
-            main.append(f"| [`{etype}`](#{anchor(etype)}) | {track} | "
-                        f"{_cell(str(schema.get('description', '')).split(chr(10))[0])} |")
-            inner.update(nested_models(model))
-            _nested_examples(schema, model_examples(model)[0], schema.get("$defs", {}), nested)
-    main += ["", "## Fields of every line {#every-line}", "",
-             "Besides its own fields, every event carries these (they define the hash chain):", ""]
-    main += field_table(EventBase, None)
-    main += ["| `type` | string | required |  | The event type: one of the types above. |  |", ""]
-    pages: dict[str, list[str]] = {"format-reference.md": main}
-    for heading, _track, models in SECTIONS:
-        if heading in SUBPAGES:
-            lines = [f"# Format reference: {heading.lower()} {{#{anchor(heading.replace(' ', '_'))}}}", "",
-                     f"<!-- Generated from checker/format/schema/ by `{REGENERATE}`; do not edit by hand. -->", "",
-                     "Part of the [format reference](../format-reference.md) (types, defaults and units as there).", ""]
-            pages[f"format-reference/{SUBPAGES[heading]}.md"] = lines
-        else:
-            lines = main
-            lines += [f"## {heading} {{#{anchor(heading.replace(' ', '_'))}}}", ""]
-        level = "##" if heading in SUBPAGES else "###"
-        for model in models:
-            lines += _model_section(level, f"`{event_type(model)}`", anchor(event_type(model)), model,
-                                    model_examples(model)[0], skip=COMMON_FIELDS)
-    main += ["## Objects inside events {#event-objects}", ""]
-    for name, inner_model in sorted(inner.items()):
-        main += _model_section("###", f"`{name}`", anchor(name), inner_model, nested.get(name))
-    manifests = ["# Format reference: `submission.yaml` and `prereg.yaml` {#manifests}", "",
-                 f"<!-- Generated from checker/format/schema/ by `{REGENERATE}`; do not edit by hand. -->", "",
-                 "Part of the [format reference](../format-reference.md) (types, defaults and units as there).", ""]
-    manifests += _document(Submission, "`submission.yaml`", "submission-yaml",
-                           "The manifest: who submitted what, and the files it contains.")
-    manifests += _document(Prereg, "`prereg.yaml`", "prereg-yaml",
-                           "The pre-registration, committed before the runs (see [the submission format](../format.md)).")
-    pages[f"format-reference/{MANIFESTS}.md"] = manifests
-    texts = {rel: "\n".join(lines).rstrip("\n") + "\n" for rel, lines in pages.items()}
+
+
+def _subpage_head(title: str, ident: str) -> list[str]:
+    return [f"# Format reference: {title} {{#{ident}}}", "",
+            f"<!-- Generated from checker/format/schema/ by `{REGENERATE}`; do not edit by hand. -->", "",
+            "Part of the [format reference](../format-reference.md) (types, defaults and units as there).", ""]
+
+
+def _section_lines(heading: str, pages: dict[str, list[str]], main: list[str]) -> list[str]:
+    """Where a section's events go: a page of its own (`SUBPAGES`), or the first page under a heading."""
+    ident = anchor(heading.replace(" ", "_"))
+    if heading in SUBPAGES:
+        lines = _subpage_head(heading.lower(), ident)
+        pages[f"format-reference/{SUBPAGES[heading]}.md"] = lines
+        return lines
+    main += [f"## {heading} {{#{ident}}}", ""]
+    return main
+
+
+def _manifests_page() -> list[str]:
+    return [*_subpage_head("`submission.yaml` and `prereg.yaml`", "manifests"),
+            *_document(Submission, "`submission.yaml`", "submission-yaml",
+                       "The manifest: who submitted what, and the files it contains."),
+            *_document(Prereg, "`prereg.yaml`", "prereg-yaml",
+                       "The pre-registration, committed before the runs (see [the submission format](../format.md)).")]
+
+
+def _relinked(texts: dict[str, str]) -> dict[str, str]:
+    """The pages with each link to an anchor on another page pointing there."""
     home = {a: rel for rel, text in texts.items() for a in _ANCHOR.findall(text)}
 
     def relink(rel: str, text: str) -> str:

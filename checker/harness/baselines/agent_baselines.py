@@ -15,11 +15,9 @@ the checker does with them:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from checker.harness.baselines.common import AUTHOR, CONTACT, LICENSE, SubmissionWriter, harness, started_at
+from checker.harness.baselines.common import AUTHOR, CONTACT, LICENSE, Emit, SubmissionWriter, harness, started_at
 from checker.harness.baselines.scripted_agent import AgentConfig, BareAgent, ScriptedAgent
 
 SUBMISSION_ID = "driftboard-microworld-agent"
@@ -51,9 +49,9 @@ def config(cell: str, seed: str) -> AgentConfig:
     )
 
 
-def prereg() -> dict[str, Any]:
+def prereg() -> dict[str, object]:
     """The pre-registration of the agent reference submission."""
-    cells: dict[str, Any] = {
+    cells: dict[str, dict[str, object]] = {
         name: {"flags": dict(flags), "seeds": list(SEEDS), "comparator": False,
                "description": desc}
         for (name, flags), desc in zip(CELLS.items(), (
@@ -84,11 +82,11 @@ def prereg() -> dict[str, Any]:
     }
 
 
-def _play(cfg: AgentConfig, emit: Callable[[dict[str, Any]], Any]) -> None:
+def _play(cfg: AgentConfig, emit: Emit) -> None:
     ScriptedAgent(cfg, emit).run()
 
 
-def _play_bare(emit: Callable[[dict[str, Any]], Any]) -> None:
+def _play_bare(emit: Emit) -> None:
     BareAgent(BARE_SEED, SEEDS[BARE_SEED], emit, HORIZON).run()
 
 

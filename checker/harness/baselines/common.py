@@ -9,9 +9,8 @@ on every commit); bump it whenever the generator's output changes on purpose.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -27,15 +26,18 @@ AUTHOR = {"name": "Driftboard maintainers", "affiliation": "Driftboard"}
 CONTACT = "the Driftboard issue tracker"
 BASE_DATE = "2026-01-01"
 
+Emit = Callable[[dict[str, object]], object]
+"""Writes one event from its fields (`RunLogWriter.write`, which validates them)."""
+
 
 class _NoAliasDumper(yaml.SafeDumper):
     """A safe dumper that never writes anchors/aliases (the loader refuses them)."""
 
-    def ignore_aliases(self, data: Any) -> bool:
+    def ignore_aliases(self, data: object) -> bool:
         return True
 
 
-def dump_yaml(data: dict[str, Any]) -> bytes:
+def dump_yaml(data: Mapping[str, object]) -> bytes:
     """Deterministic YAML bytes (insertion order, no aliases, UTF-8)."""
     text = yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False, allow_unicode=True, width=100,
                      default_flow_style=False)
@@ -60,7 +62,7 @@ def sha256_hex(data: bytes) -> str:
 class SubmissionWriter:
     """Writes one submission folder: prereg first (its digest goes into every run header)."""
 
-    def __init__(self, out: Path, submission_id: str, prereg: dict[str, Any]) -> None:
+    def __init__(self, out: Path, submission_id: str, prereg: Mapping[str, object]) -> None:
         self.root = out / submission_id
         self.submission_id = submission_id
         self.prereg_bytes = dump_yaml(prereg)
@@ -73,7 +75,7 @@ class SubmissionWriter:
                 old.unlink()
         (self.root / "prereg.yaml").write_bytes(self.prereg_bytes)
 
-    def run(self, file: str, run_start: dict[str, Any], body: Callable[[Callable[[dict[str, Any]], Any]], None],
+    def run(self, file: str, run_start: Mapping[str, object], body: Callable[[Emit], None],
             status: str = "COMPLETED", reason: str | None = "horizon reached") -> None:
         """Write one run log through `RunLogWriter`; `body(emit)` writes the events."""
         header = {"format_version": FORMAT_VERSION, "submission_id": self.submission_id,
@@ -86,13 +88,13 @@ class SubmissionWriter:
             log.end(status, reason)
         self.files.append(file)
 
-    def manifest(self, fields: dict[str, Any]) -> None:
+    def manifest(self, fields: Mapping[str, object]) -> None:
         """Write `submission.yaml` listing every run written so far."""
         data = {"format_version": FORMAT_VERSION, "id": self.submission_id, **fields, "files": list(self.files)}
         (self.root / "submission.yaml").write_bytes(dump_yaml(data))
 
 
 __all__ = [
-    "AUTHOR", "CONTACT", "GENERATOR_COMMIT", "GENERATOR_NAME", "GENERATOR_VERSION", "LICENSE", "SubmissionWriter",
+    "AUTHOR", "CONTACT", "GENERATOR_COMMIT", "GENERATOR_NAME", "GENERATOR_VERSION", "LICENSE", "Emit", "SubmissionWriter",
     "dump_yaml", "harness", "started_at",
 ]

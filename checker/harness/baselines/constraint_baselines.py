@@ -26,9 +26,9 @@ import functools
 import json
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import z3
 
@@ -36,8 +36,8 @@ from checker.constraint.answers import extract_answer
 from checker.constraint.domains import FALSE, Domain, LogicGrid, Scheduling, make_domain
 from checker.constraint.domains.solver import ProblemSolver
 from checker.constraint.problems import problem_set_digest
-from checker.harness.baselines.common import AUTHOR, CONTACT, LICENSE, SubmissionWriter, harness, started_at
-from checker.harness.baselines.suite import SUITE_NAME, load_suite
+from checker.harness.baselines.common import AUTHOR, CONTACT, LICENSE, Emit, SubmissionWriter, harness, started_at
+from checker.harness.baselines.suite import SUITE_NAME, Constraint, ProblemDoc, load_suite
 
 SUBMISSION_ID = "driftboard-constraint-baselines"
 MODEL = "scripted"
@@ -50,11 +50,20 @@ LOSSY_SEED = 7
 GREEDY_MAX_CHANGES = 2
 
 Assignment = tuple[int, ...]
-Entry = dict[str, Any]
+
+
+class LedgerEntry(TypedDict):
+    """One entry of a method's ledger, numbered in the order extracted (`C001`, ...)."""
+
+    id: str
+    type: str
+    args: list[str | int]
+    nl: str | None
+    source_turn: int
 
 
 # -- solving ----------------------------------------------------------------------------------
-def solve(dom: Domain, constraints: Sequence[Entry], prev: Assignment | None = None,
+def solve(dom: Domain, constraints: Sequence[Mapping[str, object]], prev: Assignment | None = None,
           max_changes: int | None = None) -> Assignment | None:
     """A model of base axioms ∧ constraints (within `max_changes` changed variables of `prev` if set).
 
@@ -77,12 +86,12 @@ def solve(dom: Domain, constraints: Sequence[Entry], prev: Assignment | None = N
     return tuple(int(x) for x in dom.assignment_from_model(solver.model(), v))
 
 
-def satisfies(dom: Domain, constraints: Sequence[Entry], a: Assignment) -> bool:
+def satisfies(dom: Domain, constraints: Sequence[Mapping[str, object]], a: Assignment) -> bool:
     """Direct evaluation of the constraints on a complete assignment."""
     return dom.satisfied_by([dom.compile_constraint(c) for c in constraints], a)
 
 
-def to_answer(dom: Domain, a: Assignment) -> dict[str, Any]:
+def to_answer(dom: Domain, a: Assignment) -> dict[str, object]:
     """The JSON answer of a complete assignment (seats 1-based, full schedule, full grid)."""
     if isinstance(dom, Scheduling):
         return {e: {"start": a[2 * i], "duration": a[2 * i + 1]} for i, e in enumerate(dom.entities)}
@@ -102,25 +111,25 @@ class Method(ABC):
         self.dom = dom
         self.rng = rng
         self.solver = solver
-        self.ledger: list[Entry] = []
+        self.ledger: list[LedgerEntry] = []
         self.prev: Assignment | None = None
         self.next_id = 1
 
-    def entry(self, c: Entry, turn: int) -> Entry:
+    def entry(self, c: Constraint, turn: int) -> LedgerEntry:
         """A ledger entry with the next sequential id."""
-        e = {"id": f"C{self.next_id:03d}", "type": c["type"], "args": list(c["args"]), "nl": c.get("nl"),
+        e: LedgerEntry = {"id": f"C{self.next_id:03d}", "type": c["type"], "args": list(c["args"]), "nl": c.get("nl"),
              "source_turn": turn}
         self.next_id += 1
         return e
 
-    def keep_or_solve(self, constraints: Sequence[Entry]) -> Assignment | None:
+    def keep_or_solve(self, constraints: Sequence[LedgerEntry]) -> Assignment | None:
         """The previous answer while it satisfies `constraints`, else a fresh model."""
         if self.prev is not None and satisfies(self.dom, constraints, self.prev):
             return self.prev
         return solve(self.dom, constraints)
 
     @abstractmethod
-    def turn(self, t: int, new: list[Entry], gold: list[Entry]) -> tuple[list[Entry], Assignment | None, str]:
+    def turn(self, t: int, new: list[Constraint], gold: list[Constraint]) -> tuple[list[LedgerEntry], Assignment | None, str]:
         """Advance one turn."""
 
 
@@ -129,7 +138,7 @@ class Oracle(Method):
 
     name = "oracle"
 
-    def turn(self, t: int, new: list[Entry], gold: list[Entry]) -> tuple[list[Entry], Assignment | None, str]:
+    def turn(self, t: int, new: list[Constraint], gold: list[Constraint]) -> tuple[list[LedgerEntry], Assignment | None, str]:
         """Advance one turn."""
         self.ledger += [self.entry(c, t) for c in new]
         self.prev = self.keep_or_solve(self.ledger)
@@ -141,7 +150,7 @@ class RecencyK(Method):
 
     name = "recency-k"
 
-    def turn(self, t: int, new: list[Entry], gold: list[Entry]) -> tuple[list[Entry], Assignment | None, str]:
+    def turn(self, t: int, new: list[Constraint], gold: list[Constraint]) -> tuple[list[LedgerEntry], Assignment | None, str]:
         """Advance one turn."""
         self.ledger = [e for e in self.ledger if e["source_turn"] > t - RECENCY_K] + [self.entry(c, t) for c in new]
         self.prev = self.keep_or_solve(self.ledger)
@@ -153,7 +162,7 @@ NEGATE = {"adjacent": "not_adjacent", "not_adjacent": "adjacent", "assign": "not
           "not_simultaneous": "before"}
 
 
-def corrupt(c: Entry, rng: random.Random) -> Entry:
+def corrupt(c: Constraint, rng: random.Random) -> Constraint:
     """A plausible extraction error: negated type, swapped order or a shifted number."""
     args = list(c["args"])
     t = c["type"]
@@ -172,7 +181,7 @@ class LossyLedger(Method):
 
     name = "lossy-ledger"
 
-    def turn(self, t: int, new: list[Entry], gold: list[Entry]) -> tuple[list[Entry], Assignment | None, str]:
+    def turn(self, t: int, new: list[Constraint], gold: list[Constraint]) -> tuple[list[LedgerEntry], Assignment | None, str]:
         """Advance one turn."""
         dropped = corrupted = 0
         for c in new:
@@ -200,7 +209,7 @@ class GreedyRepair(Method):
 
     name = "greedy-repair"
 
-    def turn(self, t: int, new: list[Entry], gold: list[Entry]) -> tuple[list[Entry], Assignment | None, str]:
+    def turn(self, t: int, new: list[Constraint], gold: list[Constraint]) -> tuple[list[LedgerEntry], Assignment | None, str]:
         """Advance one turn."""
         self.ledger += [self.entry(c, t) for c in new]
         if self.prev is None:
@@ -226,7 +235,7 @@ METHOD_CLASSES: dict[str, Callable[[Domain, random.Random, ProblemSolver], Metho
 
 
 # -- responses ------------------------------------------------------------------------------------
-def response(method: str, note: str, answer: dict[str, Any] | None) -> str:
+def response(method: str, note: str, answer: dict[str, object] | None) -> str:
     """The raw response text of one turn (formats differ by method; all parse to `answer`)."""
     if answer is None:
         return f"{note} I could not find an assignment."
@@ -240,7 +249,7 @@ def response(method: str, note: str, answer: dict[str, Any] | None) -> str:
     return f"{note}\nFinal: {body}"
 
 
-def run_method(method: str, problems: list[dict[str, Any]], emit: Callable[[dict[str, Any]], Any]) -> None:
+def run_method(method: str, problems: Sequence[ProblemDoc], emit: Emit) -> None:
     """Play one method over every problem and emit its events."""
     rng = random.Random(LOSSY_SEED)
     for p in problems:
@@ -267,7 +276,7 @@ def run_method(method: str, problems: list[dict[str, Any]], emit: Callable[[dict
 
 
 # -- the submission ---------------------------------------------------------------------------------
-def prereg(digest: str) -> dict[str, Any]:
+def prereg(digest: str) -> dict[str, object]:
     """The pre-registration of the constraint reference submission."""
     return {
         "format_version": "1.0",

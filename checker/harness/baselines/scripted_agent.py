@@ -30,6 +30,10 @@ Switches:
 
 Probe policy (deterministic): the least-tried action (ties: lowest number); for a click, the
 least-tried, then smallest, then lowest-id current referent, aimed at its minimum cell.
+
+The store and the views are in `checker.harness.baselines.agent_state`, the Surveyor and the
+agenda's compiler in `checker.harness.baselines.surveyor`; this module has the Observer, the
+beat (choose, realise, record), the Actuator and the episode, and the BARE comparator.
 """
 
 from __future__ import annotations
@@ -37,214 +41,67 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from checker.harness.baselines.microworld import ACTIONS, SIZE, MicroWorld
+from checker.harness.baselines.agent_state import (
+    EPOCH,
+    OBSERVER_CANARY_EVERY,
+    AgentConfig,
+    Emit,
+    GoalRow,
+    Observed,
+    Pending,
+    RefRow,
+    RuleRow,
+    Step,
+    match,
+)
+from checker.harness.baselines.microworld import ACTIONS, SIZE, MicroWorld, Obj
+from checker.harness.baselines.surveyor import Surveyor
 
-EPOCH = 8
-"""Beats between Surveyor calls."""
-OBSERVER_CANARY_EVERY = 8
-"""The Observer is salted when its call counter is a multiple of this."""
-LEASE = 20
-
-Emit = Callable[[dict[str, Any]], Any]
-
-
-@dataclass(frozen=True)
-class AgentConfig:
-    """One run's configuration."""
-
-    cell: str
-    seed_label: str
-    world_seed: int
-    join: bool = True
-    agenda: bool = True
-    horizon: int = 150
-    observer_noise: float = 0.03
-    """Chance that one Observer bind op is rejected (then retried once)."""
-    surveyor_noise: float = 0.06
-    """Chance that one Surveyor proposal is rejected (then retried once)."""
-    actuator_noise: float = 0.05
-    """Chance that the Actuator's first click proposal falls outside the cited referent."""
-    canary_deafness: float = 0.015
-    """Chance that the Surveyor's output omits one zone's canary nonce."""
-    records_believed_landing: bool = False
-    """Harness defect: record the step's cited target when the click was inside its (stale) cells."""
+ObserverOp = tuple[str, Obj | str]
+"""(MINT | MOVE, the world object) or (DORMANT, the referent id)."""
 
 
 @dataclass
-class RefRow:
-    """A referent as the agent's store holds it."""
+class _Choice:
+    """The action of one beat and how it was chosen."""
 
-    ref_id: str
-    oid: str
-    kind: str
-    colour: int
-    cells: frozenset[tuple[int, int]]
-    version: int = 1
-    dormant: bool = False
-    rung: str = "ANCHORED"
-
-
-@dataclass
-class RuleRow:
-    """An effect hypothesis."""
-
-    rule_id: str
     action: str
-    target: str | None
-    effect: dict[str, Any]
-    status: str = "PROPOSED"
-    matches: int = 0
+    x: int
+    y: int
+    source: str
+    cited: frozenset[tuple[int, int]] = frozenset()
+    """The cells the Actuator aimed at (a live step's target, current or as compiled)."""
+    render: int = 0
+    shadow: str | None = None
+
+    @property
+    def params(self) -> dict[str, int] | None:
+        """A click's coordinates; None for the untargeted actions."""
+        return {"x": self.x, "y": self.y} if self.action == "ACTION6" else None
 
 
-@dataclass
-class Step:
-    """A compiled plan step."""
-
-    step_id: str
-    commit_id: str
-    kind: str
-    target: str
-    cells_at_compile: frozenset[tuple[int, int]]
-    predicted: dict[str, Any]
-    goal_id: str
-    rule_id: str | None
-    last: bool = False
-    substitutions: int = 0
-    started: int | None = None
-
-
-@dataclass
-class Pending:
-    """An observation the Surveyor has not read yet."""
-
-    turn: int
-    action: str
-    ref: str | None
-    score_event: int
-    level_event: int
-
-
-@dataclass
-class ScriptedAgent:
+class ScriptedAgent(Surveyor):
     """Runs one episode in a fresh micro-world and emits its events."""
 
-    cfg: AgentConfig
-    emit: Emit
-    world: MicroWorld = field(init=False)
-    rng: random.Random = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.world = MicroWorld(self.cfg.world_seed)
-        digest = hashlib.sha256(f"{self.cfg.cell}|{self.cfg.seed_label}".encode()).digest()
-        self.rng = random.Random(int.from_bytes(digest[:8], "big"))
-        self.counters: dict[str, int] = {}
-        self.refs: dict[str, RefRow] = {}
-        self.by_oid: dict[str, str] = {}
-        self.rules: dict[str, RuleRow] = {}
-        self.goals: dict[str, dict[str, Any]] = {}
-        self.queue: list[Step] = []
-        self.plan_targets: set[str] = set()
-        self.pending: list[Pending] = []
-        self.tried_action: dict[str, int] = {a: 0 for a in ACTIONS}
-        self.tried_ref: dict[str, int] = {}
-        self.calls: dict[str, int] = {"OBSERVER": 0, "SURVEYOR": 0, "ACTUATOR": 0}
-        self.score_goal: str | None = None
-        self.deficit_goal: str | None = None
-        self.level_rule_refs: set[str] = set()
-
-    # -- helpers ------------------------------------------------------------------------
-    def mint(self, prefix: str) -> str:
-        """Next id for a prefix, zero-padded to width 4 (ARG's minting)."""
-        n = self.counters.get(prefix, 0) + 1
-        self.counters[prefix] = n
-        return f"{prefix}{n:04d}"
-
-    def nonce(self) -> str:
-        """A canary nonce, `ZQ` + 8 hex."""
-        return "ZQ" + f"{self.rng.getrandbits(32):08x}"
-
-    def status(self, turn: int, kind: str, entity: str, old: str | None, new: str, reason: str | None = None) -> None:
-        """Emit a status transition."""
-        self.emit({"type": "status", "turn": turn, "entity_kind": kind, "entity_id": entity,
-                   "from_status": old, "to_status": new, "reason": reason})
-
-    def current_refs(self) -> list[RefRow]:
-        """Current, non-dormant referents in id order."""
-        return [r for r in self.refs.values() if not r.dormant]
-
-    def landing(self, x: int, y: int) -> str | None:
-        """The harness's landing: smallest current non-dormant referent containing (x, y)."""
-        best: RefRow | None = None
-        for r in self.refs.values():
-            if r.dormant or (x, y) not in r.cells:
-                continue
-            if best is None or len(r.cells) < len(best.cells):
-                best = r
-        return best.ref_id if best else None
-
-    # -- rendering ------------------------------------------------------------------------
-    def frame_text(self) -> str:
-        """Z2: the frame as 24 rows of hex digits."""
-        return "\n".join("".join(f"{v:x}" for v in row) for row in self.world.grid())
-
-    def roster(self, rows: list[RefRow]) -> str:
-        """Z6: referent rows."""
-        out = []
-        for r in rows:
-            xs = [c[0] for c in r.cells]
-            ys = [c[1] for c in r.cells]
-            out.append(f"{r.ref_id} v{r.version} {r.kind} colour={r.colour} n={len(r.cells)} "
-                       f"bbox=({min(xs)},{min(ys)})-({max(xs)},{max(ys)}) rung={r.rung}")
-        return "\n".join(out)
-
-    def surveyor_view(self, turn: int, salts: dict[str, str]) -> dict[str, str]:
-        """The Surveyor's zones Z1..Z6 (salts appended to their zones)."""
-        visible = self.visible_refs()
-        zones = {
-            "Z1": f"beat {turn}/{self.cfg.horizon}; level {self.world.level_counter}; score {self.world.score}",
-            "Z2": "goals:\n" + "\n".join(f"{g} {d['statement']} [{d['status']}]" for g, d in self.goals.items()),
-            "Z3": "recent:\n" + "\n".join(
-                f"t{p.turn} {p.action} -> {p.ref if p.ref in visible else '?'} score+{p.score_event} "
-                f"level+{p.level_event}" for p in self.pending[-12:]),
-            "Z4": "rules:\n" + "\n".join(
-                f"{r.rule_id} {r.action}@{r.target or '-'} => {r.effect} [{r.status}]" for r in self.rules.values()),
-            "Z5": "plan:\n" + "\n".join(f"{s.step_id} {s.kind} ACTION6@{s.target}" for s in self.queue),
-            "Z6": "referents:\n" + self.roster([self.refs[r] for r in sorted(visible)]),
-        }
-        for zone, salt in salts.items():
-            zones[zone] += f"\n[canary {salt}]"
-        return zones
-
-    def visible_refs(self) -> set[str]:
-        """Referents the Surveyor can name: bound rows (join) or plan-step targets (agenda)."""
-        visible: set[str] = set()
-        if self.cfg.join:
-            visible |= {r.ref_id for r in self.current_refs()}
-        if self.cfg.agenda:
-            visible |= {t for t in self.plan_targets if not self.refs[t].dormant}
-        return visible
-
-    def capture(self, turn: int, organ: str, call_idx: int, zones: dict[str, str], shadow: bool) -> int:
-        """Emit one render_capture per zone; returns the view's render tokens (ceil(chars / 4))."""
-        total = 0
-        for zone, text in zones.items():
-            data = text.encode()
-            tokens = math.ceil(len(text) / 4)
-            total += len(text)
-            self.emit({"type": "render_capture", "turn": turn, "organ": organ, "call_idx": call_idx, "zone": zone,
-                       "view_sha256": hashlib.sha256(data).hexdigest(), "view_bytes": len(data),
-                       "render_tokens": tokens, "shadow": shadow})
-        return math.ceil(total / 4)
-
-    # -- organs -----------------------------------------------------------------------------
+    # -- Observer -----------------------------------------------------------------------------
     def observe(self, turn: int) -> None:
         """Observer: sync the store with the frame (mint, re-version, dormant)."""
-        ops: list[tuple[str, Any]] = []
-        live_oids = set(self.world.objects)
+        ops = self._observer_ops()
+        if not ops:
+            return
+        self._observer_call(turn, ops)
+        for op, payload in ops:
+            if isinstance(payload, str):
+                self.refs[payload].dormant = True
+                self.status(turn, "REFERENT_LIFE", payload, "LIVE", "DORMANT", "vanished from the frame")
+            else:
+                self._bind(turn, op, payload)
+
+    def _observer_ops(self) -> list[ObserverOp]:
+        """New objects (MINT) and moved ones (MOVE) in world order, then vanished referents (DORMANT) by object."""
+        ops: list[ObserverOp] = []
         for oid, obj in self.world.objects.items():
             rid = self.by_oid.get(oid)
             if rid is None:
@@ -252,10 +109,12 @@ class ScriptedAgent:
             elif self.refs[rid].cells != obj.cells:
                 ops.append(("MOVE", obj))
         for oid, rid in sorted(self.by_oid.items()):
-            if oid not in live_oids and not self.refs[rid].dormant:
+            if oid not in self.world.objects and not self.refs[rid].dormant:
                 ops.append(("DORMANT", rid))
-        if not ops:
-            return
+        return ops
+
+    def _observer_call(self, turn: int, ops: list[ObserverOp]) -> None:
+        """The Observer's call: its view, canary (every `OBSERVER_CANARY_EVERY`th call), rejects and one retry."""
         self.calls["OBSERVER"] += 1
         idx = self.calls["OBSERVER"]
         salt = self.nonce() if idx % OBSERVER_CANARY_EVERY == 0 else None
@@ -280,205 +139,30 @@ class ScriptedAgent:
             self.emit({"type": "llm_call", "turn": turn, "organ": "OBSERVER", "call_idx": idx, "retry_count": 1,
                        "prompt_tokens": render + 650, "completion_tokens": 20 + 30 * len(rejected),
                        "render_tokens": render, "ops_accepted": len(rejected)})
-        for op, payload in ops:
-            if op == "DORMANT":
-                rid = payload
-                self.refs[rid].dormant = True
-                self.status(turn, "REFERENT_LIFE", rid, "LIVE", "DORMANT", "vanished from the frame")
-                continue
-            obj = payload
-            if op == "MINT":
-                rid = self.mint("R")
-                self.by_oid[obj.oid] = rid
-                self.refs[rid] = RefRow(rid, obj.oid, obj.kind, obj.colour, obj.cells)
-                self.tried_ref[rid] = 0
-                version = 1
-            else:
-                rid = self.by_oid[obj.oid]
-                row = self.refs[rid]
-                row.version += 1
-                row.cells = obj.cells
-                version = row.version
-            self.emit({"type": "referent", "turn": turn, "ref_id": rid, "version": version, "kind": obj.kind,
-                       "anchor_cells": [list(c) for c in sorted(obj.cells)],
-                       "signature": hashlib.sha1(f"{obj.colour}:{len(obj.cells)}".encode()).hexdigest()[:12],
-                       "provenance": "OBSERVER_BIND"})
-            if op == "MINT":
-                self.status(turn, "REFERENT_RUNG", rid, None, "ANCHORED", "minted")
-                self.status(turn, "REFERENT_LIFE", rid, None, "LIVE", "minted")
 
-    def survey(self, turn: int) -> None:
-        """Surveyor epoch: canaries, proposals (with noise and one retry), then compilation."""
-        self.calls["SURVEYOR"] += 1
-        idx = self.calls["SURVEYOR"]
-        salts = {z: self.nonce() for z in ("Z2", "Z3", "Z6")}
-        zones = self.surveyor_view(turn, salts)
-        render = self.capture(turn, "SURVEYOR", idx, zones, shadow=not self.cfg.agenda)
-        for zone, nonce in salts.items():
-            self.emit({"type": "canary_salt", "turn": turn, "organ": "SURVEYOR", "call_idx": idx, "zone": zone,
-                       "nonce": nonce})
-        visible = self.visible_refs()
-        ops: list[tuple[str, Callable[[], None]]] = []
-        seen: set[tuple[str, str]] = set()
-        for p in self.pending:
-            if p.ref is None or p.ref not in visible or self.refs[p.ref].dormant:
-                continue
-            if p.score_event and not self._has_rule(p.ref, "score_event") and (p.ref, "s") not in seen:
-                seen.add((p.ref, "s"))
-                effect = {"score_event": 1, "cells_changed": "nonzero"}
-                ops.append(("PROPOSE_RULE", self._rule_adder(turn, p.ref, effect)))
-            if p.level_event and not self._has_rule(p.ref, "level_event") and (p.ref, "l") not in seen:
-                seen.add((p.ref, "l"))
-                ops.append(("PROPOSE_RULE", self._rule_adder(turn, p.ref, {"level_event": 1})))
-        self.pending = []
-        if (self._score_rule() or ops) and self.score_goal is None:
-            ops.append(("PROPOSE_GOAL", lambda: self._add_goal(turn, "raise the score", "SURVEYOR")))
-        if self.score_goal and self.deficit_goal is None and not self._level_rule():
-            ops.append(("PROPOSE_GOAL", lambda: self._add_deficit(turn)))
-        ranked = sorted(visible, key=lambda r: (self.tried_ref.get(r, 0), len(self.refs[r].cells), r))[:2]
-        for rid in ranked:
-            ops.append(("RANK_TIEBREAK", self._relevance_adder(turn, rid)))
-        first = [(op, fn, self.rng.random() < self.cfg.surveyor_noise) for op, fn in ops]
-        deaf = {z for z in salts if self.rng.random() < self.cfg.canary_deafness}
-        acks = ", ".join(f'"{n}"' for z, n in salts.items() if z not in deaf)
-        output = f'{{"proposals": {len(ops)}, "acks": [{acks}]}}'
-        self.emit({"type": "llm_call", "turn": turn, "organ": "SURVEYOR", "call_idx": idx,
-                   "prompt_tokens": render + 1400, "completion_tokens": 80 + 60 * len(ops), "render_tokens": render,
-                   "ops_accepted": sum(1 for _, _, bad in first if not bad),
-                   "ops_rejected": sum(1 for _, _, bad in first if bad)})
-        for zone, nonce in salts.items():
-            echoed = nonce in output
-            self.emit({"type": "canary_echo", "turn": turn, "organ": "SURVEYOR", "call_idx": idx, "zone": zone,
-                       "nonce": nonce, "echoed": echoed, "output_text": output})
-            if not echoed:
-                self.emit({"type": "write_reject", "turn": turn, "organ": "SURVEYOR", "op_type": "CANARY",
-                           "violation_class": "MISSING_CANARY", "retry_count": 0})
-        retry: list[tuple[str, Callable[[], None]]] = []
-        for op_type, apply, bad in first:
-            if bad:
-                self.emit({"type": "write_reject", "turn": turn, "organ": "SURVEYOR", "op_type": op_type,
-                           "violation_class": self.rng.choice(["OUT_OF_SCHEMA", "DUPLICATE", "DANGLING_REF"]),
-                           "retry_count": 0})
-                retry.append((op_type, apply))
-            else:
-                apply()
-        if retry:
-            second = [(op, fn, self.rng.random() < self.cfg.surveyor_noise) for op, fn in retry]
-            self.emit({"type": "llm_call", "turn": turn, "organ": "SURVEYOR", "call_idx": idx, "retry_count": 1,
-                       "prompt_tokens": render + 1500, "completion_tokens": 60 * len(retry), "render_tokens": render,
-                       "ops_accepted": sum(1 for _, _, bad in second if not bad),
-                       "ops_rejected": sum(1 for _, _, bad in second if bad)})
-            for op_type, apply, bad in second:
-                if bad:
-                    self.emit({"type": "write_reject", "turn": turn, "organ": "SURVEYOR", "op_type": op_type,
-                               "violation_class": "OUT_OF_SCHEMA", "retry_count": 1})
-                else:
-                    apply()
-        if self.cfg.agenda and not self.queue:
-            self.compile(turn)
-
-    # Internal builders ------------------------------------------------------------------
-    def _has_rule(self, ref: str, effect: str) -> bool:
-        return any(r.target == ref and r.effect.get(effect) == 1 for r in self.rules.values())
-
-    def _level_rule(self) -> RuleRow | None:
-        for r in self.rules.values():
-            if r.target and not self.refs[r.target].dormant and r.effect.get("level_event") == 1 and r.status != "DEMOTED":
-                return r
-        return None
-
-    def _score_rule(self) -> RuleRow | None:
-        for r in self.rules.values():
-            if r.target and not self.refs[r.target].dormant and r.effect.get("score_event") == 1 and r.status != "DEMOTED":
-                return r
-        return None
-
-    def _rule_adder(self, turn: int, ref: str, effect: dict[str, Any]) -> Callable[[], None]:
-        def apply() -> None:
-            if self._has_rule(ref, next(k for k in effect if k != "cells_changed")):
-                return
-            rid = self.mint("RU")
-            self.rules[rid] = RuleRow(rid, "ACTION6", ref, effect)
-            self.emit({"type": "rule", "turn": turn, "rule_id": rid, "version": 1, "template": "CLICK_EFFECT",
-                       "ctx": {"action": "ACTION6", "target": ref, "when": None}, "effect": effect,
-                       "scope": "WITHIN_LIFE"})
-            self.status(turn, "RULE", rid, None, "PROPOSED", "surveyor proposal")
-        return apply
-
-    def _add_goal(self, turn: int, statement: str, provenance: str) -> None:
-        if self.score_goal is not None:
-            return
-        gid = self.mint("G")
-        self.goals[gid] = {"statement": statement, "status": "ACTIVE"}
-        self.score_goal = gid
-        self.emit({"type": "goal", "turn": turn, "goal_id": gid, "version": 1, "parent_goal": "G0001",
-                   "statement": statement, "provenance": provenance})
-        self.status(turn, "GOAL", gid, None, "PROPOSED", "surveyor proposal")
-        self.status(turn, "GOAL", gid, "PROPOSED", "ACTIVE", "admitted")
-
-    def _add_deficit(self, turn: int) -> None:
-        if self.deficit_goal is not None:
-            return
-        gid = self.mint("G")
-        self.goals[gid] = {"statement": "find the level trigger", "status": "ACTIVE"}
-        self.deficit_goal = gid
-        self.emit({"type": "goal", "turn": turn, "goal_id": gid, "version": 1, "parent_goal": "G0001",
-                   "statement": "find the level trigger", "provenance": "DEFICIT"})
-        self.status(turn, "GOAL", gid, None, "PROPOSED", "deficit milestone")
-        self.emit({"type": "deficit_stamp", "turn": turn, "goal_id": "G0001",
-                   "holes": [{"missing": "level trigger"}]})
-        self.emit({"type": "goal_edge", "turn": turn, "parent_goal": "G0001", "child_goal": gid, "verified": False})
-
-    def _relevance_adder(self, turn: int, rid: str) -> Callable[[], None]:
-        def apply() -> None:
-            self.emit({"type": "relevance_edge", "turn": turn, "goal_id": self.score_goal or "G0001",
-                       "target_kind": "REFERENT", "target_id": rid})
-        return apply
-
-    # -- planning -----------------------------------------------------------------------------
-    def compile(self, turn: int) -> None:
-        """Agenda: compile a commitment (toward the score goal when a targeted rule exists)."""
-        rule = self._score_rule()
-        steps: list[tuple[str, str, dict[str, Any], str | None]] = []
-        if rule is not None and rule.target is not None and self.score_goal is not None:
-            goal = self.score_goal
-            steps = [("INTERACT", rule.target, {"score_event": 1}, rule.rule_id)] * 2
-            level = self._level_rule()
-            if level is not None and level.target is not None:
-                steps.append(("INTERACT", level.target, {"level_event": 1}, level.rule_id))
-            else:
-                others = [r for r in self.current_refs() if r.ref_id != rule.target]
-                cand = min(others, key=lambda r: (self.tried_ref[r.ref_id], len(r.cells), r.ref_id))
-                steps.append(("PROBE", cand.ref_id, {"level_event": 1}, None))
+    def _bind(self, turn: int, op: str, obj: Obj) -> None:
+        """Mint a referent for a new object, or give a moved one's referent a new version."""
+        if op == "MINT":
+            rid = self.mint("R")
+            self.by_oid[obj.oid] = rid
+            self.refs[rid] = RefRow(rid, obj.oid, obj.kind, obj.colour, obj.cells)
+            self.tried_ref[rid] = 0
+            version = 1
         else:
-            goal = "G0001"
-            cands = sorted(self.current_refs(), key=lambda r: (self.tried_ref[r.ref_id], len(r.cells), r.ref_id))[:2]
-            steps = [("PROBE", r.ref_id, {"cells_changed": "nonzero"}, None) for r in cands]
-        cid = self.mint("C")
-        self.emit({"type": "commitment", "turn": turn, "commit_id": cid, "version": 1, "goal_id": goal})
-        if goal != "G0001":
-            for target in sorted({t for _, t, _, _ in steps}):
-                self.emit({"type": "goal_binding", "turn": turn, "goal_id": goal, "goal_version": 1, "ref_id": target})
-        for k, (kind, target, predicted, rule_id) in enumerate(steps):
-            sid = f"{cid}-S{k}"
-            premises = [["TARGET_REF", target]] + ([["RULE", rule_id]] if rule_id else [])
-            if goal != "G0001":
-                premises.append(["GOAL_BINDING", goal])
-            self.emit({"type": "plan_step", "turn": turn, "commit_id": cid, "commit_version": 1, "step_id": sid,
-                       "step_ord": k, "kind": kind, "target_ref": target, "action": "ACTION6",
-                       "premises": premises, "predicted_delta": predicted, "lease_max_beats": LEASE})
-            self.status(turn, "COMMITMENT_STEP", sid, None, "PENDING", "compiled")
-            self.queue.append(Step(sid, cid, kind, target, self.refs[target].cells, predicted, goal, rule_id,
-                                   last=k == len(steps) - 1))
-            self.plan_targets.add(target)
+            rid = self.by_oid[obj.oid]
+            row = self.refs[rid]
+            row.version += 1
+            row.cells = obj.cells
+            version = row.version
+        self.emit({"type": "referent", "turn": turn, "ref_id": rid, "version": version, "kind": obj.kind,
+                   "anchor_cells": [list(c) for c in sorted(obj.cells)],
+                   "signature": hashlib.sha1(f"{obj.colour}:{len(obj.cells)}".encode()).hexdigest()[:12],
+                   "provenance": "OBSERVER_BIND"})
+        if op == "MINT":
+            self.status(turn, "REFERENT_RUNG", rid, None, "ANCHORED", "minted")
+            self.status(turn, "REFERENT_LIFE", rid, None, "LIVE", "minted")
 
-    def shadow_step(self) -> str | None:
-        """The step the agenda would compile now (`goal|action|target|rule`), or None."""
-        rule = self._score_rule()
-        if rule is None or rule.target is None or self.score_goal is None:
-            return None
-        return f"{self.score_goal}|ACTION6|{rule.target}|{rule.rule_id}"
-
+    # -- one beat -------------------------------------------------------------------------------
     def probe(self) -> tuple[str, int | None, int | None]:
         """Deterministic probe: least-tried action; clicks aim at the least-tried referent's minimum cell."""
         action = min(ACTIONS, key=lambda a: (self.tried_action[a], a))
@@ -491,80 +175,99 @@ class ScriptedAgent:
         x, y = min(ref.cells)
         return action, x, y
 
-    # -- one beat -------------------------------------------------------------------------------
     def act(self, turn: int) -> None:
         """Choose, realise and record one action, then its receipts and lifecycle rows."""
-        step: Step | None = None
+        step = self._next_step(turn)
+        c = self._live_choice(turn, step) if step is not None else self._probe_choice()
+        self.tried_action[c.action] += 1
+        recorded = self._recorded_landing(c, step)
+        pre = self.world.frame_digest()
+        out = self.world.step(c.action, c.x if c.params else None, c.y if c.params else None)
+        post = self.world.frame_digest()
+        observed: Observed = {"cells_changed": out.cells_changed, "score_event": out.score_event,
+                              "level_event": out.level_event}
+        believed = step if step is not None and recorded == step.target else None
+        step_match = match(believed.predicted, observed) if believed is not None else None
+        rule_matches = self._rule_matches(c.action, recorded, observed)
+        first = step_match if step_match is not None else (rule_matches[0][1] if rule_matches else None)
+        self.emit({"type": "beat", "turn": turn, "action": c.action, "params": c.params, "target_ref": recorded,
+                   "step_id": step.step_id if step else None, "shadow_step_id": c.shadow,
+                   "drift_ref": "LIVE" if self.cfg.agenda else "SHADOW", "source_stamp": c.source,
+                   "render_tokens": c.render, "match": first, "level_counter": self.world.level_counter,
+                   "score": self.world.score, "pre_frame_sha256": pre, "post_frame_sha256": post})
+        receipt = {"type": "receipt", "turn": turn, "action": c.action, "target_ref": recorded,
+                   "context_class": f"CC-{c.action}"}
+        events = {"score_event": out.score_event, "level_event": out.level_event}
+        self.emit({**receipt, "observed": observed, **events})
+        if believed is not None:
+            self.emit({**receipt, "predicted": believed.predicted, "observed": observed, "match": step_match,
+                       "predictor_id": believed.step_id, "predictor_kind": "STEP", **events})
+        characterized = self._rule_receipts(turn, receipt, observed, events, rule_matches)
+        if recorded is not None:
+            self._climb_rungs(turn, recorded, characterized)
+        if out.level_event:
+            self._level_up(turn)
+        if step is not None:
+            self.finish_step(turn, step, believed is not None, recorded)
+        self.pending.append(Pending(turn, c.action, recorded, out.score_event, out.level_event))
+
+    def _next_step(self, turn: int) -> Step | None:
+        """The plan's next live step (agenda on); steps whose target went dormant are BLOCKED and dropped."""
         while self.cfg.agenda and self.queue:
             head = self.queue[0]
-            if self.refs[head.target].dormant:
-                self.status(turn, "COMMITMENT_STEP", head.step_id, "PENDING", "BLOCKED", "target dormant")
-                self.queue.pop(0)
-                continue
-            step = head
-            break
-        render = 0
-        params: dict[str, int] | None = None
-        shadow: str | None = None
-        cited: frozenset[tuple[int, int]] = frozenset()
-        if step is not None:
-            action = "ACTION6"
-            cited = self.refs[step.target].cells if self.cfg.join else step.cells_at_compile
-            x, y = self.actuate(turn, step, cited)
-            render = math.ceil((len(self.frame_text()) + 80 * (1 if self.cfg.join else 0) + 120) / 4)
-            source = "COMMITMENT_STEP"
-            if step.started is None:
-                step.started = turn
-                self.status(turn, "COMMITMENT_STEP", step.step_id, "PENDING", "ACTIVE", "executing")
-        else:
-            action, px, py = self.probe()
-            x, y = (px, py) if px is not None and py is not None else (-1, -1)
-            source = "PROBE"
-            if not self.cfg.agenda:
-                shadow = self.shadow_step()
-        if action == "ACTION6":
-            params = {"x": x, "y": y}
-        self.tried_action[action] += 1
-        landed = self.landing(x, y) if params else None
-        truth = self.world.land(x, y) if params else None
+            if not self.refs[head.target].dormant:
+                return head
+            self.status(turn, "COMMITMENT_STEP", head.step_id, "PENDING", "BLOCKED", "target dormant")
+            self.queue.pop(0)
+        return None
+
+    def _live_choice(self, turn: int, step: Step) -> _Choice:
+        """A live step's click, aimed by the Actuator at the target's current cells (join on) or its compiled ones."""
+        cited = self.refs[step.target].cells if self.cfg.join else step.cells_at_compile
+        x, y = self.actuate(turn, step, cited)
+        render = math.ceil((len(self.frame_text()) + 80 * (1 if self.cfg.join else 0) + 120) / 4)
+        if step.started is None:
+            step.started = turn
+            self.status(turn, "COMMITMENT_STEP", step.step_id, "PENDING", "ACTIVE", "executing")
+        return _Choice("ACTION6", x, y, "COMMITMENT_STEP", cited, render)
+
+    def _probe_choice(self) -> _Choice:
+        """A deterministic probe; with the agenda off, the step it would have compiled is stamped as a shadow step."""
+        action, px, py = self.probe()
+        x, y = (px, py) if px is not None and py is not None else (-1, -1)
+        return _Choice(action, x, y, "PROBE", shadow=None if self.cfg.agenda else self.shadow_step())
+
+    def _recorded_landing(self, c: _Choice, step: Step | None) -> str | None:
+        """The landing the harness records (the believed one with the defect on); counts the landed referent as tried."""
+        landed = self.landing(c.x, c.y) if c.params else None
+        truth = self.world.land(c.x, c.y) if c.params else None
         if (truth and self.by_oid.get(truth)) != landed:  # pragma: no cover - the store is synced every beat
             raise AssertionError("store and world disagree on a landing")
         recorded = landed
-        if step is not None and self.cfg.records_believed_landing and (x, y) in cited:
+        if step is not None and self.cfg.records_believed_landing and (c.x, c.y) in c.cited:
             recorded = step.target
         if landed is not None:
             self.tried_ref[landed] += 1
-        pre = self.world.frame_digest()
-        out = self.world.step(action, x if params else None, y if params else None)
-        post = self.world.frame_digest()
-        observed = {"cells_changed": out.cells_changed, "score_event": out.score_event, "level_event": out.level_event}
-        believed_ok = step is not None and recorded == step.target
-        step_match = _match(step.predicted, observed) if step is not None and believed_ok else None
+        return recorded
+
+    def _rule_matches(self, action: str, recorded: str | None, observed: Observed) -> list[tuple[RuleRow, int]]:
+        """The live rules about this action on the recorded target (TESTED first), each with whether it matched."""
         rule_rows = [r for r in self.rules.values() if r.action == action and r.target is not None
                      and r.target == recorded and r.status != "DEMOTED"]
         ordered = sorted(rule_rows, key=lambda r: (r.status != "TESTED", r.rule_id))
-        rule_matches = [(r, _match(r.effect, observed)) for r in ordered]
-        first = step_match if step_match is not None else (rule_matches[0][1] if rule_matches else None)
-        self.emit({"type": "beat", "turn": turn, "action": action, "params": params, "target_ref": recorded,
-                   "step_id": step.step_id if step else None, "shadow_step_id": shadow,
-                   "drift_ref": "LIVE" if self.cfg.agenda else "SHADOW", "source_stamp": source,
-                   "render_tokens": render, "match": first, "level_counter": self.world.level_counter,
-                   "score": self.world.score, "pre_frame_sha256": pre, "post_frame_sha256": post})
-        self.emit({"type": "receipt", "turn": turn, "action": action, "target_ref": recorded,
-                   "context_class": f"CC-{action}", "observed": observed, "score_event": out.score_event,
-                   "level_event": out.level_event})
-        if step is not None and believed_ok:
-            self.emit({"type": "receipt", "turn": turn, "action": action, "target_ref": recorded,
-                       "context_class": f"CC-{action}", "predicted": step.predicted, "observed": observed,
-                       "match": step_match, "predictor_id": step.step_id, "predictor_kind": "STEP",
-                       "score_event": out.score_event, "level_event": out.level_event})
+        return [(r, match(r.effect, observed)) for r in ordered]
+
+    def _rule_receipts(self, turn: int, receipt: dict[str, object], observed: Observed, events: dict[str, int],
+                       rule_matches: list[tuple[RuleRow, int]]) -> bool:
+        """One receipt per rule; two matches promote a rule to TESTED, a miss demotes a TESTED one.
+
+        Returns whether a TESTED rule matched (the target is then characterized).
+        """
         characterized = False
-        for rule, match in rule_matches:
-            self.emit({"type": "receipt", "turn": turn, "action": action, "target_ref": recorded,
-                       "context_class": f"CC-{action}", "predicted": rule.effect, "observed": observed,
-                       "match": match, "predictor_id": rule.rule_id, "predictor_kind": "RULE",
-                       "score_event": out.score_event, "level_event": out.level_event})
-            if match:
+        for rule, matched in rule_matches:
+            self.emit({**receipt, "predicted": rule.effect, "observed": observed, "match": matched,
+                       "predictor_id": rule.rule_id, "predictor_kind": "RULE", **events})
+            if matched:
                 rule.matches += 1
                 if rule.status == "PROPOSED" and rule.matches >= 2:
                     self.status(turn, "RULE", rule.rule_id, "PROPOSED", "TESTED", "two matched predictions")
@@ -573,27 +276,29 @@ class ScriptedAgent:
             elif rule.status == "TESTED":
                 self.status(turn, "RULE", rule.rule_id, "TESTED", "DEMOTED", "prediction failed")
                 rule.status = "DEMOTED"
-        if recorded is not None:
-            row = self.refs[recorded]
-            if row.rung == "ANCHORED":
-                self.status(turn, "REFERENT_RUNG", recorded, "ANCHORED", "ENGAGED", "receipt in scope")
-                row.rung = "ENGAGED"
-            if characterized and row.rung == "ENGAGED":
-                self.status(turn, "REFERENT_RUNG", recorded, "ENGAGED", "CHARACTERIZED", "tested rule matched")
-                row.rung = "CHARACTERIZED"
-        if out.level_event:
-            self.emit({"type": "level", "turn": turn, "level_counter": self.world.level_counter, "score": self.world.score})
-            self.emit({"type": "evidence", "turn": turn, "kind": "level", "irreversible": True,
-                       "subject": "level_counter", "before": str(self.world.level_counter - 1),
-                       "after": str(self.world.level_counter)})
-            if self.deficit_goal is not None:
-                self.status(turn, "GOAL", self.deficit_goal, "PROPOSED", "ACCEPTED", "level event observed")
-                self.emit({"type": "goal_edge", "turn": turn, "parent_goal": "G0001", "child_goal": self.deficit_goal,
-                           "verified": True})
-                self.deficit_goal = None
-        if step is not None:
-            self.finish_step(turn, step, believed_ok, recorded)
-        self.pending.append(Pending(turn, action, recorded, out.score_event, out.level_event))
+        return characterized
+
+    def _climb_rungs(self, turn: int, recorded: str, characterized: bool) -> None:
+        """A receipt engages an anchored referent; a matched TESTED rule characterizes an engaged one."""
+        row = self.refs[recorded]
+        if row.rung == "ANCHORED":
+            self.status(turn, "REFERENT_RUNG", recorded, "ANCHORED", "ENGAGED", "receipt in scope")
+            row.rung = "ENGAGED"
+        if characterized and row.rung == "ENGAGED":
+            self.status(turn, "REFERENT_RUNG", recorded, "ENGAGED", "CHARACTERIZED", "tested rule matched")
+            row.rung = "CHARACTERIZED"
+
+    def _level_up(self, turn: int) -> None:
+        """A level event: its row and evidence; the deficit goal it answers is accepted."""
+        self.emit({"type": "level", "turn": turn, "level_counter": self.world.level_counter, "score": self.world.score})
+        self.emit({"type": "evidence", "turn": turn, "kind": "level", "irreversible": True,
+                   "subject": "level_counter", "before": str(self.world.level_counter - 1),
+                   "after": str(self.world.level_counter)})
+        if self.deficit_goal is not None:
+            self.status(turn, "GOAL", self.deficit_goal, "PROPOSED", "ACCEPTED", "level event observed")
+            self.emit({"type": "goal_edge", "turn": turn, "parent_goal": "G0001", "child_goal": self.deficit_goal,
+                       "verified": True})
+            self.deficit_goal = None
 
     def actuate(self, turn: int, step: Step, cited: frozenset[tuple[int, int]]) -> tuple[int, int]:
         """Actuator call(s) for an aimed live step; R8 containment check with one re-prompt."""
@@ -646,7 +351,7 @@ class ScriptedAgent:
                                         "untargeted": [a for a in ACTIONS if a != "ACTION6"]}})
         self.emit({"type": "goal", "turn": 0, "goal_id": self.mint("G"), "version": 1, "statement": "win the game",
                    "provenance": "SEEDED"})
-        self.goals["G0001"] = {"statement": "win the game", "status": "ACTIVE"}
+        self.goals["G0001"] = GoalRow("win the game", "ACTIVE")
         self.status(0, "GOAL", "G0001", None, "ACTIVE", "seeded")
         digest = self.world.frame_digest()
         self.emit({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE" if self.cfg.agenda else "SHADOW",
@@ -661,21 +366,6 @@ class ScriptedAgent:
             if turn % EPOCH == 1:
                 self.survey(turn)
             self.act(turn)
-
-
-def _match(predicted: dict[str, Any], observed: dict[str, Any]) -> int:
-    """1 when every predicted component holds in the observed delta."""
-    for key, want in predicted.items():
-        got = observed.get(key, 0)
-        if want == "nonzero":
-            ok = bool(got)
-        elif want == "zero":
-            ok = not got
-        else:
-            ok = got == want
-        if not ok:
-            return 0
-    return 1
 
 
 @dataclass
@@ -696,25 +386,29 @@ class BareAgent:
         self.emit({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET",
                    "pre_frame_sha256": digest, "post_frame_sha256": digest})
         for turn in range(1, self.horizon + 1):
-            grid = world.grid()
-            frame = "\n".join("".join(f"{v:x}" for v in row) for row in grid)
-            render = math.ceil(len(frame) / 4)
-            self.emit({"type": "llm_call", "turn": turn, "organ": "BASELINE", "prompt_tokens": 1200 + render + 30 * turn,
-                       "completion_tokens": 90, "render_tokens": render, "ops_accepted": 1})
-            params: dict[str, int] | None = None
-            if rng.random() < 0.5:
-                cells = sorted((x, y) for y, row in enumerate(grid) for x, v in enumerate(row) if v)
-                x, y = rng.choice(cells)
-                params = {"x": x, "y": y}
-                action = "ACTION6"
-            else:
-                action = rng.choice([a for a in ACTIONS if a != "ACTION6"])
-            pre = world.frame_digest()
-            world.step(action, params["x"] if params else None, params["y"] if params else None)
-            self.emit({"type": "beat", "turn": turn, "action": action, "params": params, "drift_ref": "LIVE",
-                       "source_stamp": "ACTUATOR_LLM", "render_tokens": render,
-                       "level_counter": world.level_counter, "score": world.score, "pre_frame_sha256": pre,
-                       "post_frame_sha256": world.frame_digest()})
+            self._beat(world, rng, turn)
+
+    def _beat(self, world: MicroWorld, rng: random.Random, turn: int) -> None:
+        """One call, then a click on a random non-background cell or a random untargeted action."""
+        grid = world.grid()
+        frame = "\n".join("".join(f"{v:x}" for v in row) for row in grid)
+        render = math.ceil(len(frame) / 4)
+        self.emit({"type": "llm_call", "turn": turn, "organ": "BASELINE", "prompt_tokens": 1200 + render + 30 * turn,
+                   "completion_tokens": 90, "render_tokens": render, "ops_accepted": 1})
+        params: dict[str, int] | None = None
+        if rng.random() < 0.5:
+            cells = sorted((x, y) for y, row in enumerate(grid) for x, v in enumerate(row) if v)
+            x, y = rng.choice(cells)
+            params = {"x": x, "y": y}
+            action = "ACTION6"
+        else:
+            action = rng.choice([a for a in ACTIONS if a != "ACTION6"])
+        pre = world.frame_digest()
+        world.step(action, params["x"] if params else None, params["y"] if params else None)
+        self.emit({"type": "beat", "turn": turn, "action": action, "params": params, "drift_ref": "LIVE",
+                   "source_stamp": "ACTUATOR_LLM", "render_tokens": render,
+                   "level_counter": world.level_counter, "score": world.score, "pre_frame_sha256": pre,
+                   "post_frame_sha256": world.frame_digest()})
 
 
 __all__ = ["AgentConfig", "BareAgent", "ScriptedAgent"]

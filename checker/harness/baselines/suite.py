@@ -22,8 +22,9 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from checker.constraint.domains import make_domain
 from checker.constraint.problems import problem_set_digest, validate_problem
@@ -46,15 +47,55 @@ CATEGORIES = {
 }
 SYMMETRIC = frozenset({"adjacent", "not_adjacent", "same_side", "opposite_side", "not_simultaneous", "different"})
 
+Solution = dict[str, Any]  # a gold solution's value per entity is a seat, a {start, duration} or a {category: value}
+"""Entity -> its gold value (DRIFT-Bench's `gold_solution`, by domain)."""
 
-def _canon(c: dict[str, Any]) -> tuple[Any, ...]:
+
+class Constraint(TypedDict):
+    """A constraint in DRIFT-Bench's problem schema."""
+
+    type: str
+    args: list[str | int]
+    nl: str
+
+
+class TurnDoc(TypedDict):
+    """A turn in DRIFT-Bench's problem schema."""
+
+    turn_number: int
+    user_message: str
+    new_constraints: list[Constraint]
+    cumulative_constraints: list[Constraint]
+    gold_solution: Solution
+    is_satisfiable: bool
+
+
+class ProblemDoc(TypedDict):
+    """A problem in DRIFT-Bench's problem schema (the domain's context keys only in that domain)."""
+
+    problem_id: str
+    domain: str
+    num_entities: int
+    entities: list[str]
+    table_shape: NotRequired[str]
+    num_slots: NotRequired[int]
+    max_duration: NotRequired[int]
+    categories: NotRequired[dict[str, list[str]]]
+    split: str
+    turns: NotRequired[list[TurnDoc]]
+    """Added once drawn (`make_problem`)."""
+    _hidden: NotRequired[Solution]
+    """The planted solution while the turns are drawn (removed before the problem is written)."""
+
+
+def _canon(c: Constraint) -> tuple[object, ...]:
     args = [str(a) for a in c["args"]]
     if c["type"] in SYMMETRIC:
         args[:2] = sorted(args[:2])
     return (c["type"], *args)
 
 
-def _seating(rng: random.Random, pid: str) -> dict[str, Any]:
+def _seating(rng: random.Random, pid: str) -> ProblemDoc:
     n = rng.choice((6, 7, 8))
     shape = "rectangular" if n % 2 == 0 and rng.random() < 0.3 else "round"
     people = rng.sample(PEOPLE, n)
@@ -64,7 +105,7 @@ def _seating(rng: random.Random, pid: str) -> dict[str, Any]:
             "split": SPLIT, "_hidden": dict(zip(people, seats, strict=True))}
 
 
-def _seating_candidate(rng: random.Random, p: dict[str, Any]) -> dict[str, Any]:
+def _seating_candidate(rng: random.Random, p: ProblemDoc) -> Constraint:
     ents, n = p["entities"], p["num_entities"]
     a, b = rng.sample(ents, 2)
     types = ["adjacent", "not_adjacent", "at_position", "left_of", "separated_by"]
@@ -87,7 +128,7 @@ def _seating_candidate(rng: random.Random, p: dict[str, Any]) -> dict[str, Any]:
     return {"type": t, "args": [a, b], "nl": nl}
 
 
-def _scheduling(rng: random.Random, pid: str) -> dict[str, Any]:
+def _scheduling(rng: random.Random, pid: str) -> ProblemDoc:
     n = rng.choice((5, 6, 7))
     slots = n + rng.choice((2, 3, 4))
     events = rng.sample(EVENTS, n)
@@ -99,7 +140,7 @@ def _scheduling(rng: random.Random, pid: str) -> dict[str, Any]:
             "max_duration": 3, "split": SPLIT, "_hidden": hidden}
 
 
-def _scheduling_candidate(rng: random.Random, p: dict[str, Any]) -> dict[str, Any]:
+def _scheduling_candidate(rng: random.Random, p: ProblemDoc) -> Constraint:
     ents, slots = p["entities"], p["num_slots"]
     a, b = rng.sample(ents, 2)
     t = rng.choice(["before", "at_time", "not_simultaneous", "within", "duration", "gap"])
@@ -121,7 +162,7 @@ def _scheduling_candidate(rng: random.Random, p: dict[str, Any]) -> dict[str, An
     return {"type": t, "args": [a, b, g], "nl": f"{a} and {b} need at least {g} free slots between them"}
 
 
-def _logic_grid(rng: random.Random, pid: str) -> dict[str, Any]:
+def _logic_grid(rng: random.Random, pid: str) -> ProblemDoc:
     people = rng.sample(GRID_PEOPLE, 4)
     hidden: dict[str, dict[str, str]] = {e: {} for e in people}
     for cat, vals in CATEGORIES.items():
@@ -133,7 +174,7 @@ def _logic_grid(rng: random.Random, pid: str) -> dict[str, Any]:
             "categories": {c: list(v) for c, v in CATEGORIES.items()}, "split": SPLIT, "_hidden": hidden}
 
 
-def _logic_candidate(rng: random.Random, p: dict[str, Any]) -> dict[str, Any]:
+def _logic_candidate(rng: random.Random, p: ProblemDoc) -> Constraint:
     a, b = rng.sample(p["entities"], 2)
     cat = rng.choice(list(CATEGORIES))
     val = rng.choice(CATEGORIES[cat])
@@ -152,7 +193,7 @@ MAKERS = {"seating": (_seating, _seating_candidate), "scheduling": (_scheduling,
           "logic_grid": (_logic_grid, _logic_candidate)}
 
 
-def make_problem(rng: random.Random, domain: str, number: int) -> dict[str, Any]:
+def make_problem(rng: random.Random, domain: str, number: int) -> ProblemDoc:
     """One problem of a domain (see the module docstring for how it is drawn)."""
     make, candidate = MAKERS[domain]
     p = make(rng, f"{domain}_{number:03d}")
@@ -160,11 +201,11 @@ def make_problem(rng: random.Random, domain: str, number: int) -> dict[str, Any]
     dom = make_domain(p)
     planted = dom.complete_assignment(dom.answer_keys(_normal(domain, hidden)))
     assert planted is not None
-    seen: set[tuple[Any, ...]] = set()
-    cumulative: list[dict[str, Any]] = []
-    turns = []
+    seen: set[tuple[object, ...]] = set()
+    cumulative: list[Constraint] = []
+    turns: list[TurnDoc] = []
     for t in range(1, rng.randint(4, 8) + 1):
-        new: list[dict[str, Any]] = []
+        new: list[Constraint] = []
         want = rng.randint(1, 3)
         while len(new) < want:
             c = candidate(rng, p)
@@ -181,20 +222,20 @@ def make_problem(rng: random.Random, domain: str, number: int) -> dict[str, Any]
     return p
 
 
-def _normal(domain: str, hidden: dict[str, Any]) -> dict[str, Any]:
+def _normal(domain: str, hidden: Solution) -> dict[str, object]:
     """The checker's normalised answer of a hidden solution (for the planted assignment)."""
     if domain == "scheduling":
         return {e: (v["start"], v["duration"]) for e, v in hidden.items()}
     return dict(hidden)
 
 
-def generate() -> list[dict[str, Any]]:
+def generate() -> list[ProblemDoc]:
     """Every problem of the suite, in file order."""
     rng = random.Random(SUITE_SEED)
     return [make_problem(rng, domain, k) for domain in DOMAINS for k in range(1, PER_DOMAIN + 1)]
 
 
-def problem_bytes(problem: dict[str, Any]) -> bytes:
+def problem_bytes(problem: Mapping[str, object]) -> bytes:
     """A problem file's bytes (2-space indent, UTF-8, final newline)."""
     return (json.dumps(problem, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -218,7 +259,7 @@ def write_suite(dst: Path = SUITE_DIR) -> str:
     return problem_set_digest(problems)
 
 
-def load_suite(src: Path = SUITE_DIR) -> list[dict[str, Any]]:
+def load_suite(src: Path = SUITE_DIR) -> list[ProblemDoc]:
     """The shipped suite's problems, sorted by file name."""
     return [json.loads(f.read_text(encoding="utf-8")) for f in sorted(src.glob("*.json"))]
 

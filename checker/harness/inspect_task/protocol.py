@@ -22,7 +22,7 @@ on trust. The wording is Driftboard's own; the protocol, not the text, follows D
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict
 
 from checker.constraint.answers import extract_json
 from checker.constraint.problems import Problem
@@ -36,6 +36,26 @@ TASK_NAME = "driftboard/constraint"
 """The Inspect registry name of the task (`inspect eval driftboard/constraint`)."""
 PROTOCOL_VERSION = "1"
 """Bumped whenever a prompt or the ledger rule changes; recorded in every sample and checked on import."""
+
+
+
+class Extracted(TypedDict):
+    """One constraint read from an extraction output."""
+
+    type: str
+    args: list[object]
+    nl: str | None
+
+
+class LedgerEntry(TypedDict):
+    """One committed ledger entry, numbered in commit order (`C001`, ...)."""
+
+    id: str
+    type: str
+    args: list[object]
+    nl: str | None
+    source_turn: int
+
 
 _INTRO = "You are solving a constraint problem whose constraints are revealed over several turns. "
 SYSTEM_PROMPTS = {
@@ -87,14 +107,14 @@ def answer_format(problem: Problem) -> str:
             f"entity and every category ({cats}).")
 
 
-def render_ledger(ledger: list[dict[str, Any]]) -> str:
+def render_ledger(ledger: list[LedgerEntry]) -> str:
     """The ledger as shown to the model."""
     if not ledger:
         return "(empty)"
     return json.dumps({"constraints": ledger}, ensure_ascii=False, indent=2)
 
 
-def turn_prompt(problem: Problem, turn_number: int, method: str, ledger: list[dict[str, Any]] | None) -> str:
+def turn_prompt(problem: Problem, turn_number: int, method: str, ledger: list[LedgerEntry] | None) -> str:
     """The user message of one turn: setup (turn 1) or a reminder, the ledger, the new constraints, the format."""
     turn = problem.turns[turn_number - 1]
     if turn_number == 1:
@@ -124,7 +144,7 @@ def extraction_prompt(problem: Problem, turn_number: int, response: str) -> str:
     )
 
 
-def parse_extraction(text: str | None) -> list[dict[str, Any]] | None:
+def parse_extraction(text: str | None) -> list[Extracted] | None:
     """The constraints of one extraction output, or None when none can be read.
 
     The first JSON value of the text (the answer extractor's rules); its `constraints` list (or
@@ -138,23 +158,33 @@ def parse_extraction(text: str | None) -> list[dict[str, Any]] | None:
         found = found.get("constraints")
     if not isinstance(found, list):
         return None
-    out: list[dict[str, Any]] = []
+    out: list[Extracted] = []
     seen: set[str] = set()
     for item in found:
-        if not isinstance(item, dict) or not isinstance(item.get("type"), str) or not isinstance(item.get("args"), list):
+        entry = _extracted(item)
+        if entry is None:
             continue
-        sig = json.dumps([item["type"], item["args"]], sort_keys=True)
+        sig = json.dumps([entry["type"], entry["args"]], sort_keys=True)
         if sig in seen:
             continue
         seen.add(sig)
-        nl = item.get("nl")
-        out.append({"type": item["type"], "args": item["args"], "nl": nl if isinstance(nl, str) else None})
+        out.append(entry)
         if len(out) == MAX_NEW_CONSTRAINTS:
             break
     return out or None
 
 
-def commit(ledger: list[dict[str, Any]], new: list[dict[str, Any]] | None, turn_number: int) -> list[dict[str, Any]]:
+def _extracted(item: object) -> Extracted | None:
+    """An item of the extraction's list as a constraint: an object with a string `type` and a list `args`, else None."""
+    if not isinstance(item, dict):
+        return None
+    ctype, args, nl = item.get("type"), item.get("args"), item.get("nl")
+    if not isinstance(ctype, str) or not isinstance(args, list):
+        return None
+    return {"type": ctype, "args": args, "nl": nl if isinstance(nl, str) else None}
+
+
+def commit(ledger: list[LedgerEntry], new: list[Extracted] | None, turn_number: int) -> list[LedgerEntry]:
     """The ledger after a turn: the committed entries, then the new ones numbered on (`C001`, ...)."""
     out = list(ledger)
     for entry in new or []:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -29,6 +28,7 @@ from checker.harness.inspect_task.protocol import (
     METHODS,
     PROTOCOL_VERSION,
     SYSTEM_PROMPTS,
+    LedgerEntry,
     commit,
     extraction_prompt,
     parse_extraction,
@@ -66,7 +66,7 @@ def constraint_dialogue(method: str, problems: str, seed: int | None = None) -> 
         model = get_model()
         config = GenerateConfig(seed=seed + state.epoch - 1) if seed is not None else GenerateConfig()
         state.messages = [ChatMessageSystem(content=SYSTEM_PROMPTS[method])]
-        ledger: list[dict[str, Any]] | None = [] if method in LEDGER_METHODS else None
+        ledger: list[LedgerEntry] | None = [] if method in LEDGER_METHODS else None
         for t in range(1, len(problem.turns) + 1):
             state.messages.append(ChatMessageUser(content=turn_prompt(problem, t, method, ledger)))
             output = await model.generate(state.messages, config=config)
@@ -98,7 +98,7 @@ def provisional_turn_accuracy(problems: str) -> Scorer:
         for t, text in enumerate(answers, 1):
             turn = Turn(seq=0, prev="0" * 64, type="turn", problem_id=problem.problem_id, turn_number=t,
                         user_message=problem.turns[t - 1].user_message, raw_response=text)
-            correct += bool(score_turn(checker_for(digest, problem), turn, 0)["correct"])
+            correct += bool(score_turn(checker_for(digest, problem), turn, 0).correct)
         n = len(problem.turns)
         return Score(value=correct / n, answer=answers[-1] if answers else None,
                      explanation=f"provisional: {correct} of {n} turns correct; the leaderboard figure comes only "

@@ -1,0 +1,111 @@
+"""Write rejects and accepted ops per organ, each record checked against the other.
+
+Per organ, the calls' `ops_rejected` must equal the number of `write_reject` rows (canary rows aside,
+which ARG writes without counting them on the call); the larger of the two counts as the organ's
+rejects; MISSING_CANARY rows must be at least the salted calls that echoed none of their nonces; an
+Actuator call accepts at most one op.
+"""
+
+from __future__ import annotations
+
+from checker.agent.evidence.canary import echo_values
+from checker.agent.evidence.contradiction import Contradiction, contradiction
+from checker.agent.replay import AgentState
+
+CANARY_VIOLATION = "MISSING_CANARY"
+
+
+def _reject_rows(state: AgentState) -> tuple[dict[str, int], dict[str, int]]:
+    """Per organ: (write_reject rows other than MISSING_CANARY ones, MISSING_CANARY rows)."""
+    rows: dict[str, int] = {}
+    canary: dict[str, int] = {}
+    for wr in state.write_rejects:
+        bucket = canary if wr.violation_class == CANARY_VIOLATION else rows
+        bucket[wr.organ] = bucket.get(wr.organ, 0) + 1
+    return rows, canary
+
+
+def _deaf_calls(state: AgentState, echoed: list[bool]) -> tuple[dict[str, int], dict[str, int]]:
+    """Per organ: (salted calls none of whose echoes echoed, the first line of their echoes)."""
+    heard: dict[tuple[str, int], bool] = {}
+    echo_line: dict[tuple[str, int], int] = {}
+    for echo, value, line in zip(state.echoes, echoed, state.echo_lines, strict=True):
+        key = (echo.organ, echo.call_idx)
+        heard[key] = heard.get(key, False) or value
+        echo_line.setdefault(key, line)
+    deaf: dict[str, int] = {}
+    deaf_line: dict[str, int] = {}
+    for salted in {(salt.organ, salt.call_idx) for salt in state.salts}:
+        if salted in heard and not heard[salted]:
+            deaf[salted[0]] = deaf.get(salted[0], 0) + 1
+            deaf_line[salted[0]] = min(deaf_line.get(salted[0], echo_line[salted]), echo_line[salted])
+    return deaf, deaf_line
+
+
+def _missing_canary(canary: dict[str, int], deaf: dict[str, int], deaf_line: dict[str, int], out: dict[str, int],
+                    found: list[Contradiction]) -> None:
+    """Per organ, max(MISSING_CANARY rows, deaf calls) into `out`; fewer rows than deaf calls is listed."""
+    for who in sorted(set(canary) | set(deaf)):
+        n_rows, n_deaf = canary.get(who, 0), deaf.get(who, 0)
+        out[who] = max(n_rows, n_deaf)
+        if n_rows < n_deaf:
+            found.append(contradiction("write_rejects", deaf_line[who], "MISSING_CANARY", n_rows, n_deaf,
+                                       f"{n_deaf} salted {who} call(s) echoed none of their nonces, but the log has "
+                                       f"{n_rows} MISSING_CANARY write_reject row(s) for {who}: {n_deaf} counted"))
+
+
+def reject_counts(state: AgentState, echoed: list[bool] | None = None) -> tuple[dict[str, int], list[Contradiction]]:
+    """Rejected ops per organ from both the reject rows and the calls' `ops_rejected`, and the disagreements.
+
+    Per organ: rows = its `write_reject` rows other than MISSING_CANARY ones (ARG writes those
+    without counting them on the call), called = the sum of its calls' `ops_rejected`; the organ's
+    rejects are max(rows, called) plus max(MISSING_CANARY rows, deaf calls), a deaf call being a
+    salted call none of whose echoes echoed (`echo_values`): ARG writes one MISSING_CANARY row per
+    deaf call (arg-spec.md §b), so fewer rows than deaf calls means rows were removed. Totals per
+    organ, not per beat: ARG's Actuator records a click's rejections on the call of another beat
+    than its reject rows. `echoed` is `echo_values(state)[0]` when the caller has it already.
+    """
+    rows, canary = _reject_rows(state)
+    called: dict[str, int] = {}
+    first_line: dict[str, int] = {}
+    for call, line in zip(state.llm_calls, state.llm_lines, strict=True):
+        called[call.organ] = called.get(call.organ, 0) + call.ops_rejected
+        first_line.setdefault(call.organ, line)
+    deaf, deaf_line = _deaf_calls(state, echoed if echoed is not None else echo_values(state)[0])
+    out: dict[str, int] = {}
+    found: list[Contradiction] = []
+    _missing_canary(canary, deaf, deaf_line, out, found)
+    for organ in sorted(set(rows) | set(called)):
+        r, c = rows.get(organ, 0), called.get(organ, 0)
+        out[organ] = out.get(organ, 0) + max(r, c)
+        if r != c:
+            found.append(contradiction("write_rejects", first_line.get(organ, 1), "ops_rejected", c, r,
+                                       f"the {organ} calls record {c} rejected op(s) in all but the log has {r} "
+                                       f"write_reject row(s) for {organ} (MISSING_CANARY rows aside): {max(r, c)} "
+                                       "counted as rejected"))
+    return out, found
+
+
+def accepted_counts(state: AgentState) -> tuple[dict[str, int], list[Contradiction]]:
+    """Accepted ops per organ; an Actuator call realises one click, so it accepts at most one op.
+
+    ARG counts one Actuator op per click realisation, accepted or rejected (arg-spec.md §c.5): a
+    call recording more (`ops_accepted` + `ops_rejected` > 1) is listed, and counts
+    max(0, 1 - `ops_rejected`) accepted ops. The Observer's and the Surveyor's accepted ops have no
+    lower-level row to be checked against (trusted).
+    """
+    out: dict[str, int] = {}
+    mismatches: list[Contradiction] = []
+    for call, line in zip(state.llm_calls, state.llm_lines, strict=True):
+        accepted = call.ops_accepted
+        if call.organ == "ACTUATOR" and call.ops_accepted + call.ops_rejected > 1:
+            accepted = max(0, 1 - call.ops_rejected)
+            mismatches.append(contradiction("write_rejects", line, "ops_accepted", call.ops_accepted, accepted,
+                                            f"an ACTUATOR call realises one click (one op, accepted or rejected); "
+                                            f"this one records {call.ops_accepted} accepted and {call.ops_rejected} "
+                                            "rejected"))
+        out[call.organ] = out.get(call.organ, 0) + accepted
+    return out, mismatches
+
+
+__all__ = ["CANARY_VIOLATION", "accepted_counts", "reject_counts"]

@@ -1,0 +1,89 @@
+"""A track's leaderboard page (`leaderboards/<track>.md`) and the ranked board the home page shows too.
+
+The board (`checker.render.ranking.board`) is computed once per track by the build and handed to
+both pages (`BoardRef`); the track page adds its decomposition chart, the per-cell table of every
+cell, the null results and the track's charts (`checker.render.chart_data`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from checker.render import completion, ranking
+from checker.render.cell_rows import TRACK_LABELS, cell_table
+from checker.render.chart_data import chart, parts_data, track_charts
+from checker.render.context import BoardRef, ChartRef, TrackContext, page
+from checker.render.metrics import higher_is_better
+from checker.render.null_results import null_table, release_of
+from checker.render.paths import root_of
+from checker.render.stream import Listing
+from checker.render.tables import Column, Table
+
+
+def board_chart(b: ranking.Board, results: Sequence[Listing], files: dict[str, str], prefix: str) -> ChartRef:
+    """The board's decomposition chart: one stacked bar per row, in rank order (spec written into `files`)."""
+    cells = {(r.submission_id, c.cell): c for r in results for c in r.cells}
+    items = []
+    for row in b.table.rows:
+        rank = f"#{row['rank']} " if row["rank"] is not None else "— "
+        items.append((f"{rank}{row['cell']} · {row['submission_id']}", cells[(str(row["submission_id"]), str(row["cell"]))],
+                      str(row["why"])))
+    data = parts_data(b.track, items)
+    what = {"agent": "bind / abandon / aligned", "completion": " / ".join(completion.PARTS)}.get(
+        b.track, "consistent / drift / contradiction / other")
+    table = Table(f"parts-{b.track}", "Decomposition per cell, in rank order (the chart's data)",
+                  [Column("label", "cell"), Column("part", "part"), Column("share", "share", numeric=True),
+                   Column("n", "n")], data["means"] + [{"label": u["label"], "part": u["why"]} for u in data["undefined"]],
+                  empty="No cells.")
+    return chart(f"parts-{b.track}", f"cells-{b.track}", data,
+                 f"Stacked bars, one per cell in rank order: {what} shares (means over valid seeds), with 95% "
+                 "bootstrap intervals where a cell has enough seeds and the number of seeds or turns behind each "
+                 f"bar in its tooltip; {len(data['undefined'])} cell(s) drawn as an explicit 'undefined' mark. "
+                 "The same numbers are in the table below.", table, files, prefix)
+
+
+def board_ref(b: ranking.Board, chart_ref: ChartRef | None = None) -> BoardRef:
+    """A track's ranked leaderboard as a page shows it (with its decomposition chart when given)."""
+    higher = higher_is_better(b.metric)
+    ref: BoardRef = {"track": b.track, "label": TRACK_LABELS[b.track], "href": f"leaderboards/{b.track}/",
+                     "metric": b.metric, "direction": "higher is better ↑" if higher else "lower is better ↓",
+                     "table": b.table, "unranked": b.unranked, "leaders": b.leaders, "n_ranked": b.n_ranked,
+                     "n_undefined": b.n_undefined, "n_unranked": len(b.unranked.rows),
+                     "excluded_because": b.excluded_because}
+    if chart_ref is not None:
+        ref["chart"] = chart_ref
+    return ref
+
+
+def _track_headline(track: str, subset: Sequence[Listing]) -> str:
+    """The track's null-result line: completions (agent) and valid runs, before any mechanism number."""
+    valid = sum(r.null_results.valid_runs for r in subset)
+    runs = sum(r.null_results.runs for r in subset)
+    defeaters = sum(len(r.null_results.triggered_defeaters) for r in subset)
+    if track == "agent":
+        done = [r.null_results.completions for r in subset if r.null_results.completions is not None]
+        head = f"{sum(done) if done else '—'} completions across {valid} valid runs"
+    elif track == "completion":
+        done = [r.null_results.completions for r in subset if r.null_results.completions is not None]
+        head = f"{sum(done) if done else '—'} verified episodes across {valid} valid runs"
+    else:
+        head = f"{valid} valid runs"
+    return f"{head} ({runs} reported, {len(subset)} submissions); {defeaters} pre-registered defeaters triggered."
+
+
+def track_context(track: str, results: Sequence[Listing], files: dict[str, str], has_definition: bool,
+                  board: ranking.Board | None = None) -> TrackContext:
+    """`leaderboards/<track>.md` (`board`: the track's board, built here when None)."""
+    md = f"leaderboards/{track}.md"
+    prefix = f"assets/charts/leaderboards/{track}"
+    subset = [r for r in results if r.track == track]
+    b = board if board is not None else ranking.board(track, subset)
+    return {
+        **page(root_of(md), f"{track.capitalize()} track leaderboard"),
+        "track": track, "track_label": TRACK_LABELS[track], "n_submissions": len(subset),
+        "null_table": null_table(subset), "cell_table": cell_table(track, subset),
+        "charts": track_charts(track, subset, files, prefix),
+        "definition": f"../tracks/{track}.md" if has_definition else "",
+        "board": board_ref(b, board_chart(b, subset, files, prefix)),
+        "release": release_of(results), "headline": _track_headline(track, subset),
+    }

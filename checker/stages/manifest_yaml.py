@@ -1,0 +1,173 @@
+"""Reading a submission's YAML manifests (`submission.yaml`, `prereg.yaml`): bounded, safe, with line numbers.
+
+A manifest is untrusted input: its size is bounded, YAML anchors and aliases are refused (no
+alias bombs), duplicate keys are errors, and every problem, the schema's included, comes back as a
+finding located at the line that holds it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from checker.format.errors import Finding
+from checker.stages.files import RefusedFile, open_regular
+
+MAX_YAML_BYTES = 1 << 20
+"""Largest accepted `submission.yaml` / `prereg.yaml` (1 MiB)."""
+
+M = TypeVar("M", bound=BaseModel)
+
+Lines = dict[tuple[str, ...], int]
+"""Location in the document (keys and list indexes, as strings) -> its 1-based line."""
+
+
+def read_small(path: Path, display: str, limit: int = MAX_YAML_BYTES) -> tuple[bytes | None, list[Finding]]:
+    """The bytes of a small regular file (at most `limit`), or the finding that says why not."""
+    try:
+        with open_regular(path) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                return None, [Finding(display, None, f"file is {size} bytes, larger than the {limit}-byte limit")]
+            raw = fh.read(limit + 1)
+    except RefusedFile as exc:
+        return None, [Finding(display, None, str(exc))]
+    except OSError as exc:
+        return None, [Finding(display, None, f"cannot read: {exc.strerror}", unreadable=True)]
+    if len(raw) > limit:
+        return None, [Finding(display, None, f"file is larger than the {limit}-byte limit")]
+    return raw, []
+
+
+def read_yaml(path: Path, model: type[M], display: str) -> tuple[M | None, list[Finding]]:
+    """Parse and validate a YAML manifest; every problem comes back as a located finding."""
+    raw, problems = read_small(path, display)
+    if raw is None:
+        return None, problems
+    return parse_yaml(raw, model, display)
+
+
+def parse_yaml(raw: bytes, model: type[M], display: str) -> tuple[M | None, list[Finding]]:
+    """Parse and validate the bytes of a YAML manifest (see `read_yaml`)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [Finding(display, None, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}")]
+    composed = _compose(text, display)
+    if isinstance(composed, Finding):
+        return None, [composed]
+    node, loader = composed
+    if node is None:
+        return None, [Finding(display, None, "empty file")]
+    lines: Lines = {}
+    findings: list[Finding] = []
+    _index_nodes(node, (), lines, findings, display)
+    if findings:
+        return None, findings
+    data = _construct(loader, node, display)
+    if isinstance(data, Finding):
+        return None, [data]
+    if not isinstance(data, dict):
+        return None, [Finding(display, 1, "top level must be a mapping")]
+    try:
+        return model.model_validate(data), []
+    except ValidationError as exc:
+        return None, [Finding(display, _line_for(loc, lines), message) for loc, message in _schema_problems(exc)]
+
+
+def _compose(text: str, display: str) -> tuple[yaml.Node | None, _SinglePassLoader] | Finding:
+    """The document's node tree and the loader that read it; a finding for an anchor, an alias or bad YAML.
+
+    One pass (scan, parse, compose) in the common case; a document with an anchor, an alias or a
+    syntax error is read again the three-pass way, which says which comes first.
+    """
+    try:
+        loader = _SinglePassLoader(text)  # the reader checks the characters here: a YAML error too
+        return loader.get_single_node(), loader
+    except (yaml.YAMLError, _AnchorSeen):
+        pass
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.AnchorToken | yaml.AliasToken):
+                return Finding(display, token.start_mark.line + 1, "YAML anchors and aliases are not allowed")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        return Finding(display, mark.line + 1 if mark is not None else None, f"invalid YAML: {problem}")
+    return node, _SinglePassLoader(text)  # not reached for a YAML error or an anchor: the scan returned first
+
+
+def _construct(loader: _SinglePassLoader, node: yaml.Node, display: str) -> object:
+    """What `yaml.safe_load(text)` builds, from the node just read; a finding for a value its tag cannot build."""
+    try:
+        return loader.construct_document(node)
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+        # a value its tag cannot build (`!!timestamp 2020-13-45`, an unhashable key): a finding, not a crash
+        mark = getattr(exc, "problem_mark", None) or getattr(node, "start_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        return Finding(display, mark.line + 1 if mark is not None else None, f"invalid YAML: {problem}")
+    finally:
+        loader.dispose()
+
+
+def _schema_problems(exc: ValidationError) -> list[tuple[tuple[str, ...], str]]:
+    """(location, message) of each schema error, naming fields and keys as the manifest spells them."""
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(str(p) for p in err["loc"])
+        is_key = loc[-1:] == ("[key]",)  # a mapping key (e.g. a cell name) failed, not its value
+        loc = loc[:-1] if is_key else loc
+        fieldname = ".".join(loc)
+        m = err["msg"]
+        if is_key:
+            msg = f"key {loc[-1]!r} of {'.'.join(loc[:-1])!r}: {m[0].lower() + m[1:]}"
+        elif err["type"] == "missing":
+            msg = f"missing field {fieldname!r}"
+        elif err["type"] == "extra_forbidden":
+            msg = f"unexpected field {fieldname!r}"
+        else:
+            msg = f"field {fieldname!r}: {m[0].lower() + m[1:]}"
+        out.append((loc, msg))
+    return out
+
+
+class _AnchorSeen(Exception):
+    """An anchor or alias in a YAML document (not allowed; the three-pass read reports where)."""
+
+
+class _SinglePassLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, stopping at the first anchor or alias instead of resolving it."""
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise _AnchorSeen
+        return super().compose_node(parent, index)
+
+
+def _index_nodes(node: yaml.Node, loc: tuple[str, ...], lines: Lines, findings: list[Finding], display: str) -> None:
+    lines[loc] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key, value in node.value:
+            name = str(key.value)
+            if name in seen:
+                findings.append(Finding(display, key.start_mark.line + 1, f"duplicate key {name!r}"))
+            seen.add(name)
+            _index_nodes(value, (*loc, name), lines, findings, display)
+            lines[(*loc, name)] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _index_nodes(item, (*loc, str(i)), lines, findings, display)
+
+
+def _line_for(loc: tuple[str, ...], lines: Lines) -> int | None:
+    for n in range(len(loc), -1, -1):
+        if loc[:n] in lines:
+            return lines[loc[:n]]
+    return None
