@@ -112,7 +112,8 @@ def read_episode(events: list[Event], lines: list[int]) -> Episode:
         else:
             problem(line, f"{_kind(event)} is not a completion-track event")
     if ep.start is None:
-        problem(lines[0] if lines else 1, "no episode_start: the run logs no episode")
+        # first (its line is the log's first): the cause of every "before episode_start", never cut by a bound
+        ep.problems.insert(0, (lines[0] if lines else 1, "no episode_start: the run logs no episode"))
     return ep
 
 
