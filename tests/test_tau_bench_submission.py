@@ -25,6 +25,8 @@ from bs4 import BeautifulSoup
 from completion_helpers import SHIPPED, SUBMISSION, TASK_SET, shipped_entries
 from conftest import REPO
 
+from checker.format.cell_tables import CompletionCellTables
+from checker.format.results_io import canonical_json, read_results
 from checker.importers.tau_bench import git_blob, tasks_json
 from checker.pipeline.verify import default_problem_dirs, verify_paths
 
@@ -117,6 +119,18 @@ def test_verifies_ranked_with_the_recorded_pass_rate_recomputed(results):
     assert (t["claimed"]["k"], t["false_claims"]["k"], t["false_claims"]["n"]) == (147, 98, 147)
     lo, hi = t["verified"]["wilson95"]
     assert lo == pytest.approx(0.3537, abs=5e-4) and hi == pytest.approx(0.4893, abs=5e-4)  # Wilson, 84 of 200
+
+
+def test_the_cell_tables_are_read_typed_and_written_back_byte_for_byte(verified):
+    """The results file's completion tables read as `CompletionCellTables` and serialise to the same JSON."""
+    data = json.loads((verified / f"{SID}.json").read_text(encoding="utf-8"))
+    r = read_results(verified / f"{SID}.json")
+    (cell,) = r.cells
+    t = cell.completion_tables
+    assert isinstance(t, CompletionCellTables) and cell.agent_tables is None and cell.constraint_tables is None
+    assert (t.verified.k, t.verified.n, t.decomposition.false_claims, len(t.pass_k)) == (84, 200, 98, 4)
+    assert t.model_dump(mode="json") == data["cells"][0]["tables"]
+    assert canonical_json(r.model_dump(mode="json")) == (verified / f"{SID}.json").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
