@@ -111,8 +111,7 @@ def read_episode(events: list[Event], lines: list[int]) -> Episode:
             ep.end, ep.end_line = event, line
         else:
             problem(line, f"{_kind(event)} is not a completion-track event")
-    if ep.start is None:
-        # first (its line is the log's first): the cause of every "before episode_start", never cut by a bound
+    if ep.start is None:  # said first: every other event is then "before episode_start"
         ep.problems.insert(0, (lines[0] if lines else 1, "no episode_start: the run logs no episode"))
     return ep
 
