@@ -286,8 +286,8 @@ def test_warm_cache_hits_give_the_bytes_of_an_uncached_run(run_a, source, locale
             counts.append(json.loads(proc.stdout)["cache"])
         if checker_sources() == sources:
             break
-    # three shipped submissions: all computed, then all served from the cache
-    assert counts == [{"hits": 0, "misses": 3}, {"hits": 3, "misses": 0}], counts
+    # four shipped submissions: all computed, then all served from the cache
+    assert counts == [{"hits": 0, "misses": 4}, {"hits": 4, "misses": 0}], counts
     assert_same_tree(run_a.results, work / "cold", "results of a cold-cache run")
     assert_same_tree(run_a.results, work / "warm", "results served from the cache")
     driftboard(work, env, "build", "--no-verify", "--results", "warm", "--out", "build/site")
@@ -298,10 +298,11 @@ def test_the_compared_trees_hold_every_kind_of_output(run_a):
     """Guards the comparisons above against comparing two empty or partial trees."""
     results = tree_files(run_a.results)
     assert sorted(results) == ["drift-bench-examples.json", "driftboard-constraint-baselines.json",
-                               "driftboard-microworld-agent.json", "index.json"]
+                               "driftboard-microworld-agent.json", "index.json", "tau-bench-gpt-4o-airline.json"]
     site = tree_files(run_a.site)
     for rel in ("index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", "search/search_index.json",
                 "leaderboards/agent/index.html", "leaderboards/constraint/index.html",
+                "leaderboards/completion/index.html", "submissions/tau-bench-gpt-4o-airline/index.html",
                 "submissions/driftboard-microworld-agent/index.html"):
         assert rel in site, rel
     assert any(r.startswith("downloads/") and r.endswith(".csv") for r in site)
@@ -310,7 +311,7 @@ def test_the_compared_trees_hold_every_kind_of_output(run_a):
     # the throw-away repository's history was used (commit order checked, not "unknown")
     if shutil.which("git"):
         for name in ("drift-bench-examples.json", "driftboard-constraint-baselines.json",
-                     "driftboard-microworld-agent.json"):
+                     "driftboard-microworld-agent.json", "tau-bench-gpt-4o-airline.json"):
             assert json.loads(results[name])["prereg_check"]["commit_order"]["status"] == "ok", name
 
 

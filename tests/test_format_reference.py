@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from checker.format.schema.agent import AGENT_EVENTS
 from checker.format.schema.common import RunEnd, RunStart
+from checker.format.schema.completion import COMPLETION_EVENTS
 from checker.format.schema.constraint import CONSTRAINT_EVENTS
 from checker.format.schema.events import EVENT_MODELS, validate_event
 from checker.format.schema.export import schemas
@@ -135,7 +136,8 @@ def test_nested_objects_have_an_example_for_every_field():
 def test_the_committed_pages_are_what_the_models_generate():
     pages = reference_pages()
     assert set(pages) == {"format-reference.md", "format-reference/agent-track.md",
-                          "format-reference/constraint-track.md", "format-reference/manifests.md"}
+                          "format-reference/constraint-track.md", "format-reference/completion-track.md",
+                          "format-reference/manifests.md"}
     for rel, text in pages.items():
         assert (REPO / "site" / rel).read_text(encoding="utf-8") == text, f"stale page {rel}: run `{REGENERATE}`"
     committed = {p.relative_to(REPO / "site").as_posix() for p in (REPO / "site" / "format-reference").glob("*.md")}
@@ -144,6 +146,7 @@ def test_the_committed_pages_are_what_the_models_generate():
 
 @pytest.mark.parametrize(("model", "page"), [(m, "format-reference/agent-track.md") for m in AGENT_EVENTS]
                          + [(m, "format-reference/constraint-track.md") for m in CONSTRAINT_EVENTS]
+                         + [(m, "format-reference/completion-track.md") for m in COMPLETION_EVENTS]
                          + [(m, "format-reference.md") for m in (RunStart, RunEnd)])
 def test_the_first_page_lists_every_event_type_and_links_its_section(model, page):
     pages = reference_pages()

@@ -13,7 +13,7 @@ from test_problems import expected_digest
 from checker.constraint.problem_sets import LazyProblemSets
 from checker.constraint.problems import load_problem_sets
 from checker.format.errors import UsageError
-from checker.pipeline.verify import default_problem_dirs
+from checker.pipeline.verify import default_problem_dirs, is_task_set
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -81,11 +81,17 @@ def test_pickles_for_worker_processes(tmp_path):
 
 
 def test_shipped_sets_are_found_by_the_default_folders(monkeypatch):
-    """Every sub-folder of problems/ is a set, the DRIFT-Bench one with its splits in sub-folders."""
+    """Every sub-folder of problems/ is a set, the DRIFT-Bench one with its splits in sub-folders.
+
+    The completion track's task set is one of them; verify reads it as a task set, never as constraint problems.
+    """
     monkeypatch.chdir(REPO)
-    dirs = default_problem_dirs()
-    assert [d.as_posix() for d in dirs] == [
-        "problems/drift-bench-v1", "problems/drift-bench-v1-lite", "problems/driftboard-suite-v1"]
+    found = default_problem_dirs()
+    assert [d.as_posix() for d in found] == [
+        "problems/drift-bench-v1", "problems/drift-bench-v1-lite", "problems/driftboard-suite-v1",
+        "problems/tau-bench-airline"]
+    assert [d.as_posix() for d in found if is_task_set(d)] == ["problems/tau-bench-airline"]
+    dirs = [d for d in found if not is_task_set(d)]
     sets = LazyProblemSets(dirs)
     suite = "cf04926fc25c83a9081712236b3f8abc5736f7c6f16aaa51ee27b0da9151c3f0"
     assert sets[suite].name == "driftboard-suite-v1" and sets.loaded == ["driftboard-suite-v1"]

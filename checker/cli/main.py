@@ -152,7 +152,8 @@ def schema(out: Path) -> None:
 @click.option("--profile", type=click.Choice(["driftboard", "arg-v1.0", "drift-bench-v1"]), default=None,
               help="Scoring profile (default: the one the pre-registration names, else driftboard).")
 @click.option("--problems", "problems", multiple=True, type=click.Path(path_type=Path),
-              help="Constraint problem set folder (repeatable; default: the repository's problems/).")
+              help="Constraint problem set or completion task set folder (repeatable; default: the repository's "
+                   "problems/).")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=Path("build/results"), show_default=True,
               help="Folder for the results files (one per submission, plus index.json).")
 @click.option("--no-results", is_flag=True, help="Do not write results files.")
@@ -357,7 +358,10 @@ def baselines(out: Path) -> None:
 
 @cli.group("import")
 def import_() -> None:
-    """Convert native outputs (ARG stores, DRIFT-Bench transcripts/databases, Inspect logs) to canonical submissions."""
+    """Convert native outputs (ARG stores, DRIFT-Bench transcripts/databases, Inspect logs, τ-bench trajectories).
+
+    Each import writes a canonical submission folder.
+    """
 
 
 @import_.command("drift-bench")
@@ -414,5 +418,27 @@ def import_arg(state_db: Path, probe_db: Path, out: Path) -> None:
     from checker.importers.arg import import_submission
 
     run_stage(lambda: imported(import_submission(state_db, probe_db, out), out))
+
+
+@import_.command("tau-bench")
+@click.argument("src", type=click.Path(path_type=Path))
+@click.option("--domain", "domain", required=True, type=click.Choice(["airline"]), help="The τ-bench domain of the trajectories.")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="submissions/<id> to create.")
+@click.option("--problems", "problems", type=click.Path(path_type=Path), default=None,
+              help="The task set folder (default: problems/tau-bench-<domain>).")
+@click.option("--source-commit", "source_commit", default=None,
+              help="The τ-bench commit the file comes from (needed only for a file the importer does not know).")
+def import_tau_bench(src: Path, domain: str, out: Path, problems: Path | None, source_commit: str | None) -> None:
+    """Import τ-bench trajectories (a run results JSON file): one completion-track run per trajectory.
+
+    \b
+    Example:
+        driftboard import tau-bench examples/tau-bench/gpt-4o-airline.json --domain airline \\
+            --out submissions/tau-bench-gpt-4o-airline
+    """
+    from checker.cli.commands import imported
+    from checker.importers.tau_bench import import_submission
+
+    run_stage(lambda: imported(import_submission(src, domain, out, problems, source_commit), out))
 
 

@@ -34,6 +34,10 @@ def track_text(track: str, run_results: list[RunResult], tables: ConstraintTable
     """
     if track == "agent":
         return agent_text(run_results, mismatch_counts)
+    if track == "completion":
+        from checker.cli.completion_text import completion_text
+
+        return completion_text(run_results)
     return constraint_text(run_results, tables, n_turns, mismatch_counts)
 
 

@@ -1,14 +1,15 @@
 """The per-cell tables of a results file (`CellResult.tables`), one model per track.
 
 Each track's scorer builds them from its runs (`checker.agent.scorer.cell_tables`,
-`checker.constraint.scorer.cell_tables`); the results file stores them under each cell's `tables`,
+`checker.constraint.scorer.cell_tables`, `checker.completion.scorer.cell_tables`); the results file
+stores them under each cell's `tables`,
 and the text report, the site and the job summary read them typed. A cell with no scored run
 (declared but not reported, every run MALFORMED) has none: `NoTables`, written `{}`.
 
 The JSON of a table is exactly what the scorers wrote as plain dicts before these models existed
-(same keys, same values), so results files keep their bytes. A constraint table says its track
-(`"track": "constraint"`); an agent table does not, which is how a stored table is told apart
-(`CellTables`).
+(same keys, same values), so results files keep their bytes. A constraint or completion table says
+its track (`"track": "constraint"`, `"track": "completion"`); an agent table does not, which is how a
+stored table is told apart (`CellTables`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, JsonValue, Tag
+
+from checker.format.results_completion import BoardKey
 
 
 class _Model(BaseModel):
@@ -187,6 +190,89 @@ class ConstraintCellTables(_Model):
     """Recorded labels of the VALID runs that disagree with the recomputation."""
 
 
+# ---------------------------------------------------------------- completion track
+
+
+class Proportion(_Model):
+    """k of n episodes, the rate and its Wilson 95% interval (`checker.completion.metrics.proportion`)."""
+
+    k: int
+    n: int
+    rate: float | None
+    """k / n; None when n is 0."""
+    wilson95: list[float] | None
+    """[low, high]; None when n is 0."""
+
+
+class ClaimsDecomposition(_Model):
+    """A completion cell's declared episodes by how they ended and whether the database check verifies them."""
+
+    claimed_verified: int
+    """Closed as done and verified."""
+    false_claims: int
+    """Closed as done, not verified (the three `false_*` counts below add up to it)."""
+    false_no_effected_write: int
+    """False claims whose episode changed nothing and left the database wrong."""
+    false_wrong_writes: int
+    """False claims whose writes took effect and left the database wrong."""
+    false_output_missing: int
+    """False claims with the right database whose required output was never said."""
+    transfer_verified: int
+    transfer_not_verified: int
+    step_limit: int
+    error: int
+    """Episodes a call would have crashed the environment in."""
+    not_counted: int
+    """Declared episodes with no VALID run (counted as not verified, not claimed)."""
+
+
+class WriteCounts(_Model):
+    """A completion cell's write calls against the tasks' gold writes (counted episodes)."""
+
+    matched: int
+    wrong: int
+    missing: int
+    extra: int
+    error: int
+
+
+class PassK(_Model):
+    """pass^k of a completion cell for one k, with its 95% percentile bootstrap interval over tasks."""
+
+    k: int
+    value: float | None
+    ci95: list[float]
+    tasks: int
+    trials: int
+
+
+class CompletionCellTables(_Model):
+    """A completion cell: its claims channel over the declared episodes (`checker.completion.metrics.cell_table`)."""
+
+    kind: ClassVar[str] = "completion"
+
+    track: Literal["completion"]
+    board: BoardKey | None
+    """The board the cell belongs on (None when none of its runs names a task set)."""
+    episodes_declared: int
+    """The ranked figure's n: the board's declared episodes, else the declared seeds reported."""
+    episodes_counted: int
+    """Declared episodes with a VALID run."""
+    episodes_not_counted: int
+    verified: Proportion
+    """Verified episodes of the declared ones: the verified completion rate (ranked)."""
+    claimed: Proportion
+    """Episodes closed as done, of the declared ones."""
+    false_claims: Proportion
+    """Claimed and not verified, of the claimed ones (shown beside, never ranked alone)."""
+    decomposition: ClaimsDecomposition
+    writes: WriteCounts
+    pass_k: list[PassK]
+    """pass^k for k = 1..trials per task (empty when the cell does not declare every task the same number of times)."""
+    pass_k_note: str | None
+    """Why pass^k is undefined (None when it is defined)."""
+
+
 # ---------------------------------------------------------------- either
 
 
@@ -196,23 +282,27 @@ class NoTables(_Model):
     kind: ClassVar[str] = "none"
 
 
-TrackTables = AgentCellTables | ConstraintCellTables
+TrackTables = AgentCellTables | ConstraintCellTables | CompletionCellTables
 """What a track's `cell_tables` builds for each cell."""
 
 
 def _kind(value: Any) -> str:
-    """The tag of a stored table: `{}` has none, a constraint table says its track, any other is an agent table."""
+    """The tag of a stored table: `{}` has none, a constraint or completion table says its track, any other is an agent's."""
     if isinstance(value, dict):
-        return "none" if not value else "constraint" if value.get("track") == "constraint" else "agent"
+        if not value:
+            return "none"
+        track = value.get("track")
+        return track if track in ("constraint", "completion") else "agent"
     return str(getattr(value, "kind", "agent"))
 
 
 CellTables = Annotated[
     Annotated[AgentCellTables, Tag("agent")] | Annotated[ConstraintCellTables, Tag("constraint")]
-    | Annotated[NoTables, Tag("none")],
+    | Annotated[CompletionCellTables, Tag("completion")] | Annotated[NoTables, Tag("none")],
     Discriminator(_kind),
 ]
 """The type of `CellResult.tables`."""
 
-__all__ = ["AGENT_FIGURES", "AgentCellTables", "CellTables", "ConstraintAggregate", "ConstraintCellTables", "DepthBin",
-           "DepthRow", "DepthTable", "HypothesisFormation", "NoTables", "Parity", "SeedFigure", "TrackTables"]
+__all__ = ["AGENT_FIGURES", "AgentCellTables", "CellTables", "ClaimsDecomposition", "CompletionCellTables",
+           "ConstraintAggregate", "ConstraintCellTables", "DepthBin", "DepthRow", "DepthTable", "HypothesisFormation",
+           "NoTables", "Parity", "PassK", "Proportion", "SeedFigure", "TrackTables", "WriteCounts"]

@@ -12,7 +12,7 @@ from typing import Literal
 
 from checker.format.numbers import Kind
 
-Track = Literal["agent", "constraint", "both"]
+Track = Literal["agent", "constraint", "completion", "both"]
 
 # Wording shared by several declarations.
 OLD_STORE = ("Undefined when the run was imported from an older ARG store without the table it counts "

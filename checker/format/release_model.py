@@ -64,7 +64,7 @@ class ReleaseCell(_Model):
 class ReleaseSubmission(_Model):
     """One submission as published in the release."""
 
-    track: Literal["agent", "constraint"]
+    track: Literal["agent", "constraint", "completion"]
     title: Annotated[str, StringConstraints(max_length=2000)]
     ranked: bool
     """Whether the leaderboard ranked it (`ResultsFile.ranked`)."""

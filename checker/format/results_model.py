@@ -13,11 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, SerializerFunctionWrapHandler, model_serializer
 
-from checker.format.cell_tables import AgentCellTables, CellTables, ConstraintCellTables, NoTables
-from checker.format.gate_results import (
-    GateConditions,
-    Legibility,
-)
+from checker.format.cell_tables import AgentCellTables, CellTables, CompletionCellTables, ConstraintCellTables, NoTables
+from checker.format.gate_results import GateConditions, Legibility
+from checker.format.results_completion import EpisodeResult
 
 RESULTS_FORMAT: Literal["1.0"] = "1.0"
 
@@ -179,7 +177,7 @@ class RunResult(_Model):
     run_id: str | None = None
     native_run_id: str | None = None
     """The run's id in its native system (ARG run id), when imported."""
-    track: Literal["agent", "constraint"] | None = None
+    track: Literal["agent", "constraint", "completion"] | None = None
     cell: str | None = None
     seed: str | None = None
     comparator: bool | None = None
@@ -216,9 +214,20 @@ class RunResult(_Model):
     problem_set: ProblemSetRef | str | None = None
     """The problem set the run names ({name, digest}; the bare digest for a run that was not scored)."""
     turns: list[TurnResult] | None = None
+    # completion track
+    episode: EpisodeResult | None = None
+    """The episode, recomputed (`checker.completion`); left out of the file for the other tracks."""
 
     _verdict_facts: tuple[VerdictFact, ...] = PrivateAttr(default=())
     """The facts `checker.stages.verdict.judge` decided the verdict from (kept in memory, never written)."""
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_episode(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Only a completion-track run has an episode: the key is left out, not written as null, for the others."""
+        data: dict[str, Any] = handler(self)
+        if data.get("episode", 0) is None:
+            del data["episode"]
+        return data
 
     @property
     def verdict_facts(self) -> tuple[VerdictFact, ...]:
@@ -326,6 +335,11 @@ class CellResult(_Model):
         """The cell's tables when they are a constraint track's (None otherwise)."""
         return self.tables if isinstance(self.tables, ConstraintCellTables) else None
 
+    @property
+    def completion_tables(self) -> CompletionCellTables | None:
+        """The cell's tables when they are a completion track's (None otherwise)."""
+        return self.tables if isinstance(self.tables, CompletionCellTables) else None
+
 
 class PreregCheck(_Model):
     """Pre-registration enforcement."""
@@ -419,7 +433,7 @@ class ResultsSummary(_Model):
     submission_id: str
     title: str
     authors: list[str]
-    track: Literal["agent", "constraint"]
+    track: Literal["agent", "constraint", "completion"]
     synthetic: bool
     prereg_written_after_runs: bool = False
     """The pre-registration says it was written after the runs (`written_after_runs`): shown as a label."""
@@ -464,7 +478,7 @@ class SubmissionReport(_Model):
 
     path: str
     submission_id: str | None
-    track: Literal["agent", "constraint"] | None = None
+    track: Literal["agent", "constraint", "completion"] | None = None
     profile: str
     cached: bool
     runs: list[RunResult]

@@ -75,6 +75,16 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.agent.milestones",
     "checker.agent.replay",
     "checker.agent.scorer",
+    "checker.completion",
+    "checker.completion.claims",
+    "checker.completion.domains",
+    "checker.completion.domains.airline",
+    "checker.completion.domains.base",
+    "checker.completion.episode",
+    "checker.completion.metrics",
+    "checker.completion.replay",
+    "checker.completion.scorer",
+    "checker.completion.tasks",
     "checker.constraint",
     "checker.constraint.answers",
     "checker.constraint.coverage",
@@ -100,6 +110,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.format.numbers",
     "checker.format.progress",
     "checker.format.report",
+    "checker.format.results_completion",
     "checker.format.results_io",
     "checker.format.results_model",
     "checker.format.results_summary",
@@ -116,6 +127,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.format.schema.agent_state",
     "checker.format.schema.base",
     "checker.format.schema.common",
+    "checker.format.schema.completion",
     "checker.format.schema.constraint",
     "checker.format.schema.events",
     "checker.format.schema.labels",
@@ -187,7 +199,7 @@ def checker_code_digest() -> str:
 
 
 def submission_cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]], profile: str,
-                         problem_sets: Mapping[str, Any]) -> str:
+                         problem_sets: Mapping[str, Any], task_sets: Mapping[str, Any] | None = None) -> str:
     """Digests of every input of every check, as the load stage read them (nothing is re-read through a link).
 
     The files (manifest, prereg, logs, refused files), the profile and the thresholds and where
@@ -205,6 +217,8 @@ def submission_cache_key(loaded: SubmissionFiles, shown: list[tuple[Path, str]],
         # the sets' files (a lazy mapping's fingerprint: a digest means reading and validating every problem)
         "problem_sets": (getattr(problem_sets, "fingerprint", None)
                          or {digest: str(ps.name) for digest, ps in sorted(problem_sets.items())}),
+        # completion task sets (database, policy, tasks): the same fingerprint over files, when any are given
+        **({"task_sets": getattr(task_sets, "fingerprint", None)} if task_sets else {}),
         "profile": profile,
         "thresholds": prereg.thresholds.model_dump(mode="json") if prereg is not None else None,
         "thresholds_source": ("prereg" if prereg is not None and "thresholds" in prereg.model_fields_set

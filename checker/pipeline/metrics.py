@@ -13,22 +13,24 @@ from functools import cache
 
 from checker.agent import gds, grounding, milestones
 from checker.agent import metrics as agent_metrics
+from checker.completion import metrics as completion_metrics
 from checker.constraint import metrics as constraint_metrics
 from checker.format.metric_names import CLAIM_COUNTS
 from checker.format.metricdef import Metric
 from checker.format.numbers import fmt
 
-_SOURCES = (gds, agent_metrics, grounding, milestones, constraint_metrics)
+_SOURCES = (gds, agent_metrics, grounding, milestones, constraint_metrics, completion_metrics)
 MAX_DEPTH = constraint_metrics.MAX_DEPTH
 """Per-depth accuracy keys run from 1 to this."""
 
 HEADLINE: dict[str, tuple[str, ...]] = {
     "agent": ("completions", "drift_total", "gds_bind", "gds_abandon"),
     "constraint": ("turn_accuracy", "drift_share", "contradiction_share"),
+    "completion": ("verified", "claimed", "false_claim"),
 }
 """Per track, the metrics a leaderboard shows first (completions first: null results before mechanisms)."""
 
-RANK_BY: dict[str, str] = {"agent": "drift_total", "constraint": "turn_accuracy"}
+RANK_BY: dict[str, str] = {"agent": "drift_total", "constraint": "turn_accuracy", "completion": "verified"}
 """Per track, the metric whose all-declared figure orders the leaderboard."""
 
 

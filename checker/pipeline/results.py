@@ -15,6 +15,7 @@ from typing import Literal, Protocol, TypedDict
 
 from checker import __version__
 from checker.agent.metrics import efficiency
+from checker.completion.metrics import completion_headline
 from checker.format.cell_tables import TrackTables
 from checker.format.errors import DriftboardError
 from checker.format.report import plural
@@ -168,7 +169,10 @@ def _intent_to_treat(track: str, chosen: dict[str, RunResult | None], withdrawn:
 
 
 def null_results(track: str, runs: list[RunResult], triggered: list[str]) -> NullResults:
-    """Completions first: "0 completions across N valid runs" (agent) or correct turns (constraint)."""
+    """Completions first: "0 completions across N valid runs" (agent), correct turns (constraint), verified episodes.
+
+    The completion track's line counts verified episodes, then the claims and how many of them the database verifies.
+    """
     valid = [r for r in runs if r.verdict == "VALID"]
     if track == "agent":
         completions = sum(_int(r.metric("completions")) for r in valid)
@@ -176,6 +180,10 @@ def null_results(track: str, runs: list[RunResult], triggered: list[str]) -> Nul
         if not valid:
             headline = f"no valid runs ({len(runs)} reported): no completion can be counted"
         return NullResults(valid_runs=len(valid), runs=len(runs), completions=completions if valid else None,
+                           headline=headline, triggered_defeaters=triggered)
+    if track == "completion":
+        verified, headline = completion_headline(valid, len(runs))
+        return NullResults(valid_runs=len(valid), runs=len(runs), completions=verified if valid else None,
                            headline=headline, triggered_defeaters=triggered)
     correct = sum(_int(r.metric("correct_turns")) for r in valid)
     turns = sum(_int(r.metric("turns")) for r in valid)

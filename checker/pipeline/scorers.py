@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from checker.stages.tracks import TrackScorer
 
-TRACKS = ("agent", "constraint")
+TRACKS = ("agent", "constraint", "completion")
 """The tracks a run header may name, each with a scorer below."""
 
 _LOOKED_UP: dict[str, TrackScorer] = {}
@@ -19,7 +19,7 @@ _LOOKED_UP: dict[str, TrackScorer] = {}
 
 
 def scorer_for(track: str) -> TrackScorer:
-    """The scoring module of a track (`checker.agent.scorer` or `checker.constraint.scorer`)."""
+    """The scoring module of a track (`checker.agent.scorer`, `checker.constraint.scorer` or `checker.completion.scorer`)."""
     found = _LOOKED_UP.get(track)
     if found is not None:
         return found
@@ -31,6 +31,10 @@ def scorer_for(track: str) -> TrackScorer:
         from checker.constraint import scorer as constraint_scorer
 
         found = constraint_scorer
+    elif track == "completion":
+        from checker.completion import scorer as completion_scorer
+
+        found = completion_scorer
     else:
         raise KeyError(f"no scorer for track {track!r}")
     _LOOKED_UP[track] = found

@@ -96,7 +96,8 @@ def verify_paths(
     Args:
         paths: submission folders, folders of submissions, or run files.
         profile: scoring profile; default: the pre-registration's, else `driftboard`.
-        problem_dirs: constraint problem sets (folders or files).
+        problem_dirs: constraint problem sets (folders or files) and completion task sets (folders holding
+            `taskset.json`, `is_task_set`).
         jobs: worker processes for scoring runs.
         shard: (k, n) to verify only every n-th submission starting at the k-th (sorted order).
         cache_dir: verification cache folder (None: no cache).
@@ -107,9 +108,11 @@ def verify_paths(
         UsageError: a path does not exist, or a problem-set path cannot be read.
     """
     report = VerifyReport()
-    problem_sets = _load_problem_sets(list(problem_dirs or ()))
-    work = _plan(discover(paths), profile, shard, problem_sets, Stores(cache_dir, results_dir), report)
-    for slot, verified in _score(work, problem_sets, jobs, progress).items():
+    dirs = list(problem_dirs or ())
+    problem_sets = _load_problem_sets([p for p in dirs if not is_task_set(p)])
+    task_sets = _load_task_sets([p for p in dirs if is_task_set(p)])  # completion track: its own folders
+    work = _plan(discover(paths), profile, shard, (problem_sets, task_sets), Stores(cache_dir, results_dir), report)
+    for slot, verified in _score(work, _Worker(problem_sets, task_sets), jobs, progress).items():
         report.submissions[slot] = verified
     gather_findings(report)
     if results_dir is not None and shard is None:
@@ -118,12 +121,15 @@ def verify_paths(
 
 
 def _plan(targets: list[Target], profile: str | None, shard: tuple[int, int] | None,
-          problem_sets: Mapping[str, Any], stores: Stores, report: VerifyReport) -> list[Job]:
-    """Load every submission of the shard into `report`, restore the cached ones; the others (and loose logs) to score."""
+          sets: tuple[Mapping[str, Any], Mapping[str, Any]], stores: Stores, report: VerifyReport) -> list[Job]:
+    """Load every submission of the shard into `report`, restore the cached ones; the others (and loose logs) to score.
+
+    `sets`: (problem sets, task sets), inputs of every cache key.
+    """
     work: list[Job] = []
     roots, loose = _targets(targets, shard)
     for root in roots:
-        sub, logs, key = _load(root, profile, problem_sets, stores.cache_dir)
+        sub, logs, key = _load(root, profile, sets, stores.cache_dir)
         report.submissions.append(sub)
         if not _from_cache(sub, key, stores, report):
             work.append(Job(len(report.submissions) - 1, sub, logs, key, stores))
@@ -140,7 +146,7 @@ def _targets(targets: list[Target], shard: tuple[int, int] | None) -> tuple[list
     return [root for i, root in enumerate(subs) if in_shard(i, shard)], loose
 
 
-def _load(root: Path, profile: str | None, problem_sets: Mapping[str, Any],
+def _load(root: Path, profile: str | None, sets: tuple[Mapping[str, Any], Mapping[str, Any]],
           cache_dir: Path | None) -> tuple[SubmissionResult, tuple[Log, ...], str | None]:
     """Load one submission folder: what it is (run files refused are reported MALFORMED), its logs, its cache key."""
     display = root.as_posix()
@@ -154,7 +160,7 @@ def _load(root: Path, profile: str | None, problem_sets: Mapping[str, Any],
     logs = tuple((p, f"{display}/{p.relative_to(root).as_posix()}") for p in loaded.run_paths)
     key = None
     if cache_dir is not None and loaded.manifest is not None:
-        key = submission_cache_key(loaded, list(logs), chosen, problem_sets)
+        key = submission_cache_key(loaded, list(logs), chosen, *sets)
     return sub, logs, key
 
 
@@ -220,6 +226,7 @@ def default_problem_dirs() -> list[Path]:
 
     A set may keep its splits in sub-folders (`problems/drift-bench-v1/{dev,test}`): the folder is
     one set, and each split of it one more (see `checker.constraint.problems.load_problem_sets`).
+    A folder holding `taskset.json` is a completion task set (`checker.completion.tasks`), read by that track.
     """
     if not PROBLEMS_ROOT.is_dir():
         return []
@@ -229,9 +236,10 @@ def default_problem_dirs() -> list[Path]:
 # --------------------------------------------------------------------------- scheduling
 
 
-def _score(work: list[Job], problem_sets: Mapping[str, Any], jobs: int,
-           progress: Progress | None) -> dict[int, SubmissionResult]:
+def _score(work: list[Job], sets: _Worker, jobs: int, progress: Progress | None) -> dict[int, SubmissionResult]:
     """Score every job, `jobs` processes at a time; slot -> the verified submission.
+
+    `sets`: the problem and task sets every task reads (its `on_run` is set here).
 
     `progress` is told (runs scored, runs to score) as parts complete, and after every run
     scored in this process.
@@ -241,7 +249,7 @@ def _score(work: list[Job], problem_sets: Mapping[str, Any], jobs: int,
     out: dict[int, SubmissionResult] = {}
     left = Counter(p.job.slot for p in parts)
     scored = 0
-    for part, done in zip(parts, _schedule(parts, problem_sets, jobs, tally.next), strict=True):
+    for part, done in zip(parts, _schedule(parts, sets, jobs, tally.next), strict=True):
         scored += len(part.logs)
         tally.reach(scored)
         slot = part.job.slot
@@ -301,36 +309,40 @@ class _Tally:
         self.reach(self.done + 1)
 
 
-def _schedule(parts: list[Part], problem_sets: Mapping[str, Any], jobs: int,
-              on_run: Callable[[], None]) -> Iterator[SubmissionResult]:
+def _schedule(parts: list[Part], sets: _Worker, jobs: int, on_run: Callable[[], None]) -> Iterator[SubmissionResult]:
     """The one scheduler: `_verify_part` over `parts`, in order; a plain map, or a pool's map with `jobs` > 1.
 
     Each run scored in this process calls `on_run` (workers report per part, as it comes back).
     """
     if jobs <= 1 or len(parts) <= 1:
-        _init_worker(problem_sets, on_run)
+        _init_worker(sets.problem_sets, sets.task_sets, on_run)
         yield from map(_verify_part, parts)
         return
     # imported here: the process pool (multiprocessing, logging) is ~15 ms of start-up that `--jobs 1` never uses
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(problem_sets, None)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
+                             initargs=(sets.problem_sets, sets.task_sets, None)) as pool:
         yield from pool.map(_verify_part, parts, chunksize=1)
 
 
 @dataclass
 class _Worker:
-    """What every task of a process reads: the problem sets, and whom to tell of each run scored."""
+    """What every task of a process reads: the problem sets, the task sets, and whom to tell of each run scored."""
 
     problem_sets: Mapping[str, Any] = field(default_factory=dict)
+    """Constraint problem sets: digest -> problem set (`checker.constraint.problem_sets`)."""
+    task_sets: Mapping[str, Any] = field(default_factory=dict)
+    """Completion task sets: digest -> task set, each loaded on first use (`checker.completion.tasks`)."""
     on_run: Callable[[], None] | None = None
 
 
 _WORKER = _Worker()
 
 
-def _init_worker(problem_sets: Mapping[str, Any], on_run: Callable[[], None] | None) -> None:
-    _WORKER.problem_sets, _WORKER.on_run = problem_sets, on_run
+def _init_worker(problem_sets: Mapping[str, Any], task_sets: Mapping[str, Any],
+                 on_run: Callable[[], None] | None) -> None:
+    _WORKER.problem_sets, _WORKER.task_sets, _WORKER.on_run = problem_sets, task_sets, on_run
 
 
 def _verify_part(part: Part) -> SubmissionResult:
@@ -469,8 +481,8 @@ def _score_record(record: RunRecord, task: ScoreTask, findings: list[Finding]) -
     """Score a read run with its track's scorer; the scorer's own findings are added to `findings`."""
     start = record.start
     try:
-        result = scorer_for(start.track).score_run(record, VerifyContext(task.profile, task.prereg,
-                                                                         _WORKER.problem_sets))
+        ctx = VerifyContext(task.profile, task.prereg, _WORKER.problem_sets, _WORKER.task_sets)
+        result = scorer_for(start.track).score_run(record, ctx)
     except MissingInputError as exc:
         findings.append(Finding(task.shown, 1, str(exc)))
         result = judged_run(
@@ -481,6 +493,20 @@ def _score_record(record: RunRecord, task: ScoreTask, findings: list[Finding]) -
     findings.extend(Finding(task.shown, f.line, f.message, f.severity) for f in result.findings)
     return result.model_copy(update={
         "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start)})
+
+
+def is_task_set(path: Path) -> bool:
+    """A folder holding a completion task set (`taskset.json`), not a constraint problem set."""
+    return path.is_dir() and (path / "taskset.json").is_file()
+
+
+def _load_task_sets(paths: list[Path]) -> Mapping[str, Any]:
+    """Digest -> completion task set, each folder read only when a run needs it (`checker.completion.tasks`)."""
+    if not paths:
+        return {}
+    from checker.completion.tasks import LazyTaskSets
+
+    return LazyTaskSets(paths)
 
 
 def _load_problem_sets(paths: list[Path]) -> Mapping[str, Any]:

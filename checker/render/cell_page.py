@@ -14,7 +14,7 @@ from checker.format.errors import visible
 from checker.format.release_model import ReleaseFile
 from checker.format.report import safe_json
 from checker.format.results_model import CellResult, MetricAggregate, ResultsFile
-from checker.render import ranking
+from checker.render import completion, ranking
 from checker.render.cell_rows import decomposition_table
 from checker.render.chart_data import chart, parts_data
 from checker.render.citation import cite_text
@@ -42,6 +42,9 @@ def _charts(r: ResultsFile, c: CellResult, files: dict[str, str], md: str) -> li
                   ("Stacked bar of this cell's decomposition: bind / abandon / aligned shares of reference beats "
                    "(means over valid seeds) with 95% bootstrap intervals when there are enough seeds"
                    if r.track == "agent" else
+                   "Stacked bar of this cell's claimed / verified decomposition: shares of its declared episodes "
+                   f"({' / '.join(completion.PARTS)}), with the Wilson 95% interval of the verified rate"
+                   if r.track == "completion" else
                    "Stacked bar of this cell's decomposition: consistent / drift / contradiction / other shares of "
                    "the turns with a ledger")
                   + "; an undefined decomposition is drawn as an explicit 'undefined' mark. The same numbers are in "
@@ -114,4 +117,5 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, 
         "cite": cite_text(r, c.cell, site_url, releases), "verified": r.provenance.verified, "commit": r.provenance.commit,
         "charts": _charts(r, c, files, md) if files is not None else [],
         "run_links": [],
+        "completion": completion.cell_claims(r, c) if r.track == "completion" else None,
     }

@@ -2,8 +2,9 @@
 
 One row per cell, raw values (None when undefined, shown as "—"), read from the cell's aggregates
 (`CellResult.metrics`) and its track's typed tables (`checker.format.cell_tables`): the agent
-decomposition (bind / aligned / abandon) or the constraint channels (consistent / drift /
-contradiction / other), completions or correct turns first.
+decomposition (bind / aligned / abandon), the constraint channels (consistent / drift /
+contradiction / other) or the completion track's claimed / verified decomposition
+(`checker.render.completion`), completions, correct turns or verified episodes first.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from collections.abc import Iterable, Sequence
 
 from checker.format.cell_tables import ConstraintAggregate
 from checker.format.results_model import CellResult, ResultsFile
+from checker.render import completion
 from checker.render.evidence import cell_coverage, prereg_label
 from checker.render.paths import cell_path, submission_path, url_of
 from checker.render.stream import Listing
 from checker.render.tables import Column, Row, Table
 
 TRACK_LABELS = {"agent": "Agent track: commitment vs binding drift",
-                "constraint": "Constraint track: satisfiable drift vs contradiction"}
+                "constraint": "Constraint track: satisfiable drift vs contradiction",
+                "completion": "Completion track: claimed vs verified completion"}
 AGENT_COMPONENTS = ("bind", "abandon", "aligned")
 CONSTRAINT_CHANNELS = ("consistent", "drift", "contradiction", "other")
 
@@ -116,6 +119,12 @@ def cell_table(track: str, results: Sequence[Listing], name: str = "cells") -> T
     if track == "agent":
         return Table(name, "Agent cells: completions, then bind / aligned / abandon (means over valid seeds)",
                      AGENT_CELL_COLUMNS, agent_cell_rows(results), empty="No agent-track cells yet.")
+    if track == "completion":
+        claims: list[Row] = [{**row, "submission_id": r.submission_id, "href": url_of(submission_path(r))}
+                             for r in results for row in completion.decomposition_table(r, r.cells, name).rows]
+        return Table(name, "Completion cells: claimed vs verified over the declared episodes",
+                     [Column("submission_id", "submission", link="href"), *completion.DECOMPOSITION_COLUMNS], claims,
+                     empty="No completion-track cells yet.")
     # small-n cells after all others (stable): a few turns never sit above a result with more evidence
     rows = sorted(constraint_cell_rows(results), key=lambda row: bool(row.get("small_n")))
     return Table(name, "Constraint cells: accuracy, then consistent / drift / contradiction / other (share of "
@@ -149,7 +158,9 @@ DECOMPOSITION_COLUMNS = [
 
 
 def decomposition_table(r: ResultsFile, cells: list[CellResult], name: str = "decomposition") -> Table:
-    """Per cell: bind / aligned / abandon (agent) or consistent / drift / contradiction / other (constraint)."""
+    """Per cell: the track's decomposition (agent, constraint, or the completion track's claimed vs verified)."""
+    if r.track == "completion":
+        return completion.decomposition_table(r, cells, name)
     if r.track == "agent":
         wanted = {c.cell for c in cells}
         rows = [row for row in agent_cell_rows([r]) if row["cell"] in wanted]

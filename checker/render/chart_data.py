@@ -13,7 +13,7 @@ from typing import TypedDict
 
 from checker.format.gate_results import STATUS_LABELS, GateConditions
 from checker.format.results_model import CellResult, ResultsFile, RunResult
-from checker.render import charts
+from checker.render import charts, completion
 from checker.render.cell_rows import AGENT_COMPONENTS, CONSTRAINT_CHANNELS, mech_cells, overall_of
 from checker.render.charts import Datasets
 from checker.render.context import ChartRef
@@ -143,9 +143,11 @@ def constraint_charts(results: Sequence[Listing], files: dict[str, str], prefix:
 
 
 def track_charts(track: str, results: Sequence[Listing], files: dict[str, str], prefix: str) -> list[ChartRef]:
-    """Charts of a track leaderboard (aggregated over submissions)."""
+    """Charts of a track leaderboard (aggregated over submissions; the completion track has its board's chart only)."""
     if track == "agent":
         return _agent_charts(results, files, prefix)
+    if track == "completion":
+        return []
     return constraint_charts(results, files, prefix)
 
 
@@ -175,7 +177,13 @@ def parts_data(track: str, items: list[tuple[str, CellResult, str]]) -> dict[str
     """
     out: dict[str, list[Row]] = {"means": [], "ci": [], "undefined": []}
     for label, c, why in items:
-        values, note = _agent_parts(label, c, out["ci"]) if track == "agent" else _constraint_parts(c)
+        if track == "agent":
+            values, note = _agent_parts(label, c, out["ci"])
+        elif track == "completion":
+            values, bounds, note = completion.parts(c)
+            out["ci"] += [{"label": label, **b} for b in bounds]
+        else:
+            values, note = _constraint_parts(c)
         if all(v is None for _p, v in values):
             out["undefined"].append({"label": label, "why": why or "undefined"})
             continue

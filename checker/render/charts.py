@@ -27,7 +27,10 @@ VegaSpec = dict[str, Any]  # Any: a Vega-Lite spec is JSON of Vega-Lite's own sc
 COMPONENT_COLORS = {"bind": "#D55E00", "abandon": "#E69F00", "aligned": "#009E73"}
 CHANNEL_COLORS = {"consistent": "#009E73", "drift": "#E69F00", "contradiction": "#D55E00", "other": "#56B4E9"}
 STATUS_COLORS = {"PASS": "#009E73", "FAIL": "#D55E00", "N/A": "#999999"}
-PARTS = {"agent": COMPONENT_COLORS, "constraint": CHANNEL_COLORS}
+CLAIM_COLORS = {"claimed, verified": "#009E73", "transfer, verified": "#56B4E9", "false claim": "#D55E00",
+                "transfer, not verified": "#E69F00", "step limit": "#CC79A7", "not counted": "#999999"}
+"""The completion track's claimed / verified decomposition (`checker.render.completion.PARTS`)."""
+PARTS = {"agent": COMPONENT_COLORS, "constraint": CHANNEL_COLORS, "completion": CLAIM_COLORS}
 """The decomposition of each track, in stacking order."""
 
 
@@ -98,7 +101,8 @@ def _cells(track: str) -> str:
     y = alt.Y("label:N", title=None, sort=None, axis=alt.Axis(labelLimit=360))
     bars = alt.Chart(alt.Data(name="means")).mark_bar().encode(
         y=y,
-        x=alt.X("share:Q", title="share (mean over valid seeds)" if track == "agent" else "share of turns with a ledger",
+        x=alt.X("share:Q", title={"agent": "share (mean over valid seeds)",
+                                  "completion": "share of declared episodes"}.get(track, "share of turns with a ledger"),
                 stack="zero", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("part:N", scale=_scale(colors), title="part", sort=list(colors),
                         legend=alt.Legend(orient="bottom", direction="horizontal")),
@@ -141,8 +145,12 @@ def _cells_constraint() -> str:
     return _cells("constraint")
 
 
+def _cells_completion() -> str:
+    return _cells("completion")
+
+
 _KINDS: dict[str, Callable[[], str]] = {"decomposition": _decomposition, "channels": _channels, "depth": _depth, "gate": _gate,
-          "cells-agent": _cells_agent, "cells-constraint": _cells_constraint}
+          "cells-agent": _cells_agent, "cells-constraint": _cells_constraint, "cells-completion": _cells_completion}
 
 
 def spec(kind: str, datasets: Datasets) -> VegaSpec:

@@ -85,6 +85,17 @@ class SummaryRow(TypedDict):
     triggered_defeaters: int
 
 
+class RankedModel(TypedDict):
+    """A language model ranked on a board (the home page names them)."""
+
+    model: str
+    track: str
+    cell: str
+    href: str
+    """The ranked cell's page (site-relative URL)."""
+    rank: str
+
+
 class HomeContext(PageContext):
     """`index.md`."""
 
@@ -92,6 +103,8 @@ class HomeContext(PageContext):
     n_runs: int
     n_valid: int
     completions: int | None
+    ranked_models: list[RankedModel]
+    """Language models (backbones of real, not synthetic, runs) ranked on some board."""
     agent_valid_runs: int
     constraint_valid_runs: int
     null_table: Table
@@ -170,6 +183,16 @@ class SubmissionContext(PageContext):
     manifest_fields: list[tuple[str, str]]
 
 
+class CompletionCell(TypedDict):
+    """A completion cell's claims channel (`checker.render.completion`): the decomposition first."""
+
+    decomposition: Table
+    pass_k: Table
+    writes: Table
+    board: str | None
+    """The board key in words (benchmark, task set, trials per task); None when the cell names no task set."""
+
+
 class CellContext(PageContext):
     """`results/<id>/<cell>.md`: the citable per-cell permalink."""
 
@@ -215,6 +238,8 @@ class CellContext(PageContext):
     commit: str | None
     charts: list[ChartRef]
     run_links: list[Link]
+    completion: CompletionCell | None
+    """Completion track: the claimed / verified decomposition, pass^k, writes and board key (`checker.render.completion`)."""
 
 
 class ReportedContext(PageContext):
@@ -268,6 +293,34 @@ class PagerLink(TypedDict):
     current: bool
 
 
+class CompletionRun(TypedDict):
+    """What a completion run's page shows beyond the common parts (`checker.render.completion.run_context`)."""
+
+    ending: str
+    claimed: bool
+    verified: bool
+    reward: float
+    reward_computed: bool
+    database_matches: bool | None
+    false_claim: str
+    """Why a claimed episode is not verified, in words (empty when it is, or claims nothing)."""
+    closing_claim: str | None
+    closing_line: int | None
+    task_id: int | None
+    outputs: list[tuple[str, bool]]
+    """Required output -> said in some reply, sorted."""
+    data_hash: str | None
+    gold_data_hash: str | None
+    changes_cut: bool
+    changed: Table
+    required: Table
+    wrong: Table
+    writes: Table
+    dialogue: Table | None
+    """None when the log cannot be read beside the results (`dialogue_note` says why)."""
+    dialogue_note: str
+
+
 class RunContext(PageContext):
     """`runs/<submission>/<run>/` (and `turns-N/`): one run's page, rendered straight to HTML (`run.html.j2`)."""
 
@@ -297,6 +350,8 @@ class RunContext(PageContext):
     turns: Table | None
     timeline: Table | None
     timeline_note: str
+    completion: CompletionRun | None
+    """Completion track, first page: the closing claim, the database evidence and the dialogue."""
 
 
 class PartLink(TypedDict):

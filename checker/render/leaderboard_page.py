@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from checker.render import ranking
+from checker.render import completion, ranking
 from checker.render.cell_rows import TRACK_LABELS, cell_table
 from checker.render.chart_data import chart, parts_data, track_charts
 from checker.render.context import BoardRef, ChartRef, TrackContext, page
@@ -29,7 +29,8 @@ def board_chart(b: ranking.Board, results: Sequence[Listing], files: dict[str, s
         items.append((f"{rank}{row['cell']} · {row['submission_id']}", cells[(str(row["submission_id"]), str(row["cell"]))],
                       str(row["why"])))
     data = parts_data(b.track, items)
-    what = "bind / abandon / aligned" if b.track == "agent" else "consistent / drift / contradiction / other"
+    what = {"agent": "bind / abandon / aligned", "completion": " / ".join(completion.PARTS)}.get(
+        b.track, "consistent / drift / contradiction / other")
     table = Table(f"parts-{b.track}", "Decomposition per cell, in rank order (the chart's data)",
                   [Column("label", "cell"), Column("part", "part"), Column("share", "share", numeric=True),
                    Column("n", "n")], data["means"] + [{"label": u["label"], "part": u["why"]} for u in data["undefined"]],
@@ -62,6 +63,9 @@ def _track_headline(track: str, subset: Sequence[Listing]) -> str:
     if track == "agent":
         done = [r.null_results.completions for r in subset if r.null_results.completions is not None]
         head = f"{sum(done) if done else '—'} completions across {valid} valid runs"
+    elif track == "completion":
+        done = [r.null_results.completions for r in subset if r.null_results.completions is not None]
+        head = f"{sum(done) if done else '—'} verified episodes across {valid} valid runs"
     else:
         head = f"{valid} valid runs"
     return f"{head} ({runs} reported, {len(subset)} submissions); {defeaters} pre-registered defeaters triggered."

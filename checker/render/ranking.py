@@ -18,13 +18,14 @@ from dataclasses import dataclass, replace
 from typing import TypedDict
 
 from checker.format.results_model import CellResult, RunResult
+from checker.render import completion
 from checker.render.evidence import SMALL_N, cell_coverage, prereg_label
 from checker.render.metrics import definition, header, higher_is_better, rank_metric
 from checker.render.paths import cell_path, submission_path, url_of
 from checker.render.stream import Listing
 from checker.render.tables import Column, Table
 
-UNDEFINED_BECAUSE = {"agent": "0 reference beats", "constraint": "0 scored turns"}
+UNDEFINED_BECAUSE = {"agent": "0 reference beats", "constraint": "0 scored turns", "completion": "0 declared episodes"}
 """Why a track's ranking figure is undefined when the runs behind it have nothing to count."""
 FACETS = [("backbone", "backbone"), ("data", "data"), ("profile", "profile")]
 CHANNELS = ("consistent", "drift", "contradiction", "other")
@@ -75,6 +76,18 @@ class BoardRow(Identity, total=False):
     contradiction_share: float | None
     other_share: float | None
     turns: int | None
+    # completion (`checker.render.completion.row_extras`)
+    verified_ci: str | None
+    n: int | None
+    verified_k: int | None
+    claimed_rate: float | None
+    false_claim_rate: float | None
+    false_claims: str | None
+    pass_k: float | None
+    pass_k_label: str | None
+    board_key: str | None
+    board: tuple[str, int | None] | None
+    """The board the cell belongs on: (task-set digest, trials per task); None when it cannot be placed."""
 
 
 @dataclass
@@ -174,6 +187,9 @@ def _identity(r: Listing) -> Identity:
 
 def _mechanism(r: Listing, c: CellResult, row: BoardRow) -> None:
     """The track's decomposition (and tokens) of the cell, into `row`."""
+    if r.track == "completion":
+        row.update(completion.row_extras(c))
+        return
     if r.track == "agent":
         row.update({"drift_total": _mean(c, "drift_total"), "gds_bind": _mean(c, "gds_bind"),
                     "gds_abandon": _mean(c, "gds_abandon"), "gds_aligned": _mean(c, "gds_aligned"),
@@ -200,6 +216,12 @@ def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
         row["coverage"], row["small_n"] = cov.text, bool(cov.small_n)
         if row["small_n"] and figure is not None:
             row["why"] = f"{SMALL_N}: under half of the problem set's turns, not ranked"
+    if r.track == "completion":
+        placed = completion.board_of(c.completion_tables)
+        row["board"] = placed
+        if placed is None and figure is not None:
+            row["small_n"] = True  # listed after the ranked cells, unranked: not comparable with them
+            row["why"] = f"not on a board: {completion.not_on_a_board(c.completion_tables)}"
     _mechanism(r, c, row)
     return row
 
@@ -248,6 +270,8 @@ def columns(track: str, metric: str) -> list[Column]:
                 Column("gds_aligned", header("gds_aligned"), numeric=True, help=definition("gds_aligned")),
                 Column("ref_beats", "reference beats (mean)", numeric=True),
                 Column("completions", header("completions"), numeric=True)]
+    elif track == "completion":
+        mech = list(completion.COLUMNS)
     else:
         mech = [Column(f"{ch}_share", f"{ch} share", numeric=True) for ch in CHANNELS]
         mech.append(Column("turns", "turns", numeric=True))
@@ -281,11 +305,31 @@ def _rows(track: str, results: Sequence[Listing], metric: str) -> tuple[list[Boa
     return rows, sorted(excluded, key=lambda x: (x["submission_id"], x["cell"]))
 
 
+def _one_board(rows: list[BoardRow]) -> None:
+    """Rank like with like: completion cells on the board most cells are on (task set, trials per task); others apart."""
+    counts: dict[tuple[str, int | None], int] = {}
+    for x in rows:
+        placed = x.get("board")
+        if placed is not None:
+            counts[placed] = counts.get(placed, 0) + 1
+    if not counts:
+        return
+    main = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
+    for x in rows:
+        placed = x.get("board")
+        if placed is not None and placed != main and x["figure"] is not None:
+            x["small_n"] = True
+            x["why"] = (f"another board (task set {placed[0][:8]}…, {placed[1]} trials per task): "
+                        "not ranked with these")
+
+
 def board(track: str, results: Sequence[Listing], name: str = "leaderboard") -> Board:
     """The ranked leaderboard of a track over every results file of that track."""
     metric = rank_metric(track)
     higher = bool(higher_is_better(metric))
     ranked, excluded = _rows(track, results, metric)
+    if track == "completion":
+        _one_board(ranked)
     rows = rank_rows(ranked, higher)
     arrow = "higher is better ↑" if higher else "lower is better ↓"
     cols = columns(track, metric)

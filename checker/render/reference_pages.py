@@ -27,7 +27,8 @@ from checker.render.writer import Writer
 
 REPORTED_DIRS = ("checker/harness/baselines/reported", "data/reported")
 """Where the "reported, not verified" datasets live (CSV or JSON files), first existing wins."""
-METRIC_PAGES = (("agent", "Agent track", "metrics/agent.md"), ("constraint", "Constraint track", "metrics/constraint.md"))
+METRIC_PAGES = (("agent", "Agent track", "metrics/agent.md"), ("constraint", "Constraint track", "metrics/constraint.md"),
+                ("completion", "Completion track", "metrics/completion.md"))
 """Tracks whose metric entries have a page of their own (page weight: one page of every entry loaded over 300 KB)."""
 
 

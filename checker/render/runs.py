@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checker.format.results_model import ResultsFile, RunResult
+from checker.render import completion
 from checker.render.citation import REPO
 from checker.render.context import PagerLink, RunContext, page
 from checker.render.paths import cell_path, root_of, submission_path, url_of
@@ -191,10 +192,11 @@ def _body(r: ResultsFile, run: RunResult, logs_root: Path | None) -> _Body:
         timeline, note = agent_timeline(run, logs_root) if logs_root is not None else (
             None, "Timeline not built (no submission tree given).")
         return _Body([], timeline, False, note if timeline is None else "")
+    if r.track != "constraint":  # a completion run's dialogue is on its first page (`checker.render.completion`)
+        return _Body([], None, False, "")
     dialogue, note = constraint_dialogue(run, logs_root) if logs_root is not None else (
         None, "Dialogue not shown (no submission tree given).")
-    turn_rows = _turn_rows(run, dialogue) if r.track == "constraint" else []
-    return _Body(turn_rows, None, dialogue is not None, note if r.track == "constraint" and dialogue is None else "")
+    return _Body(_turn_rows(run, dialogue), None, dialogue is not None, note if dialogue is None else "")
 
 
 def _pager(r: ResultsFile, run: RunResult, ranges: list[tuple[int, int]], p: int, unit: str) -> list[PagerLink]:
@@ -248,6 +250,7 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
             "n_pages": len(ranges), "n_turns": len(body.rows), "gds": run.gds.model_dump() if run.gds else None,
             "gate": _gate(run), "milestones": _milestones(run), "mismatches": _mismatches(run),
             "metrics": _metrics(run), "turns": turns, "timeline": timeline, "timeline_note": body.note,
+            "completion": completion.run_context(run, logs_root) if r.track == "completion" and p == 1 else None,
         }
         pages_out.append((md, ctx))
     return pages_out

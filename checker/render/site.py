@@ -56,7 +56,7 @@ from checker.render.writer import SiteBuildError, Writer
 
 REPO = Path(__file__).resolve().parents[2]
 """The checkout the package runs from (an editable install); not a project root once installed with `pip install .`."""
-TRACKS = ("agent", "constraint")
+TRACKS = ("agent", "constraint", "completion")
 SITE_URL = site_url()
 """The one base URL (`site_url` in mkdocs.yml; `checker.render.citation`)."""
 STAGE = ".driftboard-stage"
@@ -245,14 +245,16 @@ def nav(docs: Path) -> list[Any]:
 
     items: list[Any] = [{"Home": "index.md"},
                         {"Leaderboards": [{"Agent track": "leaderboards/agent.md"},
-                                          {"Constraint track": "leaderboards/constraint.md"}]},
+                                          {"Constraint track": "leaderboards/constraint.md"},
+                                          {"Completion track": "leaderboards/completion.md"}]},
                         {"Submissions": "submissions/index.md"},
                         {"Releases": "releases/index.md"},
                         {"Reported, not verified": "reported.md"},
                         {"Metrics": [{"Overview and both tracks": "metrics.md"},
                                      *({label: rel} for _t, label, rel in METRIC_PAGES)]}]
     tracks = [{label: rel} for label, rel in (("Agent track", "tracks/agent.md"),
-                                              ("Constraint track", "tracks/constraint.md")) if have(rel)]
+                                              ("Constraint track", "tracks/constraint.md"),
+                                              ("Completion track", "tracks/completion.md")) if have(rel)]
     if tracks:
         items.append({"Track definitions": tracks})
     performance: list[Any] = [{"Overview": "performance.md"}] + [

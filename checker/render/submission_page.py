@@ -13,6 +13,7 @@ import json
 from checker.format.errors import visible
 from checker.format.gate_results import STATUS_LABELS, GateConditions
 from checker.format.results_model import CellResult, ResultsFile, RunResult
+from checker.render import completion
 from checker.render.cell_rows import decomposition_table, mech_cells, number
 from checker.render.chart_data import chart, constraint_charts, decomposition_data, gate_counts, gate_table
 from checker.render.context import ChartRef, SubmissionContext, page
@@ -59,7 +60,12 @@ def _gate_row(r: ResultsFile, run: RunResult) -> Row:
 
 
 def run_gate_table(r: ResultsFile, runs: list[RunResult], name: str = "gate") -> Table:
-    """Per run: verdict and PASS / FAIL / N/A per gate condition with its numbers (the condition's note)."""
+    """Per run: verdict and PASS / FAIL / N/A per gate condition with its numbers (the condition's note).
+
+    A completion run has no gate: its row is the episode (ending, claim, verification, writes).
+    """
+    if r.track == "completion":
+        return completion.episodes_table(runs, lambda run: run_path(r, run), name)
     conds = list(GateConditions.model_fields) if any(run.gate is not None for run in runs) else []
     cols = [Column("run_id", "run", link="run_href"), Column("cell", "cell"), Column("seed", "seed"),
             Column("verdict", "verdict")]
@@ -107,8 +113,10 @@ def logs_table(r: ResultsFile, paths: set[str] | None = None) -> Table:
     """The logs behind the results (those whose SHA-256 is in `paths` when given)."""
     rows: list[Row] = [{"path": x.path, "run_id": x.run_id, "sha256": x.sha256} for x in r.logs
                        if paths is None or x.sha256 in paths]
+    # a completion run's id is its submission and episode, as its path says (page weight: hundreds of episodes)
+    run_col = [] if r.track == "completion" else [Column("run_id", "run")]
     return Table("logs", "Run logs behind these results (SHA-256 of the file bytes)",
-                 [Column("path", "path"), Column("run_id", "run"), Column("sha256", "sha256")], rows,
+                 [Column("path", "path"), *run_col, Column("sha256", "sha256")], rows,
                  empty="No logs.")
 
 
@@ -137,9 +145,14 @@ def _thresholds_table(r: ResultsFile) -> Table:
 def _declared_row(r: ResultsFile, c: CellResult) -> Row:
     return {"cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)),
             "flags": " ".join(f"{k}={v}" for k, v in sorted(c.flags.items())) or None, "comparator": c.comparator,
-            "seeds_declared": ", ".join(c.seeds_declared) or None, "seeds_reported": ", ".join(c.seeds_reported) or None,
+            "seeds_declared": _seeds(r, c.seeds_declared), "seeds_reported": _seeds(r, c.seeds_reported),
             "runs": c.runs, "valid_runs": c.valid_runs,
             "verdicts": ", ".join(f"{k} {v}" for k, v in sorted(c.verdicts.items())) or None}
+
+
+def _seeds(r: ResultsFile, seeds: list[str]) -> str | None:
+    """A cell's seed labels for the submission page (a completion cell's hundreds of episodes in a few words)."""
+    return completion.seeds_text(seeds) if r.track == "completion" else ", ".join(seeds) or None
 
 
 def _cells_declared_table(r: ResultsFile) -> Table:
@@ -196,7 +209,8 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
     """`submissions/<id>.md` (chart specs are written into `files`)."""
     sid = slug(r.submission_id)
     prefix = f"assets/charts/submissions/{sid}"
-    charts = (_agent_charts(r, files, prefix) if r.track == "agent" else constraint_charts([r], files, prefix))
+    charts = (_agent_charts(r, files, prefix) if r.track == "agent" else
+              constraint_charts([r], files, prefix) if r.track == "constraint" else [])
     citation = r.manifest.get("citation")
     return {
         **page(root_of(submission_path(r)), f"Submission {sid}"),
@@ -209,7 +223,8 @@ def submission_context(r: ResultsFile, files: dict[str, str], site_url: str) -> 
         "valid_runs": r.null_results.valid_runs, "runs": r.null_results.runs,
         "triggered": list(r.null_results.triggered_defeaters), "defeaters": _defeaters_table(r),
         "prereg": _prereg_table(r), "thresholds": _thresholds_table(r), "cells_declared": _cells_declared_table(r),
-        "predictions": _predictions_table(r), "commit_order": _commit_order(r), "gate": run_gate_table(r, r.runs),
+        "predictions": _predictions_table(r), "commit_order": _commit_order(r),
+        "gate": completion.episodes_summary(r) if r.track == "completion" else run_gate_table(r, r.runs),
         "decomposition": decomposition_table(r, mech_cells(r)), "charts": charts, "missing": _missing_table(r),
         "run_mismatches": _mismatch_table(r), "claims": _claims_table(r), "findings": _findings_table(r),
         "logs": logs_table(r), "bibtex": bibtex(r, None, site_url), "digest": r.digest,

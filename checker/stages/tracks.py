@@ -6,6 +6,7 @@ release what was kept for a submission):
 
 * `checker.agent.scorer` (ARG-style agent runs: replay, gate, GDS, grounding, milestones)
 * `checker.constraint.scorer` (DRIFT-Bench-style constraint dialogues, recomputed with Z3)
+* `checker.completion.scorer` (τ-bench-style tool-using episodes: claimed vs verified completion)
 """
 
 from __future__ import annotations
@@ -66,10 +67,12 @@ class VerifyContext:
     prereg: Prereg | None
     problem_sets: Mapping[str, Any] = field(default_factory=dict)  # the constraint track's ProblemSet: not importable here
     """Problem-set digest -> problem set (constraint track; loaded on first use, `checker.constraint.problem_sets`)."""
+    task_sets: Mapping[str, Any] = field(default_factory=dict)
+    """Task-set digest -> task set (completion track; loaded on first use, `checker.completion.tasks`)."""
 
 
 class TrackScorer(Protocol):
-    """What `checker.agent.scorer` and `checker.constraint.scorer` provide."""
+    """What `checker.agent.scorer`, `checker.constraint.scorer` and `checker.completion.scorer` provide."""
 
     def score_run(self, run: RunRecord, ctx: VerifyContext) -> RunResult:
         """Replay, gate and score one run. Undefined metrics are None, never 0."""

@@ -9,7 +9,7 @@ from pydantic import Field
 from checker.format.schema.base import EventBase, Int64Max, JsonObject, Model, Sha256Hex, event_model, examples, unit
 from checker.format.schema.labels import Label
 
-Track = Literal["agent", "constraint"]
+Track = Literal["agent", "constraint", "completion"]
 
 
 class ProblemSetRef(Model):
@@ -64,7 +64,7 @@ class RunStart(EventBase):
     submission_id: str = Field(min_length=1, max_length=100)
     """The submission folder name this run belongs to."""
     track: Track
-    """`agent` or `constraint`."""
+    """`agent`, `constraint` or `completion`."""
     cell: Label = Field(min_length=1, max_length=100)
     """Pre-registered cell name (agent: FULL, J0, A0, J0A0, BARE; constraint: `<model>/<method>`)."""
     seed: Label = Field(min_length=1, max_length=100)
@@ -86,7 +86,7 @@ class RunStart(EventBase):
     method: str | None = None
     """Constraint track: the method (direct, cot, ledger_only, mus_repair, or a baseline name)."""
     problem_set: ProblemSetRef | None = None
-    """Constraint track: the problem set used."""
+    """Constraint track: the problem set used; completion track: the task set (`checker.completion.tasks`)."""
     source: SourceRef | None = None
     """Provenance when the run was imported from a native format."""
 

@@ -1,4 +1,4 @@
-"""The event union (one discriminated union on `type` over both tracks), and events as bytes.
+"""The event union (one discriminated union on `type` over every track), and events as bytes.
 
 `build_event` makes an event from a decoded line, `validate_event` from any decoded object;
 `canonical_line` is an event's canonical bytes (what `RunLogWriter` writes and the scanner's fast
@@ -39,6 +39,7 @@ from checker.format.schema.agent import (
 )
 from checker.format.schema.base import EventBase, json_line
 from checker.format.schema.common import RunEnd, RunStart
+from checker.format.schema.completion import COMPLETION_EVENTS, EpisodeEnd, EpisodeStart, Message, ToolCall, ToolResult
 from checker.format.schema.constraint import CONSTRAINT_EVENTS, ProblemStart, Turn
 
 Event = Annotated[
@@ -48,12 +49,13 @@ Event = Annotated[
         DeficitStamp, RelevanceEdge, Receipt, LlmCall, WriteReject, CanarySalt, CanaryEcho,
         RenderCapture, StartupProbe, LevelEvent, Substitution, MilestoneClaim, Evidence,
         ProblemStart, Turn,
+        EpisodeStart, Message, ToolCall, ToolResult, EpisodeEnd,
     ],
     Field(discriminator="type"),
 ]
 """Any run-log event."""
 
-EVENT_MODELS = (RunStart, RunEnd, *AGENT_EVENTS, *CONSTRAINT_EVENTS)
+EVENT_MODELS = (RunStart, RunEnd, *AGENT_EVENTS, *CONSTRAINT_EVENTS, *COMPLETION_EVENTS)
 """Every event model, in documentation order."""
 
 EVENT_MODELS_BY_TYPE: dict[str, type[EventBase]] = {m.model_fields["type"].annotation.__args__[0]: m  # type: ignore[union-attr]

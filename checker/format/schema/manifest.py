@@ -88,7 +88,7 @@ class Submission(Model):
     contact: str = Field(min_length=3)
     """An e-mail address or other way to reach the authors."""
     track: Track
-    """`agent` or `constraint`."""
+    """`agent`, `constraint` or `completion`."""
     system: str
     """The agent system or method family (e.g. `ARG`, `DRIFT-Bench mus_repair`)."""
     backbone: str
@@ -226,7 +226,7 @@ class Prereg(Model):
     submission_id: str = Field(pattern=SUBMISSION_ID_PATTERN)
     """The submission folder name (as the manifest's `id`)."""
     track: Track
-    """`agent` or `constraint` (as the manifest's)."""
+    """`agent`, `constraint` or `completion` (as the manifest's)."""
     profile: Literal["driftboard", "arg-v1.0", "drift-bench-v1"] = "driftboard"
     """Which scoring rules apply."""
     cells: dict[Label, Cell] = Field(min_length=1)
@@ -236,7 +236,7 @@ class Prereg(Model):
     thresholds: Thresholds = Field(default_factory=Thresholds)
     """Validity-gate thresholds; ARG's published defaults when absent (a prereg may tighten them)."""
     problem_set: Sha256Hex | None = None
-    """Constraint track: digest of the problem set the runs must use."""
+    """Constraint track: digest of the problem set the runs must use; completion track: of the task set."""
     defeaters: list[Defeater] = Field(default_factory=list)
     """Declared results that would defeat the study's claim."""
     predictions: list[Prediction] = Field(default_factory=list)

@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from checker.format.schema.agent import AGENT_EVENTS
 from checker.format.schema.base import INT_MAX, INT_MIN, EventBase
 from checker.format.schema.common import RunEnd, RunStart
+from checker.format.schema.completion import COMPLETION_EVENTS
 from checker.format.schema.constraint import CONSTRAINT_EVENTS
 from checker.format.schema.manifest import Prereg, Submission
 
@@ -52,6 +53,7 @@ SECTIONS: tuple[tuple[str, str, tuple[type[EventBase], ...]], ...] = (
     ("Both tracks", "both", (RunStart, RunEnd)),
     ("Agent track", "agent", AGENT_EVENTS),
     ("Constraint track", "constraint", CONSTRAINT_EVENTS),
+    ("Completion track", "completion", COMPLETION_EVENTS),
 )
 """(heading, track, event models) in documentation order."""
 
@@ -273,7 +275,7 @@ def _document(model: type[BaseModel], heading: str, ident: str, intro: str) -> l
     return lines
 
 
-SUBPAGES = {"Agent track": "agent-track", "Constraint track": "constraint-track"}
+SUBPAGES = {"Agent track": "agent-track", "Constraint track": "constraint-track", "Completion track": "completion-track"}
 """Sections of `SECTIONS` on a page of their own, `site/format-reference/<name>.md` (page weight: one page of
 everything loaded over 300 KB); the manifests are on `site/format-reference/manifests.md`."""
 MANIFESTS = "manifests"

@@ -1,0 +1,199 @@
+"""The shipped submission `tau-bench-gpt-4o-airline` (issue 33): the first language model ranked on Driftboard.
+
+* it is exactly what its one documented import command writes (re-run here, every byte compared);
+* the data it needs is in the project with its licence and a README citing the source, and `tasks.json`
+  is what the shipped trajectories embed (re-derived here);
+* it verifies with no option, as real runs with a pre-registration written after them, and its claim
+  (τ-bench's recorded pass rate) agrees with the recomputation;
+* the built site ranks gpt-4o on the completion board with its interval and n, the home page names it
+  among the ranked language models, the cell page shows the claimed / verified decomposition first and
+  the run viewer shows the closing claim next to the database diff.
+
+Expected counts are τ-bench's recorded rewards and the specification's (`tau-airline-spec.md` §8.1).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+from completion_helpers import SHIPPED, SUBMISSION, TASK_SET, shipped_entries
+from conftest import REPO
+
+from checker.format.cell_tables import CompletionCellTables
+from checker.format.results_io import canonical_json, read_results
+from checker.importers.tau_bench import git_blob, tasks_json
+from checker.pipeline.verify import default_problem_dirs, verify_paths
+
+SID = "tau-bench-gpt-4o-airline"
+SOURCE_SHA256 = "e9e6c0297660c537f83d4fd9c476ce7a9a86ecd2784874b7bfc13be598e37bfa"
+"""τ-bench's `historical_trajectories/gpt-4o-airline.json` (the shared data's README)."""
+SOURCE_BLOB = "a5f0d91569e740b949b37a181993b3f1822a86f4"
+
+
+def documented_command() -> list[str]:
+    description = yaml.safe_load((SUBMISSION / "submission.yaml").read_text(encoding="utf-8"))["description"]
+    found = re.findall(r"`(driftboard import tau-bench [^`]+)`", description)
+    assert len(found) == 1, description
+    return shlex.split(found[0])
+
+
+def test_the_documented_command_reproduces_every_byte(tmp_path, run_line, monkeypatch):
+    args = documented_command()
+    assert args[args.index("--out") + 1] == f"submissions/{SID}"
+    args[args.index("--out") + 1] = str(tmp_path / SID)
+    monkeypatch.chdir(REPO)
+    res = run_line(args[1:])
+    assert res.exit_code == 0, res.output
+    shipped = {p.relative_to(SUBMISSION).as_posix(): p.read_bytes() for p in sorted(SUBMISSION.rglob("*")) if p.is_file()}
+    made = {p.relative_to(tmp_path / SID).as_posix(): p.read_bytes() for p in sorted((tmp_path / SID).rglob("*"))
+            if p.is_file()}
+    assert sorted(made) == sorted(shipped)
+    assert made == shipped
+
+
+def test_the_data_is_the_upstream_file_with_its_licence_and_source():
+    import hashlib
+
+    data = SHIPPED.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == SOURCE_SHA256 and git_blob(data) == SOURCE_BLOB
+    for folder in (SHIPPED.parent, TASK_SET):
+        assert "MIT License" in (folder / "LICENSE").read_text(encoding="utf-8")
+        assert "Copyright (c) 2024 Sierra" in (folder / "LICENSE").read_text(encoding="utf-8")
+        readme = (folder / "README.md").read_text(encoding="utf-8")
+        assert "sierra-research/tau-bench" in readme and "7362a17" in readme and "2406.12045" in readme
+
+
+def test_tasks_json_is_what_the_trajectories_embed():
+    assert (TASK_SET / "tasks.json").read_bytes() == tasks_json(shipped_entries())
+    tasks = json.loads((TASK_SET / "tasks.json").read_text(encoding="utf-8"))
+    assert len(tasks) == 50 and sum(1 for t in tasks if t["outputs"]) == 4  # tasks 2, 8, 9, 44 (spec §6.3)
+
+
+def test_manifest_and_prereg_say_what_the_runs_are():
+    manifest = yaml.safe_load((SUBMISSION / "submission.yaml").read_text(encoding="utf-8"))
+    prereg = yaml.safe_load((SUBMISSION / "prereg.yaml").read_text(encoding="utf-8"))
+    assert manifest["synthetic"] is False and manifest["license"] == "MIT" and manifest["backbone"] == "gpt-4o"
+    assert manifest["track"] == prereg["track"] == "completion" and prereg["profile"] == "driftboard"
+    assert prereg["written_after_runs"] is True
+    seeds = prereg["cells"]["gpt-4o/tool-calling"]["seeds"]
+    assert len(seeds) == 200 and seeds[:2] == ["task000-trial0", "task000-trial1"] and seeds[-1] == "task049-trial3"
+    first = json.loads((SUBMISSION / "runs" / "task007-trial2.jsonl").read_text(encoding="utf-8").split("\n")[0])
+    details = first["source"]["details"]
+    assert first["source"]["files"] == {"gpt-4o-airline.json": SOURCE_SHA256}
+    assert (details["repository"], details["commit"], details["model"], details["task_id"], details["trial"]) == (
+        "https://github.com/sierra-research/tau-bench", "7362a1708d720a4d697d042f21fd8637ea144c3b", "gpt-4o", 7, 2)
+
+
+@pytest.fixture(scope="module")
+def verified(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every shipped submission verified as `make site` does it (shipped problem and task sets, no option)."""
+    out = tmp_path_factory.mktemp("tau-results")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        report = verify_paths([Path("submissions")], problem_dirs=default_problem_dirs(), results_dir=out)
+    assert report.exit_code == 0, [f.render() for f in report.findings]
+    return out
+
+
+@pytest.fixture(scope="module")
+def results(verified: Path) -> dict:
+    return json.loads((verified / f"{SID}.json").read_text(encoding="utf-8"))
+
+
+def test_verifies_ranked_with_the_recorded_pass_rate_recomputed(results):
+    assert results["track"] == "completion" and results["ranked"] is True and results["synthetic"] is False
+    assert results["prereg_written_after_runs"] is True
+    assert results["null_results"]["headline"] == (
+        "84 of 200 valid episodes verified; 147 closed as done, 49 of them verified (98 false completion claims)")
+    assert [(c["metric"], c["claimed"], c["agrees"]) for c in results["claims"]] == [("verified", 0.42, True)]
+    (cell,) = results["cells"]
+    assert cell["all_declared"]["verified"]["value"] == pytest.approx(0.42)
+    t = cell["tables"]
+    assert t["board"]["complete"] is True and t["board"]["trials_per_task"] == 4 and t["board"]["tasks"] == 50
+    assert (t["claimed"]["k"], t["false_claims"]["k"], t["false_claims"]["n"]) == (147, 98, 147)
+    lo, hi = t["verified"]["wilson95"]
+    assert lo == pytest.approx(0.3537, abs=5e-4) and hi == pytest.approx(0.4893, abs=5e-4)  # Wilson, 84 of 200
+
+
+def test_the_cell_tables_are_read_typed_and_written_back_byte_for_byte(verified):
+    """The results file's completion tables read as `CompletionCellTables` and serialise to the same JSON."""
+    data = json.loads((verified / f"{SID}.json").read_text(encoding="utf-8"))
+    r = read_results(verified / f"{SID}.json")
+    (cell,) = r.cells
+    t = cell.completion_tables
+    assert isinstance(t, CompletionCellTables) and cell.agent_tables is None and cell.constraint_tables is None
+    assert (t.verified.k, t.verified.n, t.decomposition.false_claims, len(t.pass_k)) == (84, 200, 98, 4)
+    assert t.model_dump(mode="json") == data["cells"][0]["tables"]
+    assert canonical_json(r.model_dump(mode="json")) == (verified / f"{SID}.json").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def site(verified: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from checker.render.site import build_site
+
+    out = tmp_path_factory.mktemp("tau-site") / "site"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        assert build_site(verified, out, logs_root=Path(".")) == 0
+    return out
+
+
+def page(site: Path, url: str) -> BeautifulSoup:
+    return BeautifulSoup((site / url / "index.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def table_rows(doc: BeautifulSoup, caption_start: str) -> list[dict[str, str]]:
+    for table in doc.select("table"):
+        caption = table.select_one("caption")
+        if caption is not None and caption.get_text(" ", strip=True).startswith(caption_start):
+            heads = [th.get_text(" ", strip=True) for th in table.select("thead th")]
+            return [dict(zip(heads, (td.get_text(" ", strip=True) for td in tr.select("td")), strict=True))
+                    for tr in table.select("tbody tr")]
+    raise AssertionError(f"no table captioned {caption_start!r}")
+
+
+def test_the_completion_board_ranks_gpt_4o_with_interval_and_n(site):
+    doc = page(site, "leaderboards/completion")
+    (row,) = table_rows(doc, "Ranked by verified")
+    assert (row["#"], row["cell"], row["backbone"], row["data"]) == ("1", "gpt-4o/tool-calling", "gpt-4o", "real")
+    assert (row["verified ↑ all declared"], row["Wilson 95%"], row["n (declared episodes)"]) == ("0.42", "[0.354, 0.489]", "200")
+    assert row["false / claimed"] == "98 of 147"
+    assert "50 tasks × 4 trials" in row["board: benchmark · task set · trials"]
+
+
+def test_the_home_page_says_which_language_models_are_ranked(site):
+    text = page(site, "").select_one("#null-results").get_text(" ", strip=True)
+    assert "Language models ranked: gpt-4o (#1 on the completion board)" in text
+
+
+def test_the_cell_page_shows_the_claimed_verified_decomposition_first(site):
+    links = [a["href"] for a in page(site, f"submissions/{SID}").select("a") if a.get_text(strip=True) == "gpt-4o/tool-calling"]
+    doc = BeautifulSoup((site / "submissions" / SID / links[0] / "index.html").resolve().read_text(encoding="utf-8"),
+                        "html.parser")
+    headings = [h.get_text(" ", strip=True).rstrip("¶").strip() for h in doc.select("article h2")]
+    assert headings[0] == "Claimed vs verified"
+    (row,) = table_rows(doc, "Claimed vs verified")
+    assert (row["verified"], row["claimed (closed as done)"], row["claimed and verified"],
+            row["false completion claims"]) == ("84", "147", "49", "98")
+    assert (row["false: database wrong, nothing written"], row["false: database wrong after writes"],
+            row["false: required output not said"]) == ("19", "77", "2")
+
+
+def test_the_run_viewer_puts_the_closing_claim_next_to_the_database_diff(site):
+    doc = page(site, f"runs/{SID}/{SID}--task000-trial0")
+    text = doc.get_text(" ", strip=True)
+    assert "false completion claim: wrong writes" in text
+    assert "has been successfully booked" in doc.select_one(".db-closing-claim").get_text(" ", strip=True)
+    wrong = table_rows(doc, "Where the episode's database differs from the gold one")
+    # the agent paid 55 by card with one non-free bag; the task wanted 5 and no non-free bag (the trajectory's own gold)
+    assert {(r["record"], r["field"], r["gold"], r["this episode"]) for r in wrong} == {
+        ("HATHAT", "payment_history.1.amount", "5", "55"), ("HATHAT", "nonfree_baggages", "0", "1")}
+    dialogue = table_rows(doc, "The dialogue as logged")
+    assert [r["who"] for r in dialogue[:3]] == ["system", "user", "assistant"]
+    assert any(r[""] == "closing claim" for r in dialogue)
