@@ -159,6 +159,8 @@ class AgentState:
         self.score_goal: str | None = None
         self.deficit_goal: str | None = None
         self.level_rule_refs: set[str] = set()
+        self.turn = 0
+        """The beat being played (0: the initial RESET)."""
 
     # -- helpers ------------------------------------------------------------------------
     def mint(self, prefix: str) -> str:
