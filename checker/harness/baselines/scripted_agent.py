@@ -64,7 +64,7 @@ ObserverOp = tuple[str, Obj | str]
 
 
 @dataclass
-class _Choice:
+class Choice:
     """The action of one beat and how it was chosen."""
 
     action: str
@@ -225,34 +225,34 @@ class ScriptedAgent(Surveyor):
             self.queue.pop(0)
         return None
 
-    async def _live_choice(self, turn: int, step: Step) -> _Choice:
+    async def _live_choice(self, turn: int, step: Step) -> Choice:
         """A live step's click, aimed by the Actuator at the target's current cells (join on) or its compiled ones."""
         cited = self.refs[step.target].cells if self.cfg.join else step.cells_at_compile
         x, y, source, render = await self.realise(turn, step, cited)
         if step.started is None:
             step.started = turn
             self.status(turn, "COMMITMENT_STEP", step.step_id, "PENDING", "ACTIVE", "executing")
-        return _Choice("ACTION6", x, y, source, cited, render)
+        return Choice("ACTION6", x, y, source, cited, render)
 
     async def realise(self, turn: int, step: Step, cited: frozenset[tuple[int, int]]) -> tuple[int, int, str, int]:
         """The Actuator's organ hook for an aimed live step: (x, y, source stamp, render tokens of its view)."""
         x, y = self.actuate(turn, step, cited)
         return x, y, "COMMITMENT_STEP", math.ceil((len(self.frame_text()) + 80 * (1 if self.cfg.join else 0) + 120) / 4)
 
-    async def free_choice(self, turn: int) -> _Choice:
+    async def free_choice(self, turn: int) -> Choice:
         """The beat without a live step (organ hook): here the deterministic probe.
 
         With the agenda off, the step it would have compiled is stamped as a shadow step.
         """
         return self.probe_choice()
 
-    def probe_choice(self) -> _Choice:
+    def probe_choice(self) -> Choice:
         """A deterministic probe, stamped PROBE (and with its shadow step when the agenda is off)."""
         action, px, py = self.probe()
         x, y = (px, py) if px is not None and py is not None else (-1, -1)
-        return _Choice(action, x, y, "PROBE", shadow=None if self.cfg.agenda else self.shadow_step())
+        return Choice(action, x, y, "PROBE", shadow=None if self.cfg.agenda else self.shadow_step())
 
-    def _recorded_landing(self, c: _Choice, step: Step | None) -> str | None:
+    def _recorded_landing(self, c: Choice, step: Step | None) -> str | None:
         """The landing the harness records (the believed one with the defect on); counts the landed referent as tried."""
         landed = self.landing(c.x, c.y) if c.params else None
         truth = self.world.land(c.x, c.y) if c.params else None
@@ -394,10 +394,12 @@ class BareAgent:
     horizon: int = 150
     turn: int = field(default=0, init=False)
     """The beat being played."""
+    world: MicroWorld | None = field(default=None, init=False)
+    """The environment, once the episode started."""
 
     async def run(self) -> None:
         """Play one episode."""
-        world = MicroWorld(self.world_seed)
+        world = self.world = MicroWorld(self.world_seed)
         rng = random.Random(int.from_bytes(hashlib.sha256(f"BARE|{self.seed_label}".encode()).digest()[:8], "big"))
         self.emit({"type": "startup_probe", "turn": 0, "image_receipt_ok": None})
         digest = world.frame_digest()
@@ -439,4 +441,4 @@ class BareAgent:
         return action, params, render, "ACTUATOR_LLM"
 
 
-__all__ = ["AgentConfig", "BareAgent", "ScriptedAgent"]
+__all__ = ["AgentConfig", "BareAgent", "Choice", "ObserverOp", "ScriptedAgent"]
