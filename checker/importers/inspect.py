@@ -57,6 +57,9 @@ def import_logs(logs: Sequence[Path], problems: Path | None, out: Path) -> int:
                          "track into its own submission")
     if agent:
         return import_agent_submission(paths, out)
+    if problems is None and not constraint:
+        found = "; ".join(f"{p.name}: task {t!r}" for p, t in tasks.items())
+        raise UsageError(f"nothing to import: no log of {AGENT_TASK} or {TASK_NAME} ({found})")
     if problems is None:
         raise UsageError(f"--problems is required for logs of {TASK_NAME} (the problem-set folder the eval ran on)")
     return import_submission(paths, problems, out)

@@ -78,7 +78,7 @@ def _observer(zones: dict[str, str]) -> str:
 def _surveyor(zones: dict[str, str]) -> str:
     visible = {rid for rid, *_ in _rows(zones)}
     rules = {(ref, "score" if "'score_event': 1" in effect else "level")
-             for ref, effect, status in _RULE.findall(zones.get("Z4", "")) if status != "DEMOTED"}
+             for ref, effect, _ in _RULE.findall(zones.get("Z4", ""))}  # a demoted rule is still a rule: no repeat
     ops: list[str] = []
     for ref, score, level in _RECENT.findall(zones.get("Z3", "")):
         for effect, happened in (("score", score), ("level", level)):
