@@ -142,6 +142,8 @@ def verified(logs, tmp_path_factory) -> dict[tuple[str, str], dict[str, Any]]:
         assert run_line(["validate", str(sub)]).exit_code == 0
         for cell, run in _verify(run_line, sub, d / "results").items():
             out[(behaviour, cell)] = run
+        results = json.loads((d / "results" / f"scripted-{behaviour}.json").read_text())
+        assert (results["profile"], results["ranked"], results["unranked_reason"]) == ("driftboard", True, None)
     return out
 
 

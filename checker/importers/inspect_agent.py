@@ -172,7 +172,7 @@ def _replay(run: AgentRun, sample: Any) -> None:
         run_sync(episode.run())
     except ReplayStop as exc:
         beat = episode.turn
-        run.events[:] = [e for e in run.events if int(str(e.get("turn", 0))) < beat] if beat > 0 else []
+        run.events[:] = [e for e in run.events if beat > 0 and _turn(e) < beat]
         run.stop = f"replay stopped at beat {beat} of {run.horizon}: {exc}; {max(beat - 1, 0)} beat(s) imported"
     else:
         if replay.i < len(recorded):
@@ -188,6 +188,11 @@ def _replay(run: AgentRun, sample: Any) -> None:
     run.details = {"epoch": run.epoch, "game": run.game, "world_seed": game_seed(run.game),
                    "sample_uuid": sample.uuid, "model_calls": len(recorded), "model_calls_replayed": replay.i,
                    "usage": dict(sorted(usage.items()))}
+
+
+def _turn(event: dict[str, object]) -> int:
+    turn = event.get("turn", 0)
+    return turn if isinstance(turn, int) else 0
 
 
 def _jsonable(value: Any) -> Any:

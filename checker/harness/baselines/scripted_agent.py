@@ -426,8 +426,7 @@ class BareAgent:
         This scripted stand-in clicks a random non-background cell or plays a random untargeted action.
         """
         grid = world.grid()
-        frame = "\n".join("".join(f"{v:x}" for v in row) for row in grid)
-        render = math.ceil(len(frame) / 4)
+        render = math.ceil(len(world.frame_text()) / 4)
         self.emit({"type": "llm_call", "turn": turn, "organ": "BASELINE", "prompt_tokens": 1200 + render + 30 * turn,
                    "completion_tokens": 90, "render_tokens": render, "ops_accepted": 1})
         params: dict[str, int] | None = None

@@ -109,7 +109,6 @@ class Replay:
     """A `Caller` answering from recorded calls, in order, each checked against the prompt the harness sends."""
 
     calls: Sequence[tuple[Messages, Reply]]
-    where: str = ""
     i: int = 0
     """The next recorded call."""
 
@@ -120,11 +119,11 @@ class Replay:
             ReplayStop: no call left, or the recorded prompt differs.
         """
         if self.i >= len(self.calls):
-            raise ReplayStop(f"no model call left for the {organ} call at {self.where}")
+            raise ReplayStop(f"no model call left for the {organ} call")
         sent, reply = self.calls[self.i]
         if sent != messages:
-            raise ReplayStop(f"model call {self.i + 1} ({organ} at {self.where}) was not sent the prompt the "
-                             f"harness sends there{_first_difference(sent, messages)}")
+            raise ReplayStop(f"model call {self.i + 1} ({organ}) was not sent the prompt the harness sends "
+                             f"there{_first_difference(sent, messages)}")
         self.i += 1
         return reply
 
@@ -174,10 +173,6 @@ class ModelAgent(ScriptedAgent):
     def _reject(self, turn: int, organ: str, op_type: str, violation: str, retry: int) -> None:
         self.emit({"type": "write_reject", "turn": turn, "organ": organ, "op_type": op_type,
                    "violation_class": violation, "retry_count": retry})
-
-    def status_line(self, turn: int) -> str:
-        """Z1 of the Actuator's views."""
-        return f"beat {turn}/{self.cfg.horizon}; level {self.world.level_counter}; score {self.world.score}"
 
     # -- Observer ------------------------------------------------------------------------------
     async def _observer_call(self, turn: int, ops: list[ObserverOp]) -> None:
@@ -324,7 +319,7 @@ class ModelAgent(ScriptedAgent):
         Z5 holds the step with its compiled cells and, with the join on, the working-set join line
         (the target's current version); Z6 the bound-referent rows (join on only).
         """
-        zones = {"Z1": self.status_line(turn), "Z2": self.frame_text()}
+        zones = {"Z1": self.world.status_line(turn, self.cfg.horizon), "Z2": self.frame_text()}
         lines = [f"step {step.step_id} {step.kind} ACTION6 target {step.target} predicted "
                  f"{dict(sorted(step.predicted.items()))}", f"cells then: {cells_text(step.cells_at_compile)}"]
         if self.cfg.join:
@@ -337,9 +332,7 @@ class ModelAgent(ScriptedAgent):
 
     def free_view(self, turn: int) -> dict[str, str]:
         """The Actuator's view of a beat without a live step: status, frame, rules, and (join on) the referent rows."""
-        zones = {"Z1": self.status_line(turn), "Z2": self.frame_text(),
-                 "Z4": "rules:\n" + "\n".join(f"{r.rule_id} {r.action}@{r.target or '-'} => {r.effect} [{r.status}]"
-                                              for r in self.rules.values())}
+        zones = {"Z1": self.world.status_line(turn, self.cfg.horizon), "Z2": self.frame_text(), "Z4": self.rules_zone()}
         if self.cfg.join:
             zones["Z6"] = "referents:\n" + self.roster(self.current_refs())
         return zones
@@ -414,8 +407,7 @@ class ModelBare(BareAgent):
                      turn: int) -> tuple[str, dict[str, int] | None, int, str]:
         """The model's action; after one corrective turn, waiting (ACTION5, stamped PROBE)."""
         assert self.call is not None
-        frame = "\n".join("".join(f"{v:x}" for v in row) for row in world.grid())
-        zones = {"Z1": f"beat {turn}/{self.horizon}; level {world.level_counter}; score {world.score}", "Z2": frame}
+        zones = {"Z1": world.status_line(turn, self.horizon), "Z2": world.frame_text()}
         text = view(zones)
         render = math.ceil(len(text) / 4)
         messages: Messages = [("system", ACTUATOR_FREE_SYSTEM), ("user", text)]
