@@ -362,3 +362,28 @@ def test_task_and_model_are_registered():
     from inspect_ai.model import get_model
 
     assert str(get_model("driftboard/scripted", behaviour="bind")) == "driftboard/scripted"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("CLICK 19 13 R0008", ("ACTION6", 19, 13, "R0008")),
+    ("I would not ACTION5 here.\nCLICK (19, 13) R0008", ("ACTION6", 19, 13, "R0008")),  # the last action counts
+    ("**`CLICK 3,7`**", ("ACTION6", 3, 7, None)),
+    ("ACTION6 3 7", ("ACTION6", 3, 7, None)),
+    ("CLICK 3 7\nno, rather ACTION2", ("ACTION2", None, None, None)),
+    ("click -1 5 r0004", ("ACTION6", -1, 5, "R0004")),  # read as written; the harness rejects it (outside the grid)
+    ("I am not sure.", None),
+])
+def test_actions_are_read_from_the_last_action_line(text, expected):
+    from checker.harness.inspect_task.agent_protocol import parse_action
+
+    assert parse_action(text) == expected
+
+
+def test_observer_and_surveyor_replies_are_read_line_by_line():
+    from checker.harness.inspect_task.agent_protocol import parse_bindings, parse_survey
+
+    assert parse_bindings("c1: R0008\nc2 -> new\nc1 = R0009\nc7 R0001", ["c1", "c2", "c3"]) == {"c1": "R0009", "c2": "NEW"}
+    assert parse_survey("- RULE R0008 score\n2. GOAL level\nRANK R0005\nRULE the key scores\nACK ZQ1") == [
+        ("PROPOSE_RULE", "R0008", "score"), ("PROPOSE_GOAL", "level", ""), ("RANK_TIEBREAK", "R0005", ""),
+        ("PARSE", "RULE the key scores", "")]
+    assert parse_survey("NONE\nACK ZQ1") == [] and parse_survey("no idea") is None

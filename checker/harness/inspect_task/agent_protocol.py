@@ -137,9 +137,9 @@ def free_retry(why: str) -> str:
 # -- replies -------------------------------------------------------------------------------------
 _NOISE = re.compile(r"[`*_]")
 _BIND = re.compile(r"\b(c\d+)\b\W{0,4}(R\d{4,}|NEW)\b", re.IGNORECASE)
-_CLICK = re.compile(r"\b(?:CLICK|ACTION6)\b\W{0,3}(-?\d+)\s*[,; ]\s*(-?\d+)\W{0,3}(R\d{4,})?", re.IGNORECASE)
+_CLICK = re.compile(r"\b(?:CLICK|ACTION6)\b[\s(:=]{0,3}(-?\d+)\s*[,; ]\s*(-?\d+)[\s),:]{0,3}(R\d{4,})?", re.IGNORECASE)
 _ACTION = re.compile(r"\bACTION\s?([1-5])\b", re.IGNORECASE)
-_OP = re.compile(r"^\W*(RULE|GOAL|RANK|NONE)\b(.*)$", re.IGNORECASE)
+_OP = re.compile(r"^(?:[-+>#.)\s]|\d+[.)])*(RULE|GOAL|RANK|NONE)\b(.*)$", re.IGNORECASE)
 _RULE_ARGS = re.compile(r"^\W*(R\d{4,})\W+(score|level)\b", re.IGNORECASE)
 _GOAL_ARGS = re.compile(r"^\W*(score|level)\b", re.IGNORECASE)
 _RANK_ARGS = re.compile(r"^\W*(R\d{4,})\b", re.IGNORECASE)
@@ -150,12 +150,12 @@ def _clean(text: str | None) -> str:
 
 
 def parse_bindings(text: str | None, labels: list[str]) -> dict[str, str]:
-    """The Observer's answer per component label: `NEW` or a referent id; the first answer of a label counts."""
+    """The Observer's answer per component label: `NEW` or a referent id; a label's last answer counts."""
     wanted = set(labels)
     out: dict[str, str] = {}
     for m in _BIND.finditer(_clean(text)):
         label, answer = m.group(1).lower(), m.group(2).upper()
-        if label in wanted and label not in out:
+        if label in wanted:
             out[label] = answer
     return out
 
@@ -189,15 +189,18 @@ def parse_survey(text: str | None) -> list[SurveyOp] | None:
 
 
 def parse_action(text: str | None) -> Action | None:
-    """The first action of a reply: a click `CLICK x y [ref]` (or `ACTION6 x y`), else `ACTION1`..`ACTION5`; None if neither."""
+    """The last action of a reply, since a model may think aloud first; None if there is none.
+
+    An action is a click `CLICK x y [ref]` (or `ACTION6 x y`) or one of `ACTION1`..`ACTION5`.
+    """
     clean = _clean(text)
-    click = _CLICK.search(clean)
-    other = _ACTION.search(clean)
-    if click is not None and (other is None or click.start() <= other.start()):
-        ref = click.group(3).upper() if click.group(3) else None
-        return "ACTION6", int(click.group(1)), int(click.group(2)), ref
+    click = next(reversed(list(_CLICK.finditer(clean))), None)
+    other = next(reversed([m for m in _ACTION.finditer(clean) if click is None or m.start() >= click.end()]), None)
     if other is not None:
         return f"ACTION{other.group(1)}", None, None, None
+    if click is not None:
+        ref = click.group(3).upper() if click.group(3) else None
+        return "ACTION6", int(click.group(1)), int(click.group(2)), ref
     return None
 
 
