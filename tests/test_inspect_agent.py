@@ -387,3 +387,33 @@ def test_observer_and_surveyor_replies_are_read_line_by_line():
         ("PROPOSE_RULE", "R0008", "score"), ("PROPOSE_GOAL", "level", ""), ("RANK_TIEBREAK", "R0005", ""),
         ("PARSE", "RULE the key scores", "")]
     assert parse_survey("NONE\nACK ZQ1") == [] and parse_survey("no idea") is None
+
+
+def test_an_errored_sample_keeps_its_finished_beats_and_a_cancelled_eval_gives_no_run_end(logs, tmp_path, run_line):
+    from inspect_ai.log import EvalError, read_eval_log, write_eval_log
+
+    log = read_eval_log(str(logs["follow"]["A0"]), resolve_attachments=True)
+    sample = log.samples[0]
+    calls = [i for i, e in enumerate(sample.events) if e.event == "model"]
+    # A0's calls: Observer at beat 0, Surveyor 1, Actuator 1..8, Surveyor 9, Actuator 9, then the Observer of beat 10
+    # (the key jumped at beat 9): cut there
+    cut = calls[12]
+    assert sample.events[cut].input[-1].text.startswith("[Z1]\nbeat 10\n")
+    sample.events = sample.events[:cut]
+    sample.error = EvalError(message="RateLimitError: too many requests\nmore", traceback="", traceback_ansi="")
+    write_eval_log(log, str(tmp_path / "errored.json"), format="json")
+    sub = tmp_path / "errored-sub"
+    res = run_line(["import", "inspect", str(tmp_path / "errored.json"), "--out", str(sub)])
+    assert res.exit_code == 1
+    assert "error: RateLimitError: too many requests; replay stopped at beat 10 of 20: no model call left" in res.output
+    assert max(b["turn"] for b in _beats(sub, "a0")) == 9
+    assert _verify(run_line, sub, tmp_path / "r")["A0"]["verdict"] == "INCOMPLETE"
+
+    log = read_eval_log(str(logs["follow"]["A0"]), resolve_attachments=True)
+    log.status = "cancelled"
+    write_eval_log(log, str(tmp_path / "cancelled.json"), format="json")
+    sub = tmp_path / "cancelled-sub"
+    _import(run_line, [tmp_path / "cancelled.json"], sub)
+    (path,) = (sub / "runs").iterdir()
+    assert json.loads(path.read_text().splitlines()[-1])["type"] != "run_end"
+    assert _verify(run_line, sub, tmp_path / "r2")["A0"]["verdict"] == "INCOMPLETE"
