@@ -386,21 +386,24 @@ def import_drift_bench(srcs: tuple[Path, ...], problems: Path, out: Path) -> Non
 
 @import_.command("inspect")
 @click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--problems", "problems", required=True, type=click.Path(path_type=Path),
-              help="The problem-set folder the eval ran on (-T problems=...).")
+@click.option("--problems", "problems", type=click.Path(path_type=Path),
+              help="Constraint track: the problem-set folder the eval ran on (-T problems=...); not used for agent logs.")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="submissions/<id> to create (absent, empty, or holding only prereg.yaml).")
-def import_inspect(logs: tuple[Path, ...], problems: Path, out: Path) -> None:
-    """Import Inspect AI eval logs (.eval or .json) of the task driftboard/constraint (needs the inspect extra).
+def import_inspect(logs: tuple[Path, ...], problems: Path | None, out: Path) -> None:
+    """Import Inspect AI eval logs (.eval or .json) of driftboard/constraint or driftboard/agent (needs the inspect extra).
+
+    Agent logs are replayed through the harness: one run per game x condition x epoch.
 
     \b
-    Example:
+    Examples:
         driftboard import inspect path/to/logs/*.eval --problems problems/driftboard-suite-v1 \\
             --out submissions/my-inspect-run
+        driftboard import inspect path/to/agent-logs/*.eval --out submissions/my-agent-run
     """
-    from checker.importers.inspect import import_submission
+    from checker.importers.inspect import import_logs
 
-    run_stage(lambda: import_submission(logs, problems, out))
+    run_stage(lambda: import_logs(logs, problems, out))
 
 
 @import_.command("arg")

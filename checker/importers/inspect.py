@@ -1,4 +1,7 @@
-"""Import Inspect AI eval logs of the `driftboard/constraint` task into a canonical submission.
+"""Import Inspect AI eval logs into a canonical submission: `import_logs` picks the track by the logs' task.
+
+Logs of `driftboard/agent` go to `checker.importers.inspect_agent`; the rest of this module
+imports logs of the `driftboard/constraint` task (`import_submission`).
 
 One run is written per (model, method, epoch): cell `<model>/<method>`, seed label `epoch<N>`,
 every sample of that epoch in sample-id order. Nothing in the log is taken on trust that can be
@@ -28,29 +31,44 @@ from checker import FORMAT_VERSION
 from checker.constraint.problems import Problem, load_problems, sets_of
 from checker.format.errors import Finding, UsageError
 from checker.format.logio import RunLogWriter, format_validation_error, sha256_hex
-from checker.format.schema.manifest import SUBMISSION_ID_PATTERN
+from checker.harness.inspect_task.agent_protocol import TASK_NAME as AGENT_TASK
 from checker.harness.inspect_task.protocol import PROTOCOL_VERSION, TASK_NAME
-from checker.importers.inspect_read import EpochRun, first_line, read_logs
+from checker.importers.inspect_read import EpochRun, first_line, read_log, read_logs
 from checker.importers.naming import slug, unique
-from checker.importers.output import yaml_bytes
+from checker.importers.output import iso_utc, out_state, yaml_bytes
 
 IMPORTER = "inspect@1"
 
 
-def _out_state(out: Path) -> bytes | None:
-    """The bytes of an existing `out/prereg.yaml` to keep (the only file allowed in `out`), else None."""
-    if not re.fullmatch(SUBMISSION_ID_PATTERN, out.name):
-        raise UsageError(f"{out}: the folder name must be a submission id ({SUBMISSION_ID_PATTERN})")
-    if not out.exists():
-        return None
-    if not out.is_dir():
-        raise UsageError(f"{out}: exists and is not a folder")
-    names = sorted(p.name for p in out.iterdir())
-    if not names:
-        return None
-    if names == ["prereg.yaml"]:
-        return (out / "prereg.yaml").read_bytes()
-    raise UsageError(f"{out}: already holds {', '.join(names[:5])}; use a new folder, or one holding only prereg.yaml")
+def import_logs(logs: Sequence[Path], problems: Path | None, out: Path) -> int:
+    """Import logs of one Inspect task of Driftboard's: the agent track's, else the constraint track's.
+
+    Raises:
+        UsageError: logs of both tasks, constraint logs without `problems`, or any error of the importer.
+    """
+    from checker.importers.inspect_agent import import_agent_submission
+
+    paths = sorted({Path(p) for p in logs}, key=lambda p: (p.name, p.as_posix()))
+    tasks = {p: _task_of(p) for p in paths}
+    agent = sorted(p.name for p, t in tasks.items() if t == AGENT_TASK)
+    constraint = sorted(p.name for p, t in tasks.items() if t == TASK_NAME)
+    if agent and constraint:
+        raise UsageError(f"logs of both tasks ({agent[0]}: {AGENT_TASK}; {constraint[0]}: {TASK_NAME}): import each "
+                         "track into its own submission")
+    if agent:
+        return import_agent_submission(paths, out)
+    if problems is None and not constraint:
+        found = "; ".join(f"{p.name}: task {t!r}" for p, t in tasks.items())
+        raise UsageError(f"nothing to import: no log of {AGENT_TASK} or {TASK_NAME} ({found})")
+    if problems is None:
+        raise UsageError(f"--problems is required for logs of {TASK_NAME} (the problem-set folder the eval ran on)")
+    return import_submission(paths, problems, out)
+
+
+def _task_of(path: Path) -> str:
+    """The registry name of a log's task, from its header."""
+    spec = read_log(path, header_only=True).eval
+    return str(spec.task_registry_name or spec.task)
 
 
 def import_submission(logs: Sequence[Path], problems: Path, out: Path) -> int:
@@ -63,7 +81,7 @@ def import_submission(logs: Sequence[Path], problems: Path, out: Path) -> int:
         UsageError: the extra is missing, a log is unreadable, the problem set is invalid, `out`
             is not usable, or nothing at all can be imported.
     """
-    kept_prereg = _out_state(out)
+    kept_prereg = out_state(out)
     submission_id = out.name
     by_id, digests = _problem_sets(problems)
     paths = sorted({Path(p) for p in logs}, key=lambda p: (p.name, p.as_posix()))
@@ -180,7 +198,7 @@ def _write_runs(out: Path, runs: list[EpochRun], prereg_sha: str, problem_set: d
         start: dict[str, object] = {
             "run_id": f"{submission_id}--{stem}", "submission_id": submission_id, "track": "constraint",
             "cell": f"{run.model}/{run.method}", "seed": f"epoch{run.epoch}", "backbone": run.model,
-            "prereg_sha256": prereg_sha, "started_at": _iso(run.source.created), "method": run.method,
+            "prereg_sha256": prereg_sha, "started_at": iso_utc(run.source.created), "method": run.method,
             "problem_set": dict(problem_set), "source": _source(run),
         }
         _write_run(out / rel, start, run, by_id)
@@ -243,9 +261,4 @@ def _source(run: EpochRun) -> dict[str, object]:
     }
 
 
-def _iso(ts: str) -> str:
-    text = str(ts).strip().replace(" ", "T")
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
-
-
-__all__ = ["IMPORTER", "import_submission"]
+__all__ = ["IMPORTER", "import_logs", "import_submission"]

@@ -103,7 +103,12 @@ class EpochRun:
     error: str | None = None
 
 
-def _read_log(path: Path) -> Any:
+def read_log(path: Path, header_only: bool = False) -> Any:
+    """An Inspect eval log read by Inspect's own reader (its header only, if asked), attachments resolved.
+
+    Raises:
+        UsageError: the extra is missing, the file is absent, too large or not a readable log.
+    """
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -113,7 +118,7 @@ def _read_log(path: Path) -> Any:
     if path.stat().st_size > MAX_LOG_BYTES:
         raise UsageError(f"{path}: larger than {MAX_LOG_BYTES >> 30} GiB; split the eval (--limit, --sample-id)")
     try:
-        return read_eval_log(str(path), resolve_attachments=True)
+        return read_eval_log(str(path), header_only=header_only, resolve_attachments=not header_only)
     except Exception as exc:  # any failure of Inspect's reader means the file is not a readable log
         raise UsageError(f"{path}: cannot read as an Inspect eval log ({first_line(exc) or type(exc).__name__})") from None
 
@@ -212,13 +217,15 @@ def sample_turns(sample: Any, problem: Problem, method: str) -> SampleTurns:
     return out
 
 
-def _dump(model: Any) -> Any:
+def dump(model: Any) -> Any:
+    """A pydantic record of the log as JSON-ready data without its null fields (None stays None)."""
     if model is None:
         return None
     return model.model_dump(mode="json", exclude_none=True)
 
 
-def _add_usage(total: dict[str, int], usage: Any) -> None:
+def add_usage(total: dict[str, int], usage: Any) -> None:
+    """Add Inspect's `ModelUsage` counts into `total` (field -> tokens)."""
     for name in _USAGE_FIELDS:
         value = getattr(usage, name, None)
         if isinstance(value, int):
@@ -233,7 +240,7 @@ def read_logs(
     findings: list[Finding] = []
     read = 0
     for path in logs:
-        log = _read_log(path)
+        log = read_log(path)
         read += len(log.samples or [])
         source = _log_source(path, log, digests, findings)
         if source is not None:
@@ -258,7 +265,7 @@ def _log_source(path: Path, log: Any, digests: dict[str, str], findings: list[Fi
     if log.samples is None:
         findings.append(Finding(shown, None, "the log holds no samples (run with --no-log-samples?): nothing to import"))
         return None
-    revision = _dump(spec.revision)
+    revision = dump(spec.revision)
     inspect_info: dict[str, object] = {
         "log_format_version": log.version, "inspect_ai": spec.packages.get("inspect_ai"), "status": log.status,
         "eval_id": spec.eval_id, "run_id": spec.run_id, "task_id": spec.task_id, "task": task,
@@ -267,7 +274,7 @@ def _log_source(path: Path, log: Any, digests: dict[str, str], findings: list[Fi
     }
     details: dict[str, object] = {
         "model": spec.model, "provider": spec.model.split("/", 1)[0], "model_base_url": spec.model_base_url,
-        "generate_config": _dump(log.plan.config), "model_generate_config": _dump(spec.model_generate_config),
+        "generate_config": dump(log.plan.config), "model_generate_config": dump(spec.model_generate_config),
         "problem_set": pset, "method": method,
     }
     return LogSource({path.name: file_sha256(path)}, spec.eval_id, inspect_info, details, str(method), pset,
@@ -305,7 +312,7 @@ def _epoch_runs(path: Path, log: Any, source: LogSource, by_id: dict[str, Proble
             findings.append(Finding(path.name, None, f"{where}: not a problem of the set; not imported"))
             continue
         for usage in sample.model_usage.values():
-            _add_usage(run.usage, usage)
+            add_usage(run.usage, usage)
         run.samples.append(_read_sample(sample, problem, method, (path.name, where), findings))
     return [by_epoch[e] for e in sorted(by_epoch)]
 
@@ -329,5 +336,6 @@ def _read_sample(sample: Any, problem: Problem, method: str, at: tuple[str, str]
     return got
 
 
-__all__ = ["EXTRA_HINT", "MAX_LOG_BYTES", "EpochRun", "LogSource", "SampleTurns", "TurnEvent", "first_line", "read_logs",
+__all__ = ["EXTRA_HINT", "MAX_LOG_BYTES", "EpochRun", "LogSource", "SampleTurns", "TurnEvent", "add_usage", "dump",
+           "first_line", "read_log", "read_logs",
            "sample_turns"]

@@ -102,6 +102,17 @@ def bench_agent(cases: Path | None, repeats: int, startup_runs: int, synthetic: 
     run_stage(lambda: run(cases, repeats, startup_runs, synthetic, workdir))
 
 
+@bench.command("inspect-agent")
+@click.option("--game", default="w101", show_default=True, help="The micro-world game (w<world seed>).")
+@click.option("--horizon", default=150, show_default=True, help="Actions per game.")
+@workdir_option("Where to write the Inspect logs and the imports (a temporary folder inside it).")
+def bench_inspect_agent(game: str, horizon: int, workdir: Path | None) -> None:
+    """CPU per beat of driftboard/agent with the scripted model (harness, Inspect, import), log size per 1,000 beats."""
+    from driftboard_tools.bench.inspect_agent import run
+
+    run_stage(lambda: run(workdir, game, horizon))
+
+
 @bench.command("cli")
 @click.option("--cases", type=click.Path(path_type=Path), default=None,
               help="ARG conformance cases (the one-run submission is imported from them)  "

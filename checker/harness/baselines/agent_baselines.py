@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from checker.harness.baselines.common import AUTHOR, CONTACT, LICENSE, Emit, SubmissionWriter, harness, started_at
+from checker.harness.baselines.common import AUTHOR, CONTACT, LICENSE, Emit, SubmissionWriter, harness, run_sync, started_at
 from checker.harness.baselines.scripted_agent import AgentConfig, BareAgent, ScriptedAgent
 
 SUBMISSION_ID = "driftboard-microworld-agent"
@@ -83,11 +83,11 @@ def prereg() -> dict[str, object]:
 
 
 def _play(cfg: AgentConfig, emit: Emit) -> None:
-    ScriptedAgent(cfg, emit).run()
+    run_sync(ScriptedAgent(cfg, emit).run())
 
 
 def _play_bare(emit: Emit) -> None:
-    BareAgent(BARE_SEED, SEEDS[BARE_SEED], emit, HORIZON).run()
+    run_sync(BareAgent(BARE_SEED, SEEDS[BARE_SEED], emit, HORIZON).run())
 
 
 def write(out: Path) -> Path:

@@ -159,6 +159,8 @@ class AgentState:
         self.score_goal: str | None = None
         self.deficit_goal: str | None = None
         self.level_rule_refs: set[str] = set()
+        self.turn = 0
+        """The beat being played (0: the initial RESET)."""
 
     # -- helpers ------------------------------------------------------------------------
     def mint(self, prefix: str) -> str:
@@ -193,7 +195,7 @@ class AgentState:
     # -- rendering ------------------------------------------------------------------------
     def frame_text(self) -> str:
         """Z2: the frame as 24 rows of hex digits."""
-        return "\n".join("".join(f"{v:x}" for v in row) for row in self.world.grid())
+        return self.world.frame_text()
 
     def roster(self, rows: list[RefRow]) -> str:
         """Z6: referent rows."""
@@ -209,19 +211,23 @@ class AgentState:
         """The Surveyor's zones Z1..Z6 (salts appended to their zones)."""
         visible = self.visible_refs()
         zones = {
-            "Z1": f"beat {turn}/{self.cfg.horizon}; level {self.world.level_counter}; score {self.world.score}",
+            "Z1": self.world.status_line(turn, self.cfg.horizon),
             "Z2": "goals:\n" + "\n".join(f"{g} {d.statement} [{d.status}]" for g, d in self.goals.items()),
             "Z3": "recent:\n" + "\n".join(
                 f"t{p.turn} {p.action} -> {p.ref if p.ref in visible else '?'} score+{p.score_event} "
                 f"level+{p.level_event}" for p in self.pending[-12:]),
-            "Z4": "rules:\n" + "\n".join(
-                f"{r.rule_id} {r.action}@{r.target or '-'} => {r.effect} [{r.status}]" for r in self.rules.values()),
+            "Z4": self.rules_zone(),
             "Z5": "plan:\n" + "\n".join(f"{s.step_id} {s.kind} ACTION6@{s.target}" for s in self.queue),
             "Z6": "referents:\n" + self.roster([self.refs[r] for r in sorted(visible)]),
         }
         for zone, salt in salts.items():
             zones[zone] += f"\n[canary {salt}]"
         return zones
+
+    def rules_zone(self) -> str:
+        """Z4: the rules, each with its context, effect and status."""
+        return "rules:\n" + "\n".join(
+            f"{r.rule_id} {r.action}@{r.target or '-'} => {r.effect} [{r.status}]" for r in self.rules.values())
 
     def visible_refs(self) -> set[str]:
         """Referents the Surveyor can name: bound rows (join) or plan-step targets (agenda)."""

@@ -9,8 +9,9 @@ on every commit); bump it whenever the generator's output changes on purpose.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
+from typing import Any, TypeVar
 
 import yaml
 
@@ -28,6 +29,24 @@ BASE_DATE = "2026-01-01"
 
 Emit = Callable[[dict[str, object]], object]
 """Writes one event from its fields (`RunLogWriter.write`, which validates them)."""
+T = TypeVar("T")
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """The result of a coroutine that never waits (scripted organs, a replayed log), without an event loop.
+
+    The agent's organ hooks are coroutines so that a model can be awaited; the scripted stand-ins
+    and a replay of recorded outputs never suspend, so the episode runs to its end on the first step.
+
+    Raises:
+        RuntimeError: the coroutine waited for something (it needs an event loop).
+    """
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value
+    coro.close()
+    raise RuntimeError("the coroutine waited for something: run it in an event loop")
 
 
 class _NoAliasDumper(yaml.SafeDumper):
@@ -96,5 +115,5 @@ class SubmissionWriter:
 
 __all__ = [
     "AUTHOR", "CONTACT", "GENERATOR_COMMIT", "GENERATOR_NAME", "GENERATOR_VERSION", "LICENSE", "Emit", "SubmissionWriter",
-    "dump_yaml", "harness", "started_at",
+    "dump_yaml", "harness", "run_sync", "started_at",
 ]

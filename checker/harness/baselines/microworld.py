@@ -145,6 +145,14 @@ class MicroWorld:
                 g[y][x] = colour
         return g
 
+    def frame_text(self) -> str:
+        """The frame as the organs see it: one row of hex digits per grid row."""
+        return "\n".join("".join(f"{v:x}" for v in row) for row in self.grid())
+
+    def status_line(self, turn: int, horizon: int) -> str:
+        """The status zone (Z1) of a view: beat, level counter and score."""
+        return f"beat {turn}/{horizon}; level {self.level_counter}; score {self.score}"
+
     def frame_digest(self) -> str:
         """SHA-256 of the frame's bytes (row-major, one byte per cell)."""
         return hashlib.sha256(bytes(v for row in self.grid() for v in row)).hexdigest()

@@ -41,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from checker.harness.baselines.agent_state import (
     EPOCH,
@@ -64,7 +64,7 @@ ObserverOp = tuple[str, Obj | str]
 
 
 @dataclass
-class _Choice:
+class Choice:
     """The action of one beat and how it was chosen."""
 
     action: str
@@ -86,12 +86,12 @@ class ScriptedAgent(Surveyor):
     """Runs one episode in a fresh micro-world and emits its events."""
 
     # -- Observer -----------------------------------------------------------------------------
-    def observe(self, turn: int) -> None:
+    async def observe(self, turn: int) -> None:
         """Observer: sync the store with the frame (mint, re-version, dormant)."""
         ops = self._observer_ops()
         if not ops:
             return
-        self._observer_call(turn, ops)
+        await self._observer_call(turn, ops)
         for op, payload in ops:
             if isinstance(payload, str):
                 self.refs[payload].dormant = True
@@ -113,8 +113,12 @@ class ScriptedAgent(Surveyor):
                 ops.append(("DORMANT", rid))
         return ops
 
-    def _observer_call(self, turn: int, ops: list[ObserverOp]) -> None:
-        """The Observer's call: its view, canary (every `OBSERVER_CANARY_EVERY`th call), rejects and one retry."""
+    async def _observer_call(self, turn: int, ops: list[ObserverOp]) -> None:
+        """The Observer's call: its view, canary (every `OBSERVER_CANARY_EVERY`th call), rejects and one retry.
+
+        The organ hook of the Observer: this scripted stand-in draws its rejections from the seeded
+        RNG; `checker.harness.inspect_task.agent_harness` asks a model instead.
+        """
         self.calls["OBSERVER"] += 1
         idx = self.calls["OBSERVER"]
         salt = self.nonce() if idx % OBSERVER_CANARY_EVERY == 0 else None
@@ -175,10 +179,10 @@ class ScriptedAgent(Surveyor):
         x, y = min(ref.cells)
         return action, x, y
 
-    def act(self, turn: int) -> None:
+    async def act(self, turn: int) -> None:
         """Choose, realise and record one action, then its receipts and lifecycle rows."""
         step = self._next_step(turn)
-        c = self._live_choice(turn, step) if step is not None else self._probe_choice()
+        c = await self._live_choice(turn, step) if step is not None else await self.free_choice(turn)
         self.tried_action[c.action] += 1
         recorded = self._recorded_landing(c, step)
         pre = self.world.frame_digest()
@@ -221,23 +225,34 @@ class ScriptedAgent(Surveyor):
             self.queue.pop(0)
         return None
 
-    def _live_choice(self, turn: int, step: Step) -> _Choice:
+    async def _live_choice(self, turn: int, step: Step) -> Choice:
         """A live step's click, aimed by the Actuator at the target's current cells (join on) or its compiled ones."""
         cited = self.refs[step.target].cells if self.cfg.join else step.cells_at_compile
-        x, y = self.actuate(turn, step, cited)
-        render = math.ceil((len(self.frame_text()) + 80 * (1 if self.cfg.join else 0) + 120) / 4)
+        x, y, source, render = await self.realise(turn, step, cited)
         if step.started is None:
             step.started = turn
             self.status(turn, "COMMITMENT_STEP", step.step_id, "PENDING", "ACTIVE", "executing")
-        return _Choice("ACTION6", x, y, "COMMITMENT_STEP", cited, render)
+        return Choice("ACTION6", x, y, source, cited, render)
 
-    def _probe_choice(self) -> _Choice:
-        """A deterministic probe; with the agenda off, the step it would have compiled is stamped as a shadow step."""
+    async def realise(self, turn: int, step: Step, cited: frozenset[tuple[int, int]]) -> tuple[int, int, str, int]:
+        """The Actuator's organ hook for an aimed live step: (x, y, source stamp, render tokens of its view)."""
+        x, y = self.actuate(turn, step, cited)
+        return x, y, "COMMITMENT_STEP", math.ceil((len(self.frame_text()) + 80 * (1 if self.cfg.join else 0) + 120) / 4)
+
+    async def free_choice(self, turn: int) -> Choice:
+        """The beat without a live step (organ hook): here the deterministic probe.
+
+        With the agenda off, the step it would have compiled is stamped as a shadow step.
+        """
+        return self.probe_choice()
+
+    def probe_choice(self) -> Choice:
+        """A deterministic probe, stamped PROBE (and with its shadow step when the agenda is off)."""
         action, px, py = self.probe()
         x, y = (px, py) if px is not None and py is not None else (-1, -1)
-        return _Choice(action, x, y, "PROBE", shadow=None if self.cfg.agenda else self.shadow_step())
+        return Choice(action, x, y, "PROBE", shadow=None if self.cfg.agenda else self.shadow_step())
 
-    def _recorded_landing(self, c: _Choice, step: Step | None) -> str | None:
+    def _recorded_landing(self, c: Choice, step: Step | None) -> str | None:
         """The landing the harness records (the believed one with the defect on); counts the landed referent as tried."""
         landed = self.landing(c.x, c.y) if c.params else None
         truth = self.world.land(c.x, c.y) if c.params else None
@@ -343,7 +358,7 @@ class ScriptedAgent(Surveyor):
             self.queue = [s for s in self.queue if s.commit_id != step.commit_id]
 
     # -- episode ---------------------------------------------------------------------------------
-    def run(self) -> None:
+    async def run(self) -> None:
         """Play one episode of `horizon` beats after the initial RESET."""
         self.emit({"type": "startup_probe", "turn": 0, "image_receipt_ok": None,
                    "signal_vocab": ["score", "level"],
@@ -356,16 +371,17 @@ class ScriptedAgent(Surveyor):
         digest = self.world.frame_digest()
         self.emit({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE" if self.cfg.agenda else "SHADOW",
                    "source_stamp": "RESET", "pre_frame_sha256": digest, "post_frame_sha256": digest})
-        self.observe(0)
+        await self.observe(0)
         # offline byte-identity check: with no plan, the agenda-on and agenda-off views are rendered
         zones = self.surveyor_view(0, {})
         self.capture(0, "SURVEYOR", 0, zones, shadow=False)
         self.capture(0, "SURVEYOR", 0, zones, shadow=True)
         for turn in range(1, self.cfg.horizon + 1):
-            self.observe(turn)
+            self.turn = turn
+            await self.observe(turn)
             if turn % EPOCH == 1:
-                self.survey(turn)
-            self.act(turn)
+                await self.survey(turn)
+            await self.act(turn)
 
 
 @dataclass
@@ -376,23 +392,41 @@ class BareAgent:
     world_seed: int
     emit: Emit
     horizon: int = 150
+    turn: int = field(default=0, init=False)
+    """The beat being played."""
+    world: MicroWorld | None = field(default=None, init=False)
+    """The environment, once the episode started."""
 
-    def run(self) -> None:
+    async def run(self) -> None:
         """Play one episode."""
-        world = MicroWorld(self.world_seed)
+        world = self.world = MicroWorld(self.world_seed)
         rng = random.Random(int.from_bytes(hashlib.sha256(f"BARE|{self.seed_label}".encode()).digest()[:8], "big"))
         self.emit({"type": "startup_probe", "turn": 0, "image_receipt_ok": None})
         digest = world.frame_digest()
         self.emit({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET",
                    "pre_frame_sha256": digest, "post_frame_sha256": digest})
         for turn in range(1, self.horizon + 1):
-            self._beat(world, rng, turn)
+            self.turn = turn
+            await self._beat(world, rng, turn)
 
-    def _beat(self, world: MicroWorld, rng: random.Random, turn: int) -> None:
-        """One call, then a click on a random non-background cell or a random untargeted action."""
+    async def _beat(self, world: MicroWorld, rng: random.Random, turn: int) -> None:
+        """One call (`decide`), then the action it chose."""
+        action, params, render, source = await self.decide(world, rng, turn)
+        pre = world.frame_digest()
+        world.step(action, params["x"] if params else None, params["y"] if params else None)
+        self.emit({"type": "beat", "turn": turn, "action": action, "params": params, "drift_ref": "LIVE",
+                   "source_stamp": source, "render_tokens": render,
+                   "level_counter": world.level_counter, "score": world.score, "pre_frame_sha256": pre,
+                   "post_frame_sha256": world.frame_digest()})
+
+    async def decide(self, world: MicroWorld, rng: random.Random,
+                     turn: int) -> tuple[str, dict[str, int] | None, int, str]:
+        """The organ hook: (action, click parameters, render tokens, source stamp) after the call's `llm_call` row.
+
+        This scripted stand-in clicks a random non-background cell or plays a random untargeted action.
+        """
         grid = world.grid()
-        frame = "\n".join("".join(f"{v:x}" for v in row) for row in grid)
-        render = math.ceil(len(frame) / 4)
+        render = math.ceil(len(world.frame_text()) / 4)
         self.emit({"type": "llm_call", "turn": turn, "organ": "BASELINE", "prompt_tokens": 1200 + render + 30 * turn,
                    "completion_tokens": 90, "render_tokens": render, "ops_accepted": 1})
         params: dict[str, int] | None = None
@@ -403,12 +437,7 @@ class BareAgent:
             action = "ACTION6"
         else:
             action = rng.choice([a for a in ACTIONS if a != "ACTION6"])
-        pre = world.frame_digest()
-        world.step(action, params["x"] if params else None, params["y"] if params else None)
-        self.emit({"type": "beat", "turn": turn, "action": action, "params": params, "drift_ref": "LIVE",
-                   "source_stamp": "ACTUATOR_LLM", "render_tokens": render,
-                   "level_counter": world.level_counter, "score": world.score, "pre_frame_sha256": pre,
-                   "post_frame_sha256": world.frame_digest()})
+        return action, params, render, "ACTUATOR_LLM"
 
 
-__all__ = ["AgentConfig", "BareAgent", "ScriptedAgent"]
+__all__ = ["AgentConfig", "BareAgent", "Choice", "ObserverOp", "ScriptedAgent"]

@@ -22,8 +22,12 @@ Proposal = tuple[str, Callable[[], None]]
 class Surveyor(AgentState):
     """The Surveyor organ and the agenda's compiler, on the agent's state."""
 
-    def survey(self, turn: int) -> None:
-        """Surveyor epoch: canaries, proposals (with noise and one retry), then compilation."""
+    async def survey(self, turn: int) -> None:
+        """Surveyor epoch: canaries, proposals (with noise and one retry), then compilation.
+
+        The organ hook of the Surveyor: this scripted stand-in proposes from the evidence and draws its
+        rejections from the seeded RNG; `checker.harness.inspect_task.agent_harness` asks a model instead.
+        """
         self.calls["SURVEYOR"] += 1
         idx = self.calls["SURVEYOR"]
         salts = {z: self.nonce() for z in ("Z2", "Z3", "Z6")}
