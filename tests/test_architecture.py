@@ -142,7 +142,7 @@ def shipped_outputs(verify_shipped: dict[str, ResultsFile], tmp_path_factory: py
     """The CLI text of both tracks and the job summary of the shipped submissions."""
     from checker.cli.ci_summary import parse_document, render_summary
     from checker.cli.report_text import track_text
-    from checker.format.results_model import SubmissionReport
+    from checker.format.verify_document import SubmissionReport
 
     subs = [SubmissionReport(path=f"submissions/{r.submission_id}", submission_id=r.submission_id, track=r.track,
                              profile=r.profile, cached=False, runs=r.runs, cells=r.cells, claims=r.claims,

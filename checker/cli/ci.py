@@ -57,7 +57,7 @@ from checker.cli.ci_git import (
 from checker.cli.ci_summary import code, load_document, outcome, parse_document, render_summary, table
 from checker.format.errors import UsageError
 from checker.format.report import safe_json
-from checker.format.results_model import VerifyDocument
+from checker.format.verify_document import VerifyDocument
 
 __all__ = ["Change", "ci_command", "ci_summary_command", "detect_changes", "first_parent_problems", "prereg_not_merged"]
 

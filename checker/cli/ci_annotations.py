@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from checker.cli.ci_summary import disagreeing_claims, fmt_value, is_failing_problem
 from checker.format.errors import visible
-from checker.format.results_model import RunResult, SubmissionReport, VerifyDocument
+from checker.format.results_model import RunResult
+from checker.format.verify_document import SubmissionReport, VerifyDocument
 
 MAX_ANNOTATIONS = 10
 """Per kind (error, warning, notice): GitHub shows at most 10 of each per step."""

@@ -7,7 +7,7 @@ table nor start a line of output with `::` (which the Actions runner would obey 
 Every line that carries submitted text starts with a character this module chose (`#`, `|`,
 `-` or `::` followed by a command it wrote).
 
-The document is read into the typed records the checker writes (`checker.format.results_model.VerifyDocument`):
+The document is read into the typed records the checker writes (`checker.format.verify_document.VerifyDocument`):
 a document of another shape is refused (exit 2) with the first field that does not fit. Unknown
 top-level keys are ignored. Every number goes through the one formatter (`checker.format.numbers.fmt`).
 """
@@ -31,9 +31,8 @@ from checker.format.results_model import (
     FindingRecord,
     MetricAggregate,
     RunResult,
-    SubmissionReport,
-    VerifyDocument,
 )
+from checker.format.verify_document import SubmissionReport, VerifyDocument
 from checker.pipeline.metrics import HEADLINE, RANK_BY, header, show
 from checker.stages.validate import INCOMPLETE_MESSAGE
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from checker.format.errors import Finding
-from checker.format.results_model import RunResult, SubmissionReport
+from checker.format.results_model import RunResult
 from checker.format.schema.manifest import Prereg, Submission
+from checker.format.verify_document import SubmissionReport
 from checker.pipeline.handle import ResultsHandle
 from checker.pipeline.results import results_problems
 from checker.stages.copies import copies_across
@@ -100,7 +101,7 @@ class VerifyJson(TypedDict):
     """The `--format json` document's submission part (beside the findings `findings_json` writes)."""
 
     submissions: list[dict[str, object]]
-    """One `checker.format.results_model.SubmissionReport` each, as JSON."""
+    """One `checker.format.verify_document.SubmissionReport` each, as JSON."""
     cache: dict[str, int]
     """Cache hits and misses."""
 

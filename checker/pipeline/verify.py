@@ -29,6 +29,7 @@ from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.manifest import Prereg
 from checker.pipeline.cache import cache_put, cached_results, default_cache_dir, repository, submission_cache_key
 from checker.pipeline.handle import ResultsHandle
+from checker.pipeline.inputs import default_problem_dirs, is_task_set, load_problem_sets, load_task_sets
 from checker.pipeline.report import SubmissionResult, VerifyReport, gather_findings
 from checker.pipeline.results import build_results, index_row, write_index
 from checker.pipeline.run_log import kept_record, read_run
@@ -109,8 +110,8 @@ def verify_paths(
     """
     report = VerifyReport()
     dirs = list(problem_dirs or ())
-    problem_sets = _load_problem_sets([p for p in dirs if not is_task_set(p)])
-    task_sets = _load_task_sets([p for p in dirs if is_task_set(p)])  # completion track: its own folders
+    problem_sets = load_problem_sets([p for p in dirs if not is_task_set(p)])
+    task_sets = load_task_sets([p for p in dirs if is_task_set(p)])  # completion track: its own folders
     work = _plan(discover(paths), profile, shard, (problem_sets, task_sets), Stores(cache_dir, results_dir), report)
     for slot, verified in _score(work, _Worker(problem_sets, task_sets), jobs, progress).items():
         report.submissions[slot] = verified
@@ -215,22 +216,6 @@ def ensure_results(submissions: Path, results: Path, progress: Progress | None =
     report = verify_to_results([submissions], results, profile=None, problem_dirs=None, jobs=1, shard=None,
                                use_cache=True, progress=progress)
     return {sub.results.summary.submission_id for sub in report.submissions if sub.results is not None}
-
-
-PROBLEMS_ROOT = Path("problems")
-"""Problem sets shipped with the repository (one sub-folder each), used when `--problems` is not given."""
-
-
-def default_problem_dirs() -> list[Path]:
-    """Each sub-folder of the repository's `problems/` that holds problem files (at any depth), as its own set.
-
-    A set may keep its splits in sub-folders (`problems/drift-bench-v1/{dev,test}`): the folder is
-    one set, and each split of it one more (see `checker.constraint.problems.load_problem_sets`).
-    A folder holding `taskset.json` is a completion task set (`checker.completion.tasks`), read by that track.
-    """
-    if not PROBLEMS_ROOT.is_dir():
-        return []
-    return [p for p in sorted(PROBLEMS_ROOT.iterdir()) if p.is_dir() and any(p.rglob("*.json"))]
 
 
 # --------------------------------------------------------------------------- scheduling
@@ -493,26 +478,3 @@ def _score_record(record: RunRecord, task: ScoreTask, findings: list[Finding]) -
     findings.extend(Finding(task.shown, f.line, f.message, f.severity) for f in result.findings)
     return result.model_copy(update={
         "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start)})
-
-
-def is_task_set(path: Path) -> bool:
-    """A folder holding a completion task set (`taskset.json`), not a constraint problem set."""
-    return path.is_dir() and (path / "taskset.json").is_file()
-
-
-def _load_task_sets(paths: list[Path]) -> Mapping[str, Any]:
-    """Digest -> completion task set, each folder read only when a run needs it (`checker.completion.tasks`)."""
-    if not paths:
-        return {}
-    from checker.completion.tasks import LazyTaskSets
-
-    return LazyTaskSets(paths)
-
-
-def _load_problem_sets(paths: list[Path]) -> Mapping[str, Any]:
-    """Digest -> problem set, each path read only when a run needs it (`checker.constraint.problem_sets`)."""
-    if not paths:
-        return {}
-    from checker.constraint.problem_sets import LazyProblemSets
-
-    return LazyProblemSets(paths)
