@@ -332,10 +332,20 @@ class RunResult(_Model):
     backbone: str | None = None
     problem_set: ProblemSetRef | str | None = None
     """The problem set the run names ({name, digest}; the bare digest for a run that was not scored)."""
+    game_id: str | None = None
+    """Agent track: the world or game the run header names (its version is part of the id); left out when None."""
     turns: list[TurnResult] | None = None
 
     _verdict_facts: tuple[VerdictFact, ...] = PrivateAttr(default=())
     """The facts `checker.stages.verdict.judge` decided the verdict from (kept in memory, never written)."""
+
+    @model_serializer(mode="wrap")
+    def _drop_unnamed_game(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A run that names no game (every constraint run) leaves `game_id` out, not written as null."""
+        data: dict[str, Any] = handler(self)
+        if data.get("game_id", 0) is None:
+            data.pop("game_id")
+        return data
 
     @property
     def verdict_facts(self) -> tuple[VerdictFact, ...]:
@@ -404,6 +414,26 @@ class AllDeclared(_Model):
     """Seed -> value used (None: VALID and undefined)."""
 
 
+class CellRanking(_Model):
+    """Where a cell ranks: its board key and whether it has enough evidence to rank there (`checker.stages.boards`).
+
+    Derived from the submission's results alone (its rules verdict, the cell's declared runs and what
+    they cover), so a submitter reads it in `driftboard verify` before merging.
+    """
+
+    board: str | None
+    """The board id (`track:environment:profile:protocol`); None when no key can be derived (no run names its environment)."""
+    key: dict[str, str] = Field(default_factory=dict)
+    """The board key's fields: track, the track's environment fields, profile, protocol."""
+    ranked: bool
+    reason: str | None = None
+    """Why the cell is not ranked (None when it is)."""
+    unit: str | None = None
+    """What a paired comparison pairs on (`seed`, `problem`); None when the cell is not ranked."""
+    units: dict[str, list[float]] = Field(default_factory=dict)
+    """Unit -> [numerator, denominator] the ranked figure pools, every declared run counted (ranked cells only)."""
+
+
 class CellResult(_Model):
     """A citable per-cell result."""
 
@@ -430,6 +460,8 @@ class CellResult(_Model):
     """Track-specific tables (`checker.format.cell_tables`: decomposition, parity, channels, depth curve, ...)."""
     log_sha256: list[str] = Field(default_factory=list)
     """SHA-256 of every log behind this cell, sorted."""
+    ranking: CellRanking | None = None
+    """The cell's board and whether it ranks there (None in results written before boards existed)."""
     digest: str = ""
     """Content digest of this cell result."""
 

@@ -532,7 +532,8 @@ def _score_record(record: RunRecord, task: ScoreTask, findings: list[Finding]) -
     # a scorer's own findings (e.g. a declared ledger missing): they fail verification like format problems
     findings.extend(Finding(task.shown, f.line, f.message, f.severity) for f in result.findings)
     return result.model_copy(update={
-        "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start)})
+        "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start),
+        "game_id": start.game_id if start.track == "agent" else None})
 
 
 # --------------------------------------------------------------------------- across submissions, reports
