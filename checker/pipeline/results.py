@@ -18,7 +18,7 @@ from checker.agent.metrics import efficiency
 from checker.format.cell_tables import TrackTables
 from checker.format.errors import DriftboardError
 from checker.format.report import plural
-from checker.format.results_io import INDEX, canonical_json, canonical_with_digest, content_digest, read_results
+from checker.format.results_io import INDEX, canonical_json, canonical_with_digest, content_digest, is_results_name, read_results
 from checker.format.results_model import (
     CellResult,
     FindingRecord,
@@ -385,7 +385,7 @@ def write_index(out: Path, known: dict[str, IndexRow] | None = None) -> Path:
     """
     rows = []
     for path in sorted(out.glob("*.json")):
-        if path.name == INDEX or path.name.startswith("shard-"):
+        if not is_results_name(path.name):
             continue
         known_row = (known or {}).get(path.name)
         rows.append(known_row if known_row is not None else index_row(read_results(path), path.name))

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from checker.format.errors import UsageError
-from checker.format.results_io import INDEX, read_results
+from checker.format.results_io import is_results_name, read_results
 from checker.pipeline.results import write_index
 
 
@@ -48,7 +48,7 @@ def merge_command(shards: list[Path], out: Path) -> int:
         if not shard.is_dir():
             raise UsageError(f"{shard}: no such results folder")
         for path in sorted(shard.glob("*.json")):
-            if path.name == INDEX or path.name.startswith("shard-"):
+            if not is_results_name(path.name):
                 continue
             read_results(path)
             if path.name in seen and seen[path.name].read_bytes() != path.read_bytes():

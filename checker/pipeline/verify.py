@@ -29,6 +29,7 @@ from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.events import Event
 from checker.format.schema.manifest import Prereg, Submission
+from checker.pipeline.boards import write_boards
 from checker.pipeline.cache import cache_put, cached_results, default_cache_dir, repository, submission_cache_key
 from checker.pipeline.handle import ResultsHandle
 from checker.pipeline.results import build_results, index_row, results_problems, write_index
@@ -229,12 +230,13 @@ def _gather_findings(report: VerifyReport) -> None:
 
 
 def _write_index(subs: list[SubmissionResult], results_dir: Path) -> None:
-    """`index.json` of `results_dir`: rows of the files written now come from their summaries (none is read back)."""
+    """`index.json` and `boards.json` of `results_dir`, from the summaries of the files written now (none is read back)."""
     results_dir.mkdir(parents=True, exist_ok=True)
     summaries = [s.results.summary for s in subs if s.results is not None]
     ids = Counter(s.submission_id for s in summaries)
     write_index(results_dir, {f"{s.submission_id}.json": index_row(s, f"{s.submission_id}.json")
                               for s in summaries if ids[s.submission_id] == 1})
+    write_boards([s for s in summaries if ids[s.submission_id] == 1], results_dir)
 
 
 def verify_to_results(

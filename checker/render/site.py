@@ -90,12 +90,12 @@ def results_of_tree(submissions: Path, results_dir: Path) -> set[str]:
     log it names exists with the recorded SHA-256 (`build --no-verify` after `verify` or `merge`):
     results left by tests, another branch or an older tree are not published.
     """
-    from checker.format.results_io import INDEX, read_results
+    from checker.format.results_io import is_results_name, read_results
 
     tree = submissions.resolve()
     out: set[str] = set()
     for path in sorted(results_dir.glob("*.json")):
-        if path.name == INDEX or path.name.startswith("shard-"):
+        if not is_results_name(path.name):
             continue
         r = read_results(path)
         folder = Path(r.reproduce.removeprefix("driftboard verify ").strip())
@@ -108,12 +108,12 @@ def results_of_tree(submissions: Path, results_dir: Path) -> set[str]:
 
 def stray_results(results_dir: Path, only: set[str] | None) -> list[str]:
     """Results files in `results_dir` whose submission is not in `only` (left out of the build), sorted."""
-    from checker.format.results_io import INDEX
+    from checker.format.results_io import is_results_name
 
     if only is None:
         return []
     return sorted(p.stem for p in results_dir.glob("*.json")
-                  if p.name != INDEX and not p.name.startswith("shard-") and p.stem not in only)
+                  if is_results_name(p.name) and p.stem not in only)
 
 
 def _manifest_id(folder: Path) -> str | None:

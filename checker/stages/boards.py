@@ -149,17 +149,23 @@ TRACKS: dict[str, TrackBoards] = {
 """Every track's board declaration, by track name: the one place boards are defined."""
 
 
+def _environment(key: dict[str, str]) -> list[tuple[str, str]]:
+    """The key's environment fields in the order its track declares them (a key read back from JSON is sorted)."""
+    decl = TRACKS.get(key["track"])
+    names = decl.environment if decl is not None else tuple(sorted(set(key) - {"track", "profile", "protocol"}))
+    return [(k, key[k]) for k in names if k in key]
+
+
 def board_id(key: dict[str, str]) -> str:
     """The board's id: `track:environment…:profile:p<protocol>` (a digest shortened to 12 hex digits)."""
-    env = [v[:12] if k.endswith("_digest") else v for k, v in key.items() if k not in ("track", "profile", "protocol")]
+    env = [v[:12] if k.endswith("_digest") else v for k, v in _environment(key)]
     return ":".join([key["track"], *env, key["profile"], "p" + key["protocol"]])
 
 
 def board_label(key: dict[str, str]) -> str:
     """The key in words, for every row, cell page and citation."""
     parts = [f"{key['track']} track"]
-    parts += [f"{k.replace('_', ' ')} {v[:12] + '…' if k.endswith('_digest') else v}" for k, v in key.items()
-              if k not in ("track", "profile", "protocol")]
+    parts += [f"{k.replace('_', ' ')} {v[:12] + '…' if k.endswith('_digest') else v}" for k, v in _environment(key)]
     return " · ".join([*parts, f"profile {key['profile']}", f"protocol {key['protocol']}"])
 
 
