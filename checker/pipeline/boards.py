@@ -216,7 +216,7 @@ def _comparisons(bid: str, ids: list[str], units: dict[str, dict[str, list[float
         for b in ids[i + 1:]:
             tests[(a, b)] = _paired(bid, a, b, units[a], units[b])
     rejected = holm({pair: t[2] for pair, t in tests.items()}, ALPHA)
-    docs: list[ComparisonDoc] = [{"a": a, "b": b, "shared": t[0], "test": t[1], "p": round(t[2], 12),
+    docs: list[ComparisonDoc] = [{"a": a, "b": b, "shared": t[0], "test": t[1], "p": t[2],
                                   "significant": rejected[(a, b)]} for (a, b), t in tests.items()]
     return docs, rejected
 

@@ -100,6 +100,8 @@ class HomeContext(PageContext):
     tracks: list[Link]
     boards: list[BoardRef]
     release: Release
+    ranked_models: str
+    """One line: which language models are ranked on any board, or that none is yet."""
 
 
 class TrackContext(PageContext):

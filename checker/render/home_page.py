@@ -7,7 +7,7 @@ once per track; the track page lists every row).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from checker.render import ranking
@@ -60,8 +60,17 @@ def home_context(results: Sequence[Listing], tracks: list[str], files: dict[str,
         "null_table": null_table(results), "mechanism_tables": [], "charts": [],
         "tracks": [{"text": TRACK_LABELS[t], "href": f"leaderboards/{t}.md"} for t in tracks],
         "boards": [_home_board(board_ref(boards[t].named(f"{t}-leaderboard"))) for t in tracks],
-        "release": release_of(results),
+        "release": release_of(results), "ranked_models": ranked_models_line(boards.values()),
     }
+
+
+def ranked_models_line(boards: Iterable[ranking.Board]) -> str:
+    """Which language models are ranked (from the logs of ranked rows), or that none is yet, in one line."""
+    models = sorted({m for b in boards for x in b.table.rows if x["rank"] is not None
+                     for m in str(x["models"]).split(", ") if x["models"] != ranking.NO_LLM})
+    if not models:
+        return "No language model is ranked yet: every ranked row is a scripted reference baseline (no LLM)."
+    return f"Language models ranked: {', '.join(models)}."
 
 
 def submissions_context(results: Sequence[Listing]) -> SubmissionsContext:
