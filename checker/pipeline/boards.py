@@ -11,8 +11,9 @@ Per board (`checker.stages.boards.TRACKS` declares its key and evidence rule):
   pooled over its units: per seed (agent) the mean; per problem (constraint) correct turns over turns.
 * **interval** (95%), fitted to n: seeds — the percentile bootstrap of the mean from at least 5
   values (`checker.stages.aggregate.bootstrap_ci`); problems — a cluster bootstrap over problems,
-  turns nested (Miller 2024), from at least `MIN_CLUSTERS` problems, else the Wilson interval of the
-  pooled turns (Wilson 1927; Bowyer, Aitchison and Ivanova 2025).
+  turns nested (Miller 2024), from at least `MIN_CLUSTERS` problems; the Wilson interval of the
+  pooled turns under that, or when the figure is 0 or 1 (where a bootstrap collapses to a point)
+  (Wilson 1927; Bowyer, Aitchison and Ivanova 2025).
 * **between two rows**: on their shared units, the exact McNemar test when every unit's outcome is
   0 or 1 for both, else a paired bootstrap of the mean difference (`RESAMPLES` draws seeded by the
   board and the pair); p-values Holm-corrected across every pair of the board (Holm 1979).
@@ -118,12 +119,12 @@ def _interval(track: str, units: dict[str, list[float]], key: str) -> tuple[list
         ci = bootstrap_ci(values, key)
         return ci, ("seed bootstrap (percentile, 2,000 draws)" if ci is not None
                     else f"none: {len(values)} defined seed values (a bootstrap needs {MIN_SEEDS})")
-    if len(units) >= MIN_CLUSTERS:
+    num, den = sum(u[0] for u in units.values()), sum(u[1] for u in units.values())
+    if len(units) >= MIN_CLUSTERS and 0 < num < den:
         return _cluster_ci(units, key), "cluster bootstrap over problems, turns nested (2,000 draws)"
-    num = int(sum(u[0] for u in units.values()))
-    den = int(sum(u[1] for u in units.values()))
-    w = wilson(num, den)
-    return ([round(w[0], 12), round(w[1], 12)] if w else None), "Wilson interval of the pooled turns"
+    w = wilson(int(num), int(den))
+    why = "at 0 or 1, where a bootstrap collapses" if len(units) >= MIN_CLUSTERS else f"under {MIN_CLUSTERS} problems"
+    return ([round(w[0], 12), round(w[1], 12)] if w else None), f"Wilson interval of the pooled turns ({why})"
 
 
 def _paired(board: str, a: str, b: str, ua: dict[str, list[float]], ub: dict[str, list[float]]) -> tuple[int, str, float]:
