@@ -74,7 +74,10 @@ def test_a_separation_pins_the_ranks() -> None:
     assert [(row["cell"], row["rank"]) for row in doc["rows"]] == [("good", "1"), ("bad", "2")]
     cmp = doc["comparisons"][0]
     assert cmp["test"] == "exact McNemar" and cmp["p"] == 2 / 2**25  # 25 discordant, all one way
-    assert doc["rows"][0]["interval"].startswith("cluster bootstrap")
+    assert doc["rows"][1]["interval"].startswith("cluster bootstrap")  # 5 of 30: problems resampled
+    assert doc["rows"][0]["interval"].startswith("Wilson")  # 30 of 30: a bootstrap would collapse to [1, 1]
+    lo, hi = doc["rows"][0]["ci95"] or [math.nan, math.nan]
+    assert hi == 1.0 and round(lo, 4) == 0.8865  # Wilson 30 of 30: 30 / (30 + 1.96^2) = 0.8865
 
 
 def test_few_problems_fall_back_to_wilson() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from checker.format.errors import UsageError
 from checker.format.results_io import is_results_name, read_results
+from checker.pipeline.boards import write_boards
 from checker.pipeline.results import write_index
 
 
@@ -59,5 +60,6 @@ def merge_command(shards: list[Path], out: Path) -> int:
         if (out / name).resolve() != path.resolve():
             shutil.copyfile(path, out / name)
     write_index(out)
+    write_boards([read_results(out / name) for name in sorted(seen)], out)
     print(f"merged {len(seen)} results files from {len(shards)} shards into {out}")
     return 0
