@@ -27,9 +27,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TypedDict
 
 from checker import __version__
+from checker.format.boards_model import (
+    BOARDS,
+    BoardDoc,
+    BoardRowDoc,
+    BoardsDocument,
+    ComparisonDoc,
+    cell_models,
+)
 from checker.format.results_io import canonical_json, content_digest
 from checker.format.results_model import CellResult, ResultsSummary
 from checker.pipeline.metrics import RANK_BY, get
@@ -37,59 +44,9 @@ from checker.stages.aggregate import bootstrap_ci, seed_for
 from checker.stages.boards import MIN_SEEDS, TRACKS, board_label
 from checker.stages.statistics import ALPHA, MIN_CLUSTERS, RESAMPLES, holm, mcnemar_exact, rank_ranges, wilson
 
-BOARDS = "boards.json"
 RANK_MEANING = ("A rank range \"1–2\" means the row is significantly worse than no row above 1 and significantly "
                 "better than every row below 2 (paired tests on shared seeds or problems, Holm-corrected at 5%): "
                 "rows whose ranges overlap are statistically tied.")
-
-
-class BoardRowDoc(TypedDict):
-    """One ranked row of a board."""
-
-    result_id: str
-    submission_id: str
-    cell: str
-    figure: float
-    n: int
-    """Units the figure pools (seeds or problems)."""
-    turns: int | None
-    """Constraint: the turns the problems hold over every declared run."""
-    ci95: list[float] | None
-    interval: str
-    """How the interval was computed, or why there is none."""
-    rank_best: int
-    rank_worst: int
-    rank: str
-    """`1` or `1–2`."""
-
-
-class ComparisonDoc(TypedDict):
-    """One paired comparison of two rows of a board."""
-
-    a: str
-    b: str
-    shared: int
-    test: str
-    p: float
-    significant: bool
-    """Rejected by Holm's procedure across the board."""
-
-
-class BoardDoc(TypedDict):
-    """One board: its key, rule, methods and rows (best first)."""
-
-    id: str
-    key: dict[str, str]
-    label: str
-    track: str
-    rule: str
-    metric: str
-    higher_is_better: bool
-    unit: str
-    rows: list[BoardRowDoc]
-    comparisons: list[ComparisonDoc]
-    unranked: list[dict[str, str]]
-    """Cells with this key that do not rank here: result id and reason."""
 
 
 def _pooled(units: dict[str, list[float]]) -> tuple[float, int]:
@@ -222,18 +179,6 @@ def _comparisons(bid: str, ids: list[str], units: dict[str, dict[str, list[float
     return docs, rejected
 
 
-class BoardsDocument(TypedDict):
-    """`boards.json`."""
-
-    boards_format: str
-    checker_version: str
-    rank_meaning: str
-    boards: list[BoardDoc]
-    ranked_models: list[str]
-    """Language models ranked on any board (derived from the logs); empty: none is ranked yet."""
-    digest: str
-
-
 def boards_document(results: Iterable[ResultsSummary]) -> BoardsDocument:
     """The whole `boards.json` document of a set of results."""
     results = list(results)
@@ -245,22 +190,6 @@ def boards_document(results: Iterable[ResultsSummary]) -> BoardsDocument:
                               "boards": boards, "ranked_models": models}
     doc["digest"] = content_digest(json.loads(json.dumps(doc)))
     return doc  # type: ignore[return-value]
-
-
-NO_LLM = "no LLM — scripted"
-
-
-def cell_models(r: ResultsSummary, c: CellResult) -> list[str]:
-    """The language models behind a cell as its logs show them: backbones of runs that record model calls."""
-    runs = [run for run in r.runs if run.cell == c.cell]
-    out = set()
-    for run in runs:
-        calls = run.metric("llm_calls")
-        if run.track == "agent" and not calls:
-            continue
-        if run.backbone and "scripted" not in run.backbone.lower() and "no llm" not in run.backbone.lower():
-            out.add(run.backbone)
-    return sorted(out)
 
 
 def write_boards(results: Iterable[ResultsSummary], out: Path) -> Path:

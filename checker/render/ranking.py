@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
+from checker.format.boards_model import EMPTY, NO_LLM, BoardDoc, BoardRowDoc, BoardsDocument, cell_models
 from checker.format.numbers import fmt
 from checker.format.results_model import CellResult, RunResult
-from checker.pipeline.boards import NO_LLM, BoardDoc, BoardRowDoc, BoardsDocument, boards_document, cell_models
 from checker.render.evidence import SMALL_N, cell_coverage, prereg_label
 from checker.render.metrics import definition, header, higher_is_better, rank_metric
 from checker.render.paths import cell_path, submission_path, url_of
@@ -239,10 +239,13 @@ def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
 
 
 def board_label_of(c: CellResult) -> str:
-    """The cell's board key in words (— when it has none)."""
-    from checker.stages.boards import board_label
-
-    return board_label(c.ranking.key) if c.ranking is not None and c.ranking.key else "—"
+    """The cell's board key in words (— when it has none): track, environment, profile, protocol."""
+    key = c.ranking.key if c.ranking is not None else {}
+    if not key:
+        return "—"
+    env = [f"{k.replace('_', ' ')} {v[:12] + '…' if k.endswith('_digest') else v}" for k, v in sorted(key.items())
+           if k not in ("track", "profile", "protocol")]
+    return " · ".join([f"{key['track']} track", *env, f"profile {key['profile']}", f"protocol {key['protocol']}"])
 
 
 def _apply(row: BoardRow, doc: BoardRowDoc | None, c: CellResult) -> None:
@@ -329,13 +332,12 @@ def _rows(track: str, results: Sequence[Listing], metric: str,
 def board(track: str, results: Sequence[Listing], name: str = "leaderboard", doc: BoardsDocument | None = None) -> Board:
     """The ranked leaderboard of a track over every results file of that track: one board per key, ranks from `doc`.
 
-    `doc`: the boards document of these results (`checker.pipeline.boards`; computed here when None).
+    `doc`: the boards document of these results (`boards.json`, computed by `checker.pipeline.boards`; None: no
+    boards, so nothing is ranked).
     """
     metric = rank_metric(track)
     higher = bool(higher_is_better(metric))
-    if doc is None:
-        doc = boards_document([r for r in results if r.track == track])
-    boards = [b for b in doc["boards"] if b["track"] == track]
+    boards = [b for b in (doc or EMPTY)["boards"] if b["track"] == track]
     docs = {row["result_id"]: row for b in boards for row in b["rows"]}
     ranked, excluded = _rows(track, results, metric, docs)
     rows = rank_rows(ranked, higher)
