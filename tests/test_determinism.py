@@ -286,8 +286,8 @@ def test_warm_cache_hits_give_the_bytes_of_an_uncached_run(run_a, source, locale
             counts.append(json.loads(proc.stdout)["cache"])
         if checker_sources() == sources:
             break
-    # three shipped submissions: all computed, then all served from the cache
-    assert counts == [{"hits": 0, "misses": 3}, {"hits": 3, "misses": 0}], counts
+    # four shipped submissions: all computed, then all served from the cache
+    assert counts == [{"hits": 0, "misses": 4}, {"hits": 4, "misses": 0}], counts
     assert_same_tree(run_a.results, work / "cold", "results of a cold-cache run")
     assert_same_tree(run_a.results, work / "warm", "results served from the cache")
     driftboard(work, env, "build", "--no-verify", "--results", "warm", "--out", "build/site")
@@ -297,8 +297,8 @@ def test_warm_cache_hits_give_the_bytes_of_an_uncached_run(run_a, source, locale
 def test_the_compared_trees_hold_every_kind_of_output(run_a):
     """Guards the comparisons above against comparing two empty or partial trees."""
     results = tree_files(run_a.results)
-    assert sorted(results) == ["drift-bench-examples.json", "driftboard-constraint-baselines.json",
-                               "driftboard-microworld-agent.json", "index.json"]
+    assert sorted(results) == ["boards.json", "drift-bench-examples.json", "driftboard-constraint-baselines.json",
+                               "driftboard-microworld-agent.json", "driftboard-reference-lite.json", "index.json"]
     site = tree_files(run_a.site)
     for rel in ("index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", "search/search_index.json",
                 "leaderboards/agent/index.html", "leaderboards/constraint/index.html",
