@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from checker.format.results_io import BOARDS
-from checker.format.results_model import CellResult, ResultsSummary
+from checker.format.results_model import CellRanking, CellResult, ResultsSummary
 
 
 class BoardRowDoc(TypedDict):
@@ -104,7 +104,14 @@ def cell_models(r: ResultsSummary, c: CellResult) -> list[str]:
     return sorted(out)
 
 
+def ranking_line(r: CellRanking | None) -> str:
+    """`ranked on board K` or `not ranked: reason` (what verify and ci print per cell)."""
+    if r is None:
+        return "not ranked: no board verdict in this results file"
+    if r.ranked:
+        return f"ranked on board {r.board}"
+    return f"not ranked: {r.reason}" + (f" (board {r.board})" if r.board else "")
 
 
 __all__ = ["BOARDS", "EMPTY", "NO_LLM", "BoardDoc", "BoardRowDoc", "BoardsDocument", "ComparisonDoc", "cell_models",
-           "read_boards"]
+           "ranking_line", "read_boards"]

@@ -204,6 +204,10 @@ class CellContext(PageContext):
     """Constraint track: problems and turns answered "n of N", and the small-n mark."""
     late_prereg: bool
     """The submission's pre-registration was written after the runs."""
+    board: str
+    """The cell's board key in words (— when it has none)."""
+    ranking: str
+    """`ranked on board K` or `not ranked: reason` (`checker.stages.boards.ranking_line`)."""
     """Constraint track: per-turn records (None when none, or too many for a page)."""
     logs: Table
     track_tables: str

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from checker.format.boards_model import ranking_line
 from checker.format.results_model import CellRanking, CellResult, ProblemSetRef, RunResult
 
 RANKED_PROFILE = "driftboard"
@@ -197,14 +198,6 @@ def cell_ranking(x: CellInput) -> CellRanking:
         return unranked(f"{x.rank_metric} is undefined over the declared runs")
     return CellRanking(board=board, key=key, ranked=True, unit=decl.unit, units=decl.units(x))
 
-
-def ranking_line(r: CellRanking | None) -> str:
-    """`ranked on board K` or `not ranked: reason` (what verify and ci print per cell)."""
-    if r is None:
-        return "not ranked: no board verdict in this results file"
-    if r.ranked:
-        return f"ranked on board {r.board}"
-    return f"not ranked: {r.reason}" + (f" (board {r.board})" if r.board else "")
 
 
 __all__ = ["MIN_SEEDS", "TRACKS", "CellInput", "TrackBoards", "board_id", "board_label", "cell_ranking",
