@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from driftboard_tools.generate.results import synthetic_results, write_results_dir
+from driftboard_tools.generate.results import ranked, synthetic_results, write_results_dir
 
 from checker.format.results_model import ResultsFile
 
@@ -13,6 +13,8 @@ XSS_TITLE = "<script>alert(1)</script> Injection test"
 XSS_AUTHOR = "<img src=x onerror=alert(2)>"
 XSS_REASON = "[click me](javascript:alert(3)) <b>bold</b> | pipe"
 XSS_CELL = "<i>evil</i> cell"
+REAL_BACKBONE = "acme-chat-7b"
+"""The model the hostile (non-synthetic) submission's logs record calls to: its rows are `real`."""
 
 
 def fixture_results() -> list[ResultsFile]:
@@ -27,7 +29,10 @@ def fixture_results() -> list[ResultsFile]:
     hostile["runs"][0]["mismatches"] = [{"line": 3, "field": "<script>alert(4)</script>", "recorded": "<x>",
                                          "recomputed": None, "reason": XSS_REASON}]
     hostile["cells"][1]["cell"] = XSS_CELL
+    for cell in hostile["cells"]:
+        cell["result_id"] = f"zz-hostile/{cell['cell']}"
     for run in hostile["runs"]:
+        run["backbone"] = REAL_BACKBONE
         if run["cell"] == "J0":
             run["cell"] = XSS_CELL
     hostile["claims"][0]["source"] = XSS_REASON
@@ -46,7 +51,9 @@ def fixture_results() -> list[ResultsFile]:
     for run in undefined["runs"]:
         if run["verdict"] == "VALID" and "drift_ref_beats" in run["metrics"]:
             run["metrics"]["drift_ref_beats"] = 0
-    return [*base, ResultsFile.model_validate(hostile), ResultsFile.model_validate(undefined)]
+    for cell in undefined["cells"]:
+        cell["result_id"] = f"undefined-case/{cell['cell']}"
+    return [*base, ranked(ResultsFile.model_validate(hostile)), ranked(ResultsFile.model_validate(undefined))]
 
 
 def build_fixture_site(root: Path) -> Path:

@@ -131,9 +131,9 @@ def test_one_undefined_mark_everywhere(verify_shipped: dict[str, ResultsFile], s
 @pytest.fixture(scope="module")
 def verify_shipped(shipped_results: Path) -> dict[str, ResultsFile]:
     """The shipped submissions' results files (`conftest.shipped_results`), by submission id."""
-    from checker.format.results_io import INDEX, read_results
+    from checker.format.results_io import is_results_name, read_results
 
-    files = [read_results(p) for p in sorted(shipped_results.glob("*.json")) if p.name != INDEX]
+    files = [read_results(p) for p in sorted(shipped_results.glob("*.json")) if is_results_name(p.name)]
     return {r.submission_id: r for r in files}
 
 

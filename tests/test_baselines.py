@@ -18,11 +18,12 @@ from checker.format.results_io import read_results
 from checker.harness.baselines import baselines_command
 from checker.harness.baselines import constraint_baselines as cb
 from checker.harness.baselines.agent_baselines import SUBMISSION_ID as AGENT_ID
+from checker.harness.baselines.reference_lite import SUBMISSION_ID as LITE_ID
 from checker.harness.baselines.reported import ARG_CSV, DRIFT_CSV, convert_paper_tables, load_reported
 from checker.harness.baselines.suite import PER_DOMAIN, SUITE_DIR, load_suite, suite_digest, write_suite
 
 SUBMISSIONS = REPO / "submissions"
-BASELINE_IDS = (AGENT_ID, cb.SUBMISSION_ID)
+BASELINE_IDS = (AGENT_ID, cb.SUBMISSION_ID, LITE_ID)
 
 
 def _files(root: Path) -> dict[str, bytes]:

@@ -69,12 +69,24 @@ def test_cell_page_cite_block_equals_the_command(tmp_path: Path) -> None:
     assert "2026-05-04" in out.output and "c" * 40 in out.output
     assert f"{_mkdocs_site_url()}results/synthetic-0000/FULL/" in out.output
     assert out.output == cite_text(r, "FULL")
+    # the cell's board key (its runs play one world; profile driftboard, ranking protocol 1), in both forms
+    from driftboard_tools.generate.results import GAME_ID
+
+    key = f"board agent track · world {GAME_ID} · profile driftboard · protocol 1"
+    bibtex, plain = out.output.split("\n\n", 1)
+    assert f"; {key};" in bibtex and f"; {key};" in plain
     # and the built page shows exactly those bytes
     site_module.build_site(results_dir, tmp_path / "site")
     html = (tmp_path / "site" / "results" / "synthetic-0000" / "FULL" / "index.html").read_text(encoding="utf-8")
     block = BeautifulSoup(html, "html.parser").select_one("pre.db-cite-text code")
     assert block is not None
     assert block.get_text() == out.output
+    # the page names the cell's board key and its verdict there
+    page = BeautifulSoup(html, "html.parser")
+    board = page.select_one(".db-board")
+    assert board is not None and f"board {board.get_text()}" == key
+    verdict = page.select_one(".db-ranking")
+    assert verdict is not None and verdict.get_text() == "ranked on board agent:" + GAME_ID + ":driftboard:p1"
 
 
 def test_every_cell_page_of_the_fixture_site_cites_like_the_command(site: Path) -> None:

@@ -1,4 +1,9 @@
-"""Ranked leaderboards (issue 16 item 1): order, ties, undefined last with why, comparators out, unranked apart."""
+"""Ranked leaderboards (issue 16 item 1, issue 30): order, ties, undefined last with why, comparators out, unranked apart.
+
+Each fixture cell carries its board verdict (`ranking`: key, units) set by hand here, with every seed or
+problem at the cell's figure, so a paired test separates any two different figures and never two equal
+ones: the expected rank ranges follow from the figures alone.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +11,52 @@ from typing import Any
 
 from site_fixtures import fixture_results
 
-from checker.format.results_model import ResultsFile
+from checker.format.results_model import CellResult, ProblemSetRef, ResultsFile, RunResult
+from checker.pipeline.boards import boards_document
 from checker.render import ranking
 from checker.render.pages import release_of
+from checker.stages.boards import CellInput, cell_ranking
+
+B = "constraint:lite:dddddddddddd:driftboard:p1"
+
+
+KEYS = {"agent": {"track": "agent", "world": "world-a", "profile": "driftboard", "protocol": "1"},
+        "constraint": {"track": "constraint", "split": "lite", "split_digest": "d" * 64, "profile": "driftboard",
+                       "protocol": "1"}}
+BOARD_IDS = {"agent": "agent:world-a:driftboard:p1", "constraint": "constraint:lite:dddddddddddd:driftboard:p1"}
+
+
+def _ranking(track: str, v: float | None, n: int) -> dict[str, Any]:
+    """A cell's board verdict: ranked with `n` seeds (or problems) each at `v`; not ranked when `v` is None."""
+    if v is None:
+        return {"board": BOARD_IDS[track], "key": KEYS[track], "ranked": False,
+                "reason": "the ranking metric is undefined over the declared runs"}
+    unit = "seed" if track == "agent" else "problem"
+    return {"board": BOARD_IDS[track], "key": KEYS[track], "ranked": True, "unit": unit,
+            "units": {f"{unit[0]}{i}": [v, 1.0] for i in range(n)}}
 
 
 def _with_figures(r: ResultsFile, metric: str, figures: dict[str, float | None], **extra: Any) -> ResultsFile:
-    """`r` with the all-declared `metric` of each named cell set by hand (other cells: no figure)."""
+    """`r` with the all-declared `metric` and the board verdict of each named cell set by hand (other cells: no figure)."""
     data = r.model_dump(mode="json")
     for cell in data["cells"]:
         if cell["cell"] in figures:
             v = figures[cell["cell"]]
-            cell["all_declared"] = {metric: {"value": v, "worst": 1.0, "n_declared": 3, "n_worst": 0,
-                                             "n_undefined": 3 if v is None else 0, "values": {}}}
-            cell["n_declared"] = 3
+            cell["all_declared"] = {metric: {"value": v, "worst": 1.0, "n_declared": 5, "n_worst": 0,
+                                             "n_undefined": 5 if v is None else 0, "values": {}}}
+            cell["n_declared"] = 5
+            cell["ranking"] = _ranking(r.track, v, 5)
         else:
             cell["all_declared"] = {}
             cell["n_declared"] = 0
+            cell["ranking"] = None
     data.update({"ranked": True, **extra})
     return ResultsFile.model_validate(data)
+
+
+def _board(track: str, results: list[ResultsFile]) -> ranking.Board:
+    """The track's board over `results`, ranked by their boards document (as `driftboard build` computes it)."""
+    return ranking.board(track, results, doc=boards_document(results))
 
 
 def _agent_pair() -> list[ResultsFile]:
@@ -35,19 +67,22 @@ def _agent_pair() -> list[ResultsFile]:
 
 
 def test_agent_ranked_ascending_with_ties_and_undefined_last() -> None:
-    b = ranking.board("agent", _agent_pair())
-    order = [(x["rank"], x["submission_id"], x["cell"]) for x in b.table.rows]
+    b = _board("agent", _agent_pair())
+    order = [(x["rank_best"], x["submission_id"], x["cell"]) for x in b.table.rows]
     assert order[:4] == [(1, "synthetic-0001", "J0"), (2, "synthetic-0000", "FULL"), (2, "synthetic-0001", "FULL"),
                          (4, "synthetic-0000", "J0")]
-    unranked = order[4:]
+    # the tie shares its range (2–3); the rows either side are separated from it
+    assert [x["rank"] for x in b.table.rows[:4]] == ["1", "2–3", "2–3", "4"]
+    unranked = [(x["rank"], x["submission_id"], x["cell"]) for x in b.table.rows[4:]]
     assert all(rank is None for rank, _s, _c in unranked)
     assert ("synthetic-0000", "A0") in {(s, c) for _r, s, c in unranked}
-    assert b.leaders == [x for x in b.table.rows if x["rank"] == 1] and b.leaders[0]["figure"] == 0.2
+    assert b.leaders == [x for x in b.table.rows if x["rank_best"] == 1] and b.leaders[0]["figure"] == 0.2
+    assert [x["rank"] for x in b.leaders] == ["1"]
     assert b.n_ranked == 4
 
 
 def test_undefined_rows_say_why_and_comparators_are_left_out() -> None:
-    b = ranking.board("agent", _agent_pair())
+    b = _board("agent", _agent_pair())
     rows = {(x["submission_id"], x["cell"]): x for x in b.table.rows}
     assert all(c != "BARE" for _s, c in rows)  # the comparator cell is not a drift result
     assert rows[("synthetic-0000", "A0")]["why"].startswith("undefined")
@@ -70,16 +105,21 @@ def test_constraint_ranked_descending() -> None:
     r = next(r for r in fixture_results() if r.track == "constraint")
     cells = [c.cell for c in r.cells]
     ranked = _with_figures(r, "turn_accuracy", {cells[0]: 0.5, cells[1]: 0.75, cells[2]: 0.25, cells[3]: 0.75})
-    b = ranking.board("constraint", [ranked])
-    assert [(x["rank"], x["cell"]) for x in b.table.rows] == [
+    b = _board("constraint", [ranked])
+    assert [(x["rank_best"], x["cell"]) for x in b.table.rows] == [
         (1, min(cells[1], cells[3])), (1, max(cells[1], cells[3])), (3, cells[0]), (4, cells[2])]
+    assert [x["rank"] for x in b.table.rows] == ["1–2", "1–2", "3", "4"]
     assert "higher is better ↑" in b.table.caption
 
 
 def test_unranked_submissions_are_listed_apart() -> None:
     a, b = _agent_pair()
-    excluded = b.model_copy(update={"ranked": False, "unranked_reason": "prereg written after the runs"})
-    board = ranking.board("agent", [a, excluded])
+    reason = "prereg written after the runs"
+    cells = [c.model_copy(update={"ranking": c.ranking.model_copy(update={"ranked": False, "reason": reason,
+                                                                           "unit": None, "units": {}})})
+             if c.ranking is not None else c for c in b.cells]
+    excluded = b.model_copy(update={"ranked": False, "unranked_reason": reason, "cells": cells})
+    board = _board("agent", [a, excluded])
     assert {x["submission_id"] for x in board.table.rows} == {"synthetic-0000"}
     assert {x["submission_id"] for x in board.unranked.rows} == {"synthetic-0001"}
     assert all(x["why"] == "not ranked: prereg written after the runs" for x in board.unranked.rows)
@@ -88,13 +128,14 @@ def test_unranked_submissions_are_listed_apart() -> None:
 
 
 def test_columns_put_the_decomposition_right_after_the_cell() -> None:
+    # the ranked figure's block (rank range, board, cell, figure, its interval and n, who) then the decomposition
+    head = ["rank", "board", "cell", "figure", "ci95", "n", "models"]
     keys = [c.key for c in ranking.columns("agent", "drift_total")]
-    assert keys[:7] == ["rank", "cell", "figure", "drift_total", "gds_bind", "gds_abandon", "gds_aligned"]
+    assert keys[:11] == [*head, "drift_total", "gds_bind", "gds_abandon", "gds_aligned"]
     labels = {c.key: c.label for c in ranking.columns("agent", "drift_total")}
     assert labels["figure"].startswith("drift_total ↓")
     keys_c = [c.key for c in ranking.columns("constraint", "turn_accuracy")]
-    assert keys_c[:7] == ["rank", "cell", "figure", "consistent_share", "drift_share", "contradiction_share",
-                          "other_share"]
+    assert keys_c[:11] == [*head, "consistent_share", "drift_share", "contradiction_share", "other_share"]
 
 
 def test_release_is_the_newest_verification_and_its_commit() -> None:
@@ -106,10 +147,25 @@ def test_release_is_the_newest_verification_and_its_commit() -> None:
 
 
 def test_small_n_rows_follow_the_ranked_ones_marked() -> None:
-    rows = [{"figure": 0.9, "small_n": True, "submission_id": "a", "cell": "x", "rank": None},
-            {"figure": 0.5, "small_n": False, "submission_id": "b", "cell": "y", "rank": None},
-            {"figure": None, "small_n": False, "submission_id": "c", "cell": "z", "rank": None},
-            {"figure": 0.7, "small_n": False, "submission_id": "d", "cell": "w", "rank": None}]
+    # the board ranks 0.7 then 0.5; the small-n 0.9 has no rank (its cell does not cover its split)
+    rows = [
+        {"figure": 0.9, "small_n": True, "submission_id": "a", "cell": "x", "rank": None, "rank_best": None, "board": B},
+        {"figure": 0.5, "small_n": False, "submission_id": "b", "cell": "y", "rank": "2", "rank_best": 2, "board": B},
+        {"figure": None, "small_n": False, "submission_id": "c", "cell": "z", "rank": None, "rank_best": None,
+         "board": B},
+        {"figure": 0.7, "small_n": False, "submission_id": "d", "cell": "w", "rank": "1", "rank_best": 1, "board": B}]
     out = ranking.rank_rows(rows, higher=True)
-    # higher is better: 0.7 then 0.5 ranked; the small-n 0.9 is not ranked above them; undefined last
-    assert [(x["submission_id"], x["rank"]) for x in out] == [("d", 1), ("b", 2), ("a", None), ("c", None)]
+    # higher is better: 0.7 then 0.5 ranked; the small-n 0.9 is not listed above them; undefined last
+    assert [(x["submission_id"], x["rank"]) for x in out] == [("d", "1"), ("b", "2"), ("a", None), ("c", None)]
+
+
+def test_a_cell_short_of_its_split_is_not_ranked() -> None:
+    # one VALID run answering 100 of 200 turns of the split it pre-registered: listed, never ranked
+    cell = CellResult(result_id="s/c", cell="c", runs=1, valid_runs=1, n_declared=1)
+    run = RunResult(path="r.jsonl", run_id="r", track="constraint", cell="c", seed="s1", verdict="VALID",
+                    problem_set=ProblemSetRef(name="lite", digest="d" * 64),
+                    metrics={"problems_covered": 5, "problems_in_set": 10, "turns": 100, "turns_in_set": 200})
+    verdict = cell_ranking(CellInput(track="constraint", profile="driftboard", submission_ranked=True,
+                                     unranked_reason=None, prereg_problem_set="d" * 64, cell=cell, runs=[run],
+                                     rank_metric="turn_accuracy"))
+    assert not verdict.ranked and verdict.reason is not None and verdict.reason.startswith("covers 5 of 10 problems")

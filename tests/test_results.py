@@ -149,7 +149,7 @@ def test_shards_merge_to_the_same_bytes_as_one_run(tmp_path, run_line):
     assert merged.exit_code == 0, merged.output
     single = {p.name: p.read_bytes() for p in (tmp_path / "single").iterdir()}
     combined = {p.name: p.read_bytes() for p in (tmp_path / "merged").iterdir()}
-    assert sorted(single) == ["index.json", "s-shard-0.json", "s-shard-1.json", "s-shard-2.json"]
+    assert sorted(single) == ["boards.json", "index.json", "s-shard-0.json", "s-shard-1.json", "s-shard-2.json"]
     assert combined == single
     assert sorted(p.name for p in (tmp_path / "shard1").iterdir()) == ["s-shard-0.json", "s-shard-2.json"]
 

@@ -162,25 +162,29 @@ def test_hostile_title_is_text_and_no_dialog(page, base_url: str) -> None:
 
 
 def _ranks(page, table: str) -> list[tuple[str, str]]:
+    """(rank range, figure) of each row: columns rank, board, cell, figure."""
     return page.evaluate(f"""() => Array.from(document.querySelectorAll('{table} tbody tr')).map(
-        tr => [tr.cells[0].innerText.trim(), tr.cells[2].innerText.trim()])""")
+        tr => [tr.cells[0].innerText.trim(), tr.cells[3].innerText.trim()])""")
 
 
 def test_leaderboard_ranked_in_the_registry_direction(page, base_url: str) -> None:
     from site_fixtures import fixture_results
 
+    from checker.pipeline.boards import boards_document
     from checker.render.ranking import board
 
     page.goto(base_url + "leaderboards/agent/")
     rows = _ranks(page, "#table-leaderboard")
-    ranked = [(int(r), float(f)) for r, f in rows if r not in ("—", "")]
+    # a rank range "1–16": its best rank orders the rows
+    ranked = [(int(r.split("–")[0]), float(f)) for r, f in rows if r not in ("—", "")]
     assert ranked and [r for r, _f in ranked] == sorted(r for r, _f in ranked) and ranked[0][0] == 1
     figures = [f for _r, f in ranked]
     assert figures == sorted(figures), "drift_total is lower-is-better: ascending"
     tail = rows[len(ranked):]
     assert tail and all(r in ("—", "") for r, _f in tail), "undefined rows come last, unranked"
     assert page.locator("#table-leaderboard .db-why", has_text="undefined: 0 reference beats").count() >= 1
-    leader = board("agent", fixture_results()).leaders[0]
+    results = fixture_results()
+    leader = board("agent", results, doc=boards_document(results)).leaders[0]
     card = page.locator("#leader-agent .db-first").inner_text()
     assert leader["cell"] in card and leader["submission_id"] in card
     assert "lower is better" in page.locator("#leader-agent").inner_text()
@@ -294,3 +298,50 @@ def test_facet_filters_rows(page, base_url: str) -> None:
     assert "rows shown" in page.locator("#table-leaderboard .db-facet-count").inner_text()
     select.select_option("")
     assert page.evaluate("() => Array.from(document.querySelectorAll('#table-leaderboard tbody tr')).every(tr => !tr.hidden)")
+
+
+# ---------------------------------------------------------------- issue 30: the first screen says what is ranked
+
+
+def test_first_screen_states_who_ranks_first_with_interval_and_n(page, base_url: str) -> None:
+    """The home page's agent card names the best figure's cell, rank range from 1, its interval, n and board key."""
+    from driftboard_tools.generate.results import GAME_ID
+    from site_fixtures import REAL_BACKBONE, fixture_results
+
+    page.goto(base_url)
+    # the fixture's one LLM (the hostile submission's logs record calls to it) ranks on the agent board
+    assert page.locator("#ranked-models").inner_text().strip() == f"Language models ranked: {REAL_BACKBONE}."
+    # the lowest all-declared drift_total of a cell with 5 declared seeds: nothing can be significantly better
+    figures = {(r.submission_id, c.cell): c.all_declared["drift_total"].value for r in fixture_results()
+               if r.track == "agent" for c in r.cells
+               if not c.comparator and c.n_declared >= 5 and c.all_declared["drift_total"].value is not None}
+    (sid, cell), best = min(figures.items(), key=lambda kv: (kv[1], kv[0]))
+    card = page.locator("#leader-agent .db-first")
+    lines = card.inner_text().split("\n")
+    first = next(line for line in lines if cell in line and sid in line)
+    assert first.startswith("#1") and f"{best:.3f}"[:4] in first
+    assert "(95% [" in first and "n = 5 seeds" in first
+    assert f"board: agent track · world {GAME_ID} · profile driftboard · protocol 1" in card.inner_text()
+    assert page.errors == []
+
+
+def test_first_screen_says_no_language_model_is_ranked(page, tmp_path: Path) -> None:
+    """Scripted rows only (no log records a model call): one line says no language model is ranked yet."""
+    from driftboard_tools.generate.results import synthetic_results, write_results_dir
+
+    from checker.render.site import build_site
+
+    results = write_results_dir(synthetic_results(3, seed=5), tmp_path / "results")
+    assert build_site(results, tmp_path / "site") == 0
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(_Quiet, directory=str(tmp_path / "site")))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+        assert page.locator("#ranked-models").inner_text().strip().startswith("No language model is ranked yet")
+        assert page.locator("#leader-agent .db-first").inner_text().startswith("#1")
+        assert page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -34,6 +34,7 @@ from checker.format.results_model import (
 )
 from checker.format.verify_document import SubmissionReport, VerifyDocument
 from checker.pipeline.metrics import HEADLINE, RANK_BY, header, show
+from checker.stages.boards import ranking_line
 from checker.stages.validate import INCOMPLETE_MESSAGE
 
 MAX_ROWS = 100
@@ -317,6 +318,13 @@ def mismatches_section(runs: list[RunResult]) -> list[str]:
             *table(header_, rows, len(found))]
 
 
+def ranking_section(cells: list[CellResult]) -> list[str]:
+    """Per cell, "ranked on board K" or "not ranked: reason" (`checker.stages.boards`): learnt before merging."""
+    if not cells:
+        return []
+    return ["#### Ranking", "", *(f"- {code(c.cell)}: {md(ranking_line(c.ranking))}" for c in cells), ""]
+
+
 def submission_section(sub: SubmissionReport) -> list[str]:
     """Everything about one submission."""
     counts: dict[str, int] = {}
@@ -328,6 +336,7 @@ def submission_section(sub: SubmissionReport) -> list[str]:
     out += runs_section(sub.runs)
     out += gate_section(sub.runs)
     out += cells_section(sub.cells or [], sub.track)
+    out += ranking_section(sub.cells or [])
     out += prereg_section(sub)
     out += claims_section(sub.claims or [])
     out += mismatches_section(sub.runs)

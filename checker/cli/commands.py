@@ -98,10 +98,13 @@ def _summary_text(summary: ResultsSummary) -> None:
     """A verified submission's headline, declared runs, defeaters, missing runs and predictions."""
     from checker.cli.report_text import declared_text
     from checker.format.numbers import fmt as shown
+    from checker.stages.boards import ranking_line
 
     _echo(f"   {summary.null_results.headline}")
     for line in declared_text(summary.cells, summary.track):
         _echo(line)
+    for cell in summary.cells:
+        _echo(f"   {cell.cell}: {ranking_line(cell.ranking)}")
     for d in summary.defeaters:
         state = {True: "TRIGGERED", False: "not triggered", None: "undefined"}[d.triggered]
         _echo(f"   defeater {d.id}: {state} ({d.metric} = {d.value})")

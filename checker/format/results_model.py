@@ -213,6 +213,8 @@ class RunResult(_Model):
     backbone: str | None = None
     problem_set: ProblemSetRef | str | None = None
     """The problem set the run names ({name, digest}; the bare digest for a run that was not scored)."""
+    game_id: str | None = None
+    """Agent track: the world or game the run header names (its version is part of the id); left out when None."""
     turns: list[TurnResult] | None = None
     # completion track
     episode: EpisodeResult | None = None
@@ -222,11 +224,16 @@ class RunResult(_Model):
     """The facts `checker.stages.verdict.judge` decided the verdict from (kept in memory, never written)."""
 
     @model_serializer(mode="wrap")
-    def _drop_absent_episode(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Only a completion-track run has an episode: the key is left out, not written as null, for the others."""
+    def _drop_absent_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Keys a run of another track has no value for are left out, not written as null.
+
+        Only a completion-track run has an `episode`; a run that names no game (every constraint run) has no `game_id`.
+        """
         data: dict[str, Any] = handler(self)
         if data.get("episode", 0) is None:
             del data["episode"]
+        if data.get("game_id", 0) is None:
+            data.pop("game_id")
         return data
 
     @property
@@ -296,6 +303,26 @@ class AllDeclared(_Model):
     """Seed -> value used (None: VALID and undefined)."""
 
 
+class CellRanking(_Model):
+    """Where a cell ranks: its board key and whether it has enough evidence to rank there (`checker.stages.boards`).
+
+    Derived from the submission's results alone (its rules verdict, the cell's declared runs and what
+    they cover), so a submitter reads it in `driftboard verify` before merging.
+    """
+
+    board: str | None
+    """The board id (`track:environment:profile:protocol`); None when no key can be derived (no run names its environment)."""
+    key: dict[str, str] = Field(default_factory=dict)
+    """The board key's fields: track, the track's environment fields, profile, protocol."""
+    ranked: bool
+    reason: str | None = None
+    """Why the cell is not ranked (None when it is)."""
+    unit: str | None = None
+    """What a paired comparison pairs on (`seed`, `problem`); None when the cell is not ranked."""
+    units: dict[str, list[float]] = Field(default_factory=dict)
+    """Unit -> [numerator, denominator] the ranked figure pools, every declared run counted (ranked cells only)."""
+
+
 class CellResult(_Model):
     """A citable per-cell result."""
 
@@ -322,6 +349,8 @@ class CellResult(_Model):
     """Track-specific tables (`checker.format.cell_tables`: decomposition, parity, channels, depth curve, ...)."""
     log_sha256: list[str] = Field(default_factory=list)
     """SHA-256 of every log behind this cell, sorted."""
+    ranking: CellRanking | None = None
+    """The cell's board and whether it ranks there (None in results written before boards existed)."""
     digest: str = ""
     """Content digest of this cell result."""
 

@@ -19,7 +19,7 @@ from checker.completion.metrics import completion_headline
 from checker.format.cell_tables import TrackTables
 from checker.format.errors import DriftboardError
 from checker.format.report import plural
-from checker.format.results_io import INDEX, canonical_json, canonical_with_digest, content_digest, read_results
+from checker.format.results_io import INDEX, canonical_json, canonical_with_digest, content_digest, is_results_name, read_results
 from checker.format.results_model import (
     CellResult,
     FindingRecord,
@@ -35,7 +35,7 @@ from checker.format.results_model import (
 )
 from checker.format.schema.manifest import Cell, Prereg, Submission
 from checker.format.seeds import seed_labels
-from checker.pipeline.metrics import claim_names, declarations
+from checker.pipeline.metrics import RANK_BY, claim_names, declarations
 from checker.pipeline.provenance import submission_provenance
 from checker.pipeline.scorers import scorer_for
 from checker.stages.aggregate import (
@@ -46,6 +46,7 @@ from checker.stages.aggregate import (
     declared_outcomes,
     is_number,
 )
+from checker.stages.boards import CellInput, cell_ranking
 from checker.stages.precheck import claim_disagreement
 from checker.stages.preregistration import (
     check_claims,
@@ -151,6 +152,21 @@ def _cell(submission_id: str, name: str, spec: Cell | None, cell_runs: list[RunR
     return CellResult.model_validate(cell)
 
 
+def with_rankings(cells: list[CellResult], runs: list[RunResult], track: str, profile: str,
+                  status: tuple[bool, str | None], problem_set: str | None) -> list[CellResult]:
+    """Each cell with its board verdict (`checker.stages.boards.cell_ranking`) and its digest recomputed."""
+    out = []
+    for c in cells:
+        ranking = cell_ranking(CellInput(track=track, profile=profile, submission_ranked=status[0],
+                                         unranked_reason=status[1], prereg_problem_set=problem_set, cell=c,
+                                         runs=[r for r in runs if r.cell == c.cell], rank_metric=RANK_BY[track]))
+        data = c.model_dump(mode="json")
+        data["ranking"] = ranking.model_dump(mode="json")
+        data["digest"] = content_digest({k: v for k, v in data.items() if k != "digest"})
+        out.append(CellResult.model_validate(data))
+    return out
+
+
 def _reported(cell_runs: list[RunResult]) -> dict[str, object]:
     """What a cell's record says of the runs reported in it: seed labels, count, verdicts, log digests."""
     return {
@@ -212,6 +228,8 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
     by_name = {c.cell: c for c in cells}
     defeaters = evaluate_defeaters(prereg, runs)
     ranked, unranked_reason = rank_status(sub.profile, prereg, manifest.track)
+    cells = with_rankings(cells, runs, manifest.track, sub.profile, (ranked, unranked_reason),
+                          prereg.problem_set if prereg is not None else None)
     results = ResultsFile(
         checker_version=__version__,
         submission_id=manifest.id,
@@ -375,7 +393,7 @@ def write_index(out: Path, known: dict[str, IndexRow] | None = None) -> Path:
     """
     rows = []
     for path in sorted(out.glob("*.json")):
-        if path.name == INDEX or path.name.startswith("shard-"):
+        if not is_results_name(path.name):
             continue
         known_row = (known or {}).get(path.name)
         rows.append(known_row if known_row is not None else index_row(read_results(path), path.name))

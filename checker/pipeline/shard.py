@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 from checker.format.errors import UsageError
-from checker.format.results_io import INDEX, read_results
+from checker.format.results_io import is_results_name, read_results
+from checker.pipeline.boards import write_boards
 from checker.pipeline.results import write_index
 
 
@@ -48,7 +49,7 @@ def merge_command(shards: list[Path], out: Path) -> int:
         if not shard.is_dir():
             raise UsageError(f"{shard}: no such results folder")
         for path in sorted(shard.glob("*.json")):
-            if path.name == INDEX or path.name.startswith("shard-"):
+            if not is_results_name(path.name):
                 continue
             read_results(path)
             if path.name in seen and seen[path.name].read_bytes() != path.read_bytes():
@@ -59,5 +60,6 @@ def merge_command(shards: list[Path], out: Path) -> int:
         if (out / name).resolve() != path.resolve():
             shutil.copyfile(path, out / name)
     write_index(out)
+    write_boards([read_results(out / name) for name in sorted(seen)], out)
     print(f"merged {len(seen)} results files from {len(shards)} shards into {out}")
     return 0

@@ -27,6 +27,7 @@ from checker.format.progress import Progress
 from checker.format.results_model import FindingRecord, ResultsFile, RunResult
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.manifest import Prereg
+from checker.pipeline.boards import write_boards
 from checker.pipeline.cache import cache_put, cached_results, default_cache_dir, repository, submission_cache_key
 from checker.pipeline.handle import ResultsHandle
 from checker.pipeline.inputs import default_problem_dirs, is_task_set, load_problem_sets, load_task_sets
@@ -190,12 +191,13 @@ def _restore(sub: SubmissionResult, hit: ResultsHandle, results_dir: Path | None
 
 
 def _write_index(subs: list[SubmissionResult], results_dir: Path) -> None:
-    """`index.json` of `results_dir`: rows of the files written now come from their summaries (none is read back)."""
+    """`index.json` and `boards.json` of `results_dir`, from the summaries of the files written now (none is read back)."""
     results_dir.mkdir(parents=True, exist_ok=True)
     summaries = [s.results.summary for s in subs if s.results is not None]
     ids = Counter(s.submission_id for s in summaries)
     write_index(results_dir, {f"{s.submission_id}.json": index_row(s, f"{s.submission_id}.json")
                               for s in summaries if ids[s.submission_id] == 1})
+    write_boards([s for s in summaries if ids[s.submission_id] == 1], results_dir)
 
 
 def verify_to_results(
@@ -477,4 +479,5 @@ def _score_record(record: RunRecord, task: ScoreTask, findings: list[Finding]) -
     # a scorer's own findings (e.g. a declared ledger missing): they fail verification like format problems
     findings.extend(Finding(task.shown, f.line, f.message, f.severity) for f in result.findings)
     return result.model_copy(update={
-        "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start)})
+        "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start),
+        "game_id": start.game_id if start.track == "agent" else None})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from checker.format.boards_model import ranking_line
 from checker.format.errors import visible
 from checker.format.release_model import ReleaseFile
 from checker.format.report import safe_json
@@ -111,6 +112,7 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, 
         "turn_table": turn_table(runs) if constraint else None,
         "coverage": cell_coverage(r, c).text if constraint else None,
         "late_prereg": r.prereg_written_after_runs,
+        "board": ranking.board_label_of(c), "ranking": ranking_line(c.ranking),
         "logs": logs_table(r, set(c.log_sha256)),
         "track_tables": safe_json(c.tables.model_dump(mode="json")).rstrip("\n"),
         "bibtex": bibtex(r, c, site_url), "digest": c.digest, "reproduce": visible(r.reproduce),

@@ -18,6 +18,7 @@ from checker.format.release_model import ReleaseFile
 from checker.format.results_io import combined_log_digest
 from checker.format.results_model import ResultsFile
 from checker.pipeline.releases import anchor, cited_release
+from checker.render.ranking import board_label_of
 from checker.render.text import slug
 
 REPO = Path(__file__).resolve().parents[2]
@@ -80,7 +81,8 @@ def citation_fields(results: ResultsFile, cell: str | None, base: str | None = N
 
     Id, cell, permalink, combined log SHA-256, result digest, checker, profile, verification date,
     repository commit, the command that reproduces it, and for a cell the release that published
-    these figures (`release`, `release_permalink`: None until a release has).
+    these figures (`release`, `release_permalink`: None until a release has) and its board key in words
+    (`board`: None for a submission, `none` for a cell without a key; `checker.render.ranking.board_label_of`).
 
     Raises:
         UsageError: the cell does not exist in the results.
@@ -93,16 +95,19 @@ def citation_fields(results: ResultsFile, cell: str | None, base: str | None = N
         logs = found[0].log_sha256
         digest = found[0].digest
         result_id = found[0].result_id
+        key = found[0].ranking.key if found[0].ranking is not None else {}
+        board: str | None = board_label_of(found[0]) if key else "none"
     else:
         logs = [log.sha256 for log in results.logs]
         digest = results.digest
         result_id = results.submission_id
+        board = None
     return {
         "submission": results.submission_id, "cell": cell, "result_id": result_id,
         "permalink": permalink(results, cell, base), "logs_sha256": combined_log_digest(logs), "result_digest": digest,
         "checker_version": results.checker_version, "profile": results.profile,
         "verified": results.provenance.verified, "commit": results.provenance.commit,
-        "reproduce": reproduce_command(results),
+        "reproduce": reproduce_command(results), "board": board,
         **dict(zip(("release", "release_permalink"), release_of_cell(results, cell, releases, base), strict=True)),
     }
 
@@ -141,10 +146,11 @@ def citation(results: ResultsFile, cell: str | None, base: str | None = None,
 
 
 def _release_words(cell: str | None, f: dict[str, str | None]) -> str:
-    """`; release ID, URL` (or `; not yet in a release`) for a cell; nothing for a submission."""
+    """`; board KEY; release ID, URL` (or `; not yet in a release`) for a cell; nothing for a submission."""
     if cell is None:
         return ""
-    return f"; release {f['release']}, {f['release_permalink']}" if f["release"] else "; not yet in a release"
+    board = f"; board {f['board']}"
+    return board + (f"; release {f['release']}, {f['release_permalink']}" if f["release"] else "; not yet in a release")
 
 
 def cite_text(results: ResultsFile, cell: str | None, base: str | None = None,

@@ -78,7 +78,7 @@ class RowExtras(TypedDict):
     """The completion columns of a leaderboard row (`COLUMNS`); None when the cell has no completion tables."""
 
     verified_ci: str | None
-    n: int | None
+    episodes: int | None
     verified_k: int | None
     claimed_rate: float | None
     false_claim_rate: float | None
@@ -93,7 +93,7 @@ def row_extras(c: CellResult) -> RowExtras:
     t = table(c)
     last = t.pass_k[-1] if t is not None and t.pass_k else None
     return {
-        "verified_ci": interval(t.verified) if t else None, "n": t.verified.n if t else None,
+        "verified_ci": interval(t.verified) if t else None, "episodes": t.verified.n if t else None,
         "verified_k": t.verified.k if t else None, "claimed_rate": t.claimed.rate if t else None,
         "false_claim_rate": t.false_claims.rate if t else None,
         "false_claims": f"{t.false_claims.k} of {t.false_claims.n}" if t else None,
@@ -103,7 +103,7 @@ def row_extras(c: CellResult) -> RowExtras:
 
 
 COLUMNS = [
-    Column("verified_ci", "Wilson 95%"), Column("n", "n (declared episodes)", numeric=True),
+    Column("verified_ci", "Wilson 95%"), Column("episodes", "declared episodes", numeric=True),
     Column("claimed_rate", "claimed (closed as done)", numeric=True),
     Column("false_claim_rate", "false claims among claims ↓ (not ranked)", numeric=True),
     Column("false_claims", "false / claimed"), Column("pass_k", "pass^k (k = trials)", numeric=True),

@@ -103,8 +103,6 @@ class HomeContext(PageContext):
     n_runs: int
     n_valid: int
     completions: int | None
-    ranked_models: list[RankedModel]
-    """Language models (backbones of real, not synthetic, runs) ranked on some board."""
     agent_valid_runs: int
     constraint_valid_runs: int
     null_table: Table
@@ -113,6 +111,8 @@ class HomeContext(PageContext):
     tracks: list[Link]
     boards: list[BoardRef]
     release: Release
+    ranked_models: str
+    """One line: which language models are ranked on any board, or that none is yet."""
 
 
 class TrackContext(PageContext):
@@ -225,6 +225,10 @@ class CellContext(PageContext):
     """Constraint track: problems and turns answered "n of N", and the small-n mark."""
     late_prereg: bool
     """The submission's pre-registration was written after the runs."""
+    board: str
+    """The cell's board key in words (— when it has none)."""
+    ranking: str
+    """`ranked on board K` or `not ranked: reason` (`checker.stages.boards.ranking_line`)."""
     """Constraint track: per-turn records (None when none, or too many for a page)."""
     logs: Table
     track_tables: str

@@ -7,12 +7,12 @@ once per track; the track page lists every row).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from checker.render import ranking
 from checker.render.cell_rows import TRACK_LABELS
-from checker.render.context import BoardRef, HomeContext, RankedModel, SubmissionsContext, page
+from checker.render.context import BoardRef, HomeContext, SubmissionsContext, page
 from checker.render.leaderboard_page import board_ref
 from checker.render.null_results import null_table, release_of
 from checker.render.paths import root_of
@@ -43,19 +43,6 @@ def _completions(results: Sequence[Listing]) -> int | None:
     return sum(done) if done else None
 
 
-def ranked_models(boards: Sequence[ranking.Board]) -> list[RankedModel]:
-    """The language models ranked on a board: the backbone of every ranked row of real (not synthetic) runs."""
-    out: dict[tuple[str, str], RankedModel] = {}
-    for b in boards:
-        for row in b.table.rows:
-            model = row.get("backbone")
-            if row.get("rank") is None or row.get("data") != "real" or not model or model == "not stated":
-                continue
-            out.setdefault((str(model), b.track), {"model": str(model), "track": b.track, "cell": str(row["cell"]),
-                                                   "href": str(row["cell_href"]), "rank": str(row["rank"])})
-    return [out[k] for k in sorted(out)]
-
-
 def home_context(results: Sequence[Listing], tracks: list[str], files: dict[str, str],
                  boards: Mapping[str, ranking.Board] | None = None) -> HomeContext:
     """The home page: what is measured, the tracks, null results first, then the ranked boards.
@@ -72,10 +59,18 @@ def home_context(results: Sequence[Listing], tracks: list[str], files: dict[str,
         "agent_valid_runs": _valid_runs(results, "agent"), "constraint_valid_runs": _valid_runs(results, "constraint"),
         "null_table": null_table(results), "mechanism_tables": [], "charts": [],
         "tracks": [{"text": TRACK_LABELS[t], "href": f"leaderboards/{t}.md"} for t in tracks],
-        "ranked_models": ranked_models([boards[t] for t in tracks]),
         "boards": [_home_board(board_ref(boards[t].named(f"{t}-leaderboard"))) for t in tracks],
-        "release": release_of(results),
+        "release": release_of(results), "ranked_models": ranked_models_line(boards.values()),
     }
+
+
+def ranked_models_line(boards: Iterable[ranking.Board]) -> str:
+    """Which language models are ranked (from the logs of ranked rows), or that none is yet, in one line."""
+    models = sorted({m for b in boards for x in b.table.rows if x["rank"] is not None
+                     for m in str(x["models"]).split(", ") if x["models"] != ranking.NO_LLM})
+    if not models:
+        return "No language model is ranked yet: every ranked row is a scripted reference baseline (no LLM)."
+    return f"Language models ranked: {', '.join(models)}."
 
 
 def submissions_context(results: Sequence[Listing]) -> SubmissionsContext:

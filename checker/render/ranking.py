@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
+from checker.format.boards_model import EMPTY, NO_LLM, BoardDoc, BoardRowDoc, BoardsDocument, cell_models
+from checker.format.numbers import fmt
 from checker.format.results_model import CellResult, RunResult
 from checker.render import completion
 from checker.render.evidence import SMALL_N, cell_coverage, prereg_label
@@ -27,7 +29,7 @@ from checker.render.tables import Column, Table
 
 UNDEFINED_BECAUSE = {"agent": "0 reference beats", "constraint": "0 scored turns", "completion": "0 declared episodes"}
 """Why a track's ranking figure is undefined when the runs behind it have nothing to count."""
-FACETS = [("backbone", "backbone"), ("data", "data"), ("profile", "profile")]
+FACETS = [("board", "board"), ("backbone", "backbone"), ("data", "data"), ("profile", "profile")]
 CHANNELS = ("consistent", "drift", "contradiction", "other")
 
 
@@ -55,7 +57,18 @@ class BoardRow(Identity, total=False):
     figure: float | None
     """The all-declared figure of the ranking metric."""
     valid_only: float | None
-    rank: int | None
+    rank: str | None
+    """The rank range on the row's board (`1`, `1–2`; `checker.pipeline.boards`); None: not ranked."""
+    rank_best: int | None
+    board: str | None
+    """The board id (`checker.stages.boards`): rows of different boards never share a rank."""
+    board_label: str
+    ci95: str | None
+    """The ranked figure's 95% interval (and how it was computed), or why there is none."""
+    n: str | None
+    """What the ranked figure pools: seeds or problems (and turns)."""
+    models: str
+    """The language models the logs show (`no LLM — scripted` when no log records a model call)."""
     valid_of_declared: str
     why: str
     """Why the row is not ranked (empty when it is)."""
@@ -78,7 +91,7 @@ class BoardRow(Identity, total=False):
     turns: int | None
     # completion (`checker.render.completion.row_extras`)
     verified_ci: str | None
-    n: int | None
+    episodes: int | None
     verified_k: int | None
     claimed_rate: float | None
     false_claim_rate: float | None
@@ -86,8 +99,6 @@ class BoardRow(Identity, total=False):
     pass_k: float | None
     pass_k_label: str | None
     board_key: str | None
-    board: tuple[str, int | None] | None
-    """The board the cell belongs on: (task-set digest, trials per task); None when it cannot be placed."""
 
 
 @dataclass
@@ -106,7 +117,9 @@ class Board:
     """Why submissions are not ranked: (reason, cells) per distinct reason, most cells first."""
     n_ranked: int
     n_undefined: int
-    """Rows listed after the ranked ones: undefined figure or small n."""
+    """Rows listed after the ranked ones: not ranked (with the reason) or undefined."""
+    boards: list[BoardDoc]
+    """The track's boards (`checker.pipeline.boards`): key, rule and methods of each."""
 
     def named(self, name: str) -> Board:
         """The same board with its tables named for another page (`<name>`, `<name>-unranked`): new Table objects."""
@@ -176,12 +189,27 @@ def _harness(harness: object) -> str | None:
     return _text(harness)
 
 
+def data_label(r: Listing) -> str:
+    """`reference baseline — no LLM`, `synthetic` or `real`, derived from the logs.
+
+    No run records a model call (nor names a model backbone): a scripted reference baseline when the
+    maintainers' generator made it, else synthetic; the manifest's `synthetic: false` alone never makes a
+    row `real`.
+    """
+    models = {m for c in r.cells for m in cell_models(r, c)}
+    if models:
+        return "synthetic" if r.synthetic else "real"
+    harness = r.manifest.get("harness")
+    generated = isinstance(harness, dict) and harness.get("name") == "driftboard baselines"
+    return "reference baseline — no LLM" if generated else "synthetic"
+
+
 def _identity(r: Listing) -> Identity:
     m = r.manifest
     return {"system": _text(m.get("system")), "backbone": _text(m.get("backbone")) or "not stated",
             "harness": _harness(m.get("harness")), "submitted": r.provenance.submitted,
             "verified": r.provenance.verified, "checker": r.checker_version, "profile": r.profile,
-            "data": "synthetic" if r.synthetic else "real", "submission_id": r.submission_id,
+            "data": data_label(r), "submission_id": r.submission_id,
             "href": url_of(submission_path(r))}
 
 
@@ -207,8 +235,12 @@ def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
     ad = c.all_declared.get(metric)
     figure = ad.value if ad is not None else None
     declared = f"{c.valid_runs} of {c.n_declared or c.runs}" + (" declared" if c.n_declared else " reported")
+    models = cell_models(r, c)
     row: BoardRow = {**_identity(r), "cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)), "figure": figure,
-                     "valid_only": _mean(c, metric), "rank": None, "valid_of_declared": declared,
+                     "valid_only": _mean(c, metric), "rank": None, "rank_best": None,
+                     "board": c.ranking.board if c.ranking is not None else None,
+                     "board_label": board_label_of(c), "ci95": None, "n": None,
+                     "models": ", ".join(models) if models else NO_LLM, "valid_of_declared": declared,
                      "why": "" if figure is not None else why_undefined(r, c, metric), "prereg": prereg_label(r),
                      "coverage": None, "small_n": False}
     if r.track == "constraint":
@@ -216,44 +248,44 @@ def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
         row["coverage"], row["small_n"] = cov.text, bool(cov.small_n)
         if row["small_n"] and figure is not None:
             row["why"] = f"{SMALL_N}: under half of the problem set's turns, not ranked"
-    if r.track == "completion":
-        placed = completion.board_of(c.completion_tables)
-        row["board"] = placed
-        if placed is None and figure is not None:
-            row["small_n"] = True  # listed after the ranked cells, unranked: not comparable with them
-            row["why"] = f"not on a board: {completion.not_on_a_board(c.completion_tables)}"
     _mechanism(r, c, row)
     return row
 
 
-def _by_figure(rows: list[BoardRow], higher: bool) -> list[BoardRow]:
-    """Rows with a figure, best first in the metric's direction (then by submission and cell)."""
-    def key(x: BoardRow) -> tuple[float, str, str]:
-        figure = x["figure"] or 0.0
-        return -figure if higher else figure, x["submission_id"], x["cell"]
-    return sorted(rows, key=key)
+def board_label_of(c: CellResult) -> str:
+    """The cell's board key in words (— when it has none): track, environment, profile, protocol."""
+    key = c.ranking.key if c.ranking is not None else {}
+    if not key:
+        return "—"
+    env = [f"{k.replace('_', ' ')} {v[:12] + '…' if k.endswith('_digest') else v}" for k, v in sorted(key.items())
+           if k not in ("track", "profile", "protocol")]
+    return " · ".join([f"{key['track']} track", *env, f"profile {key['profile']}", f"protocol {key['protocol']}"])
+
+
+def _apply(row: BoardRow, doc: BoardRowDoc | None, c: CellResult) -> None:
+    """The board's verdict on a row: its rank range, interval and n, or why it is not ranked."""
+    if doc is None:
+        if c.ranking is not None and c.ranking.reason and row["figure"] is not None:
+            row["why"] = "not ranked: " + c.ranking.reason
+        return
+    row["rank"], row["rank_best"], row["figure"] = doc["rank"], doc["rank_best"], doc["figure"]
+    ci = doc["ci95"]
+    row["ci95"] = f"[{fmt(ci[0])}, {fmt(ci[1])}]" if ci is not None else doc["interval"]
+    unit = "tasks" if c.completion_tables is not None else "seeds"
+    row["n"] = f"{doc['n']} problems, {doc['turns']:,} turns" if doc["turns"] is not None else f"{doc['n']} {unit}"
+    row["why"] = ""
 
 
 def rank_rows(rows: list[BoardRow], higher: bool) -> list[BoardRow]:
-    """Ranked rows, then small-n rows, then undefined ones.
-
-    Ranked rows are ordered by figure in the metric's direction (ties share a rank); small-n rows
-    follow by figure, unranked and marked; undefined rows come last, unranked, with why.
-    """
-    with_figure = [x for x in rows if x["figure"] is not None]
-    defined = _by_figure([x for x in with_figure if not x.get("small_n")], higher)
-    small = _by_figure([x for x in with_figure if x.get("small_n")], higher)
+    """Ranked rows by board, then rank range and figure; then unranked rows with a figure; then undefined ones."""
+    sign = -1 if higher else 1
+    ranked = sorted((x for x in rows if x["rank"] is not None),
+                    key=lambda x: (x["board"] or "", x["rank_best"] or 0, sign * (x["figure"] or 0.0),
+                                   x["submission_id"], x["cell"]))
+    with_figure = sorted((x for x in rows if x["rank"] is None and x["figure"] is not None),
+                         key=lambda x: (sign * (x["figure"] or 0.0), x["submission_id"], x["cell"]))
     undefined = sorted((x for x in rows if x["figure"] is None), key=lambda x: (x["submission_id"], x["cell"]))
-    _number(defined)
-    return defined + small + undefined
-
-
-def _number(ranked: list[BoardRow]) -> None:
-    """Set each row's rank: its place, or the rank of the row before when their figures tie."""
-    prev: float | None = None
-    for i, x in enumerate(ranked):
-        x["rank"] = i + 1 if prev is None or x["figure"] != prev else ranked[i - 1]["rank"]
-        prev = x["figure"]
+    return ranked + with_figure + undefined
 
 
 def columns(track: str, metric: str) -> list[Column]:
@@ -261,7 +293,14 @@ def columns(track: str, metric: str) -> list[Column]:
     fig = Column("figure", f"{header(metric)} all declared", numeric=True,
                  help=f"Ranking figure: {definition(metric)} Missing, incomplete or invalid declared runs count "
                       "as the worst value.")
-    head = [Column("rank", "#", numeric=True), Column("cell", "cell", link="cell_href"), fig]
+    head = [Column("rank", "#", help="Rank range on the row's board: 1 + rows significantly better, to N − rows "
+                                      "significantly worse (paired tests, Holm-corrected); overlapping ranges tie."),
+            Column("board", "board", help="Track, environment (world, or problem split and digest), profile, protocol: "
+                                          "rows of different boards never share a rank."),
+            Column("cell", "cell", link="cell_href"), fig,
+            Column("ci95", "95% interval", help="Seeds: bootstrap from ≥ 5 values; problems: cluster bootstrap over "
+                                                "problems (Wilson under 5 problems)."),
+            Column("n", "n"), Column("models", "model(s) (from the logs)")]
     if track == "agent":
         mech = [Column("drift_total", f"{header('drift_total')} valid runs only", numeric=True,
                        help=definition("drift_total")),
@@ -285,7 +324,8 @@ def columns(track: str, metric: str) -> list[Column]:
     return head + mech + tail
 
 
-def _rows(track: str, results: Sequence[Listing], metric: str) -> tuple[list[BoardRow], list[BoardRow]]:
+def _rows(track: str, results: Sequence[Listing], metric: str,
+          docs: dict[str, BoardRowDoc]) -> tuple[list[BoardRow], list[BoardRow]]:
     """(rows of ranked submissions, rows of the others with why) of a track's drift cells."""
     rows: list[BoardRow] = []
     excluded: list[BoardRow] = []
@@ -298,6 +338,7 @@ def _rows(track: str, results: Sequence[Listing], metric: str) -> tuple[list[Boa
                 continue
             row = cell_row(r, c, metric)
             if ranked:
+                _apply(row, docs.get(c.result_id), c)
                 rows.append(row)
             else:
                 row["why"] = "not ranked: " + (reason or "excluded by the integrity rules")
@@ -305,35 +346,22 @@ def _rows(track: str, results: Sequence[Listing], metric: str) -> tuple[list[Boa
     return rows, sorted(excluded, key=lambda x: (x["submission_id"], x["cell"]))
 
 
-def _one_board(rows: list[BoardRow]) -> None:
-    """Rank like with like: completion cells on the board most cells are on (task set, trials per task); others apart."""
-    counts: dict[tuple[str, int | None], int] = {}
-    for x in rows:
-        placed = x.get("board")
-        if placed is not None:
-            counts[placed] = counts.get(placed, 0) + 1
-    if not counts:
-        return
-    main = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
-    for x in rows:
-        placed = x.get("board")
-        if placed is not None and placed != main and x["figure"] is not None:
-            x["small_n"] = True
-            x["why"] = (f"another board (task set {placed[0][:8]}…, {placed[1]} trials per task): "
-                        "not ranked with these")
+def board(track: str, results: Sequence[Listing], name: str = "leaderboard", doc: BoardsDocument | None = None) -> Board:
+    """The ranked leaderboard of a track over every results file of that track: one board per key, ranks from `doc`.
 
-
-def board(track: str, results: Sequence[Listing], name: str = "leaderboard") -> Board:
-    """The ranked leaderboard of a track over every results file of that track."""
+    `doc`: the boards document of these results (`boards.json`, computed by `checker.pipeline.boards`; None: no
+    boards, so nothing is ranked).
+    """
     metric = rank_metric(track)
     higher = bool(higher_is_better(metric))
-    ranked, excluded = _rows(track, results, metric)
-    if track == "completion":
-        _one_board(ranked)
+    boards = [b for b in (doc or EMPTY)["boards"] if b["track"] == track]
+    docs = {row["result_id"]: row for b in boards for row in b["rows"]}
+    ranked, excluded = _rows(track, results, metric, docs)
     rows = rank_rows(ranked, higher)
     arrow = "higher is better ↑" if higher else "lower is better ↓"
     cols = columns(track, metric)
-    table = Table(name, f"Ranked by {metric}, all declared runs ({arrow}); small n and undefined figures last, unranked",
+    table = Table(name, f"Ranked by {metric}, all declared runs ({arrow}), one board per key (rows of different boards "
+                        "never share a rank); unranked rows last, with the reason",
                   cols, rows, empty=f"No {track}-track cells yet.", facets=FACETS, sticky=True)
     excl = Table(f"{name}-unranked", "Submissions excluded from ranking by the integrity rules (never ranked)",
                  cols, excluded, empty="None.", sticky=True)
@@ -341,5 +369,5 @@ def board(track: str, results: Sequence[Listing], name: str = "leaderboard") -> 
     for x in excluded:
         reasons[x["why"]] = reasons.get(x["why"], 0) + 1
     because = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
-    return Board(track, metric, table, excl, [x for x in rows if x["rank"] == 1], because,
-                 sum(1 for x in rows if x["rank"] is not None), sum(1 for x in rows if x["rank"] is None))
+    return Board(track, metric, table, excl, [x for x in rows if x["rank_best"] == 1], because,
+                 sum(1 for x in rows if x["rank"] is not None), sum(1 for x in rows if x["rank"] is None), boards)

@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from checker.format.boards_model import BoardsDocument, read_boards
 from checker.format.errors import UsageError
 from checker.format.logio import file_sha256
 from checker.format.release_model import ReleaseFile
@@ -90,12 +91,12 @@ def results_of_tree(submissions: Path, results_dir: Path) -> set[str]:
     log it names exists with the recorded SHA-256 (`build --no-verify` after `verify` or `merge`):
     results left by tests, another branch or an older tree are not published.
     """
-    from checker.format.results_io import INDEX, read_results
+    from checker.format.results_io import is_results_name, read_results
 
     tree = submissions.resolve()
     out: set[str] = set()
     for path in sorted(results_dir.glob("*.json")):
-        if path.name == INDEX or path.name.startswith("shard-"):
+        if not is_results_name(path.name):
             continue
         r = read_results(path)
         folder = Path(r.reproduce.removeprefix("driftboard verify ").strip())
@@ -108,12 +109,12 @@ def results_of_tree(submissions: Path, results_dir: Path) -> set[str]:
 
 def stray_results(results_dir: Path, only: set[str] | None) -> list[str]:
     """Results files in `results_dir` whose submission is not in `only` (left out of the build), sorted."""
-    from checker.format.results_io import INDEX
+    from checker.format.results_io import is_results_name
 
     if only is None:
         return []
     return sorted(p.stem for p in results_dir.glob("*.json")
-                  if p.name != INDEX and not p.name.startswith("shard-") and p.stem not in only)
+                  if is_results_name(p.name) and p.stem not in only)
 
 
 def _manifest_id(folder: Path) -> str | None:
@@ -190,11 +191,12 @@ def _submission_pages(results: Iterable[ResultsFile], w: Writer, repo: Path, log
     return [lights[k] for k in sorted(lights)]
 
 
-def _index_pages(w: Writer, summaries: Sequence[LightResults], releases: list[ReleaseFile]) -> None:
+def _index_pages(w: Writer, summaries: Sequence[LightResults], releases: list[ReleaseFile],
+                 boards_doc: BoardsDocument | None = None) -> None:
     """The pages across submissions: home, each track's leaderboard, the submissions index (boards built once)."""
     charts: dict[str, str] = {}
     label = release_label(releases, summaries, pages.release_of(summaries))
-    boards = {track: ranking.board(track, summaries) for track in TRACKS}
+    boards = {track: ranking.board(track, summaries, doc=boards_doc) for track in TRACKS}
     w.page("index.md", "index.md.j2", {**pages.home_context(summaries, list(TRACKS), charts, boards), "release": label})
     for track in TRACKS:
         has_definition = (w.docs / f"tracks/{track}.md").is_file()
@@ -206,7 +208,7 @@ def _index_pages(w: Writer, summaries: Sequence[LightResults], releases: list[Re
 
 
 def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None,
-             downloads: Path | None = None) -> list[Any]:
+             downloads: Path | None = None, boards: BoardsDocument | None = None) -> list[Any]:
     """Write every MkDocs source into `docs` (emptied first); returns the nav.
 
     `results` are consumed one at a time (a generator reading each results file when asked keeps
@@ -218,6 +220,7 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
     built), for the agent run timelines; None builds run pages without timelines. `downloads`: where
     the tables' CSV/JSON downloads (`downloads/...`) are written instead of the docs folder (`build_site`
     moves them into the site after MkDocs, which then neither lists nor copies thousands of files).
+    `boards`: the boards document of the results (`boards.json`; None: nothing is ranked).
 
     Raises:
         UsageError: two results files hold the same submission id; `docs` was not written by a build.
@@ -227,7 +230,7 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
     releases = read_releases(repo / RELEASES_DIR)  # committed release files: archived pages, changelog, citations
     summaries = _submission_pages(results, w, repo, logs_root, releases)
     write_shell_sources(docs)
-    _index_pages(w, summaries, releases)
+    _index_pages(w, summaries, releases, boards)
     write_reported(w, repo)
     write_metrics(w, summaries)
     write_format_schemas(w, docs)
@@ -379,7 +382,8 @@ def build_site(results_dir: Path, out: Path, only: set[str] | None = None, logs_
     if stage.exists():
         shutil.rmtree(stage)
     stage.mkdir(parents=True)
-    nav_items = assemble(iter_results(paths), docs, repo=root, logs_root=logs_root, downloads=stage)
+    nav_items = assemble(iter_results(paths), docs, repo=root, logs_root=logs_root, downloads=stage,
+                         boards=read_boards(results_dir))
     run_mkdocs(docs, out, nav_items, config=root / "mkdocs.yml")
     publish_runs(docs, out)
     if (stage / "downloads").is_dir():

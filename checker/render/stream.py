@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from checker.format.errors import UsageError
-from checker.format.results_io import INDEX, read_results
+from checker.format.results_io import is_results_name, read_results
 from checker.format.results_model import ResultsFile, ResultsSummary, TurnResult
 from checker.format.results_summary import KEEP_TURNS
 
@@ -46,7 +46,7 @@ def results_paths(results_dir: Path, only: set[str] | None = None) -> list[Path]
         raise UsageError(f"{results_dir}: no results folder; run `driftboard verify` or `driftboard build` first")
     if only is not None:
         return [results_dir / f"{i}.json" for i in sorted(only)]
-    return [p for p in sorted(results_dir.glob("*.json")) if p.name != INDEX and not p.name.startswith("shard-")]
+    return [p for p in sorted(results_dir.glob("*.json")) if is_results_name(p.name)]
 
 
 def iter_results(paths: list[Path]) -> Iterator[ResultsFile]:

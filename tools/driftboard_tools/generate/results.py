@@ -20,10 +20,14 @@ from typing import Any
 from checker.constraint.metrics import DEPTH_BINS, aggregate
 from checker.format.cell_tables import ConstraintCellTables, DepthBin, DepthTable
 from checker.format.results_model import ResultsFile
+from checker.pipeline.boards import write_boards
+from checker.pipeline.results import with_rankings
 
 AGENT_CELLS = ("FULL", "J0", "A0", "J0A0", "BARE")
 CONSTRAINT_CELLS = ("qwen3-8b/baseline", "qwen3-8b/mus_repair", "gpt-oss-20b/baseline", "gpt-oss-20b/mus_repair")
 SEEDS = ("s1", "s2", "s3", "s4", "s5")
+GAME_ID = "synthetic-world"
+"""The one world every synthetic agent run plays: the agent cells share one board."""
 CONDITIONS = ("render_ceiling", "silent_degrade", "startup_probe", "shadow_identity", "canary_echo",
               "write_error_rate", "evidence")
 
@@ -98,7 +102,7 @@ def _agent(sid: str, rng: random.Random) -> dict[str, Any]:
                      {"gds_bind": None, "gds_abandon": None, "gds_aligned": None, "drift_total": None})
             metrics = {**rates, "drift_ref_beats": refs, "completions": 0, "llm_calls": rng.randint(10, 200)}
             run_id = f"{sid}-{cell}-{seed}"
-            runs.append({"path": f"submissions/{sid}/runs/{run_id}.jsonl",
+            runs.append({"path": f"submissions/{sid}/runs/{run_id}.jsonl", "game_id": GAME_ID,
                          "run_id": run_id, "track": "agent", "cell": cell, "seed": seed, "comparator": comparator,
                          "verdict": verdict, "reasons": [f"{c} failed" for c, g in gate.items()
                                                           if g["status"] == "FAIL"],
@@ -176,8 +180,15 @@ def _constraint(sid: str, rng: random.Random) -> dict[str, Any]:
 def synthetic_results(n: int, seed: int = 7, title_prefix: str = "Synthetic submission") -> list[ResultsFile]:
     """`n` synthetic results files (two in three agent track), deterministic for a given seed."""
     rng = random.Random(seed)
-    return [ResultsFile.model_validate(_doc(i, "constraint" if i % 3 == 2 else "agent", rng, title_prefix))
+    return [ranked(ResultsFile.model_validate(_doc(i, "constraint" if i % 3 == 2 else "agent", rng, title_prefix)))
             for i in range(n)]
+
+
+def ranked(r: ResultsFile) -> ResultsFile:
+    """`r` with each cell's board verdict (`checker.pipeline.results.with_rankings`), as `driftboard verify` writes it."""
+    status = (r.ranked, r.unranked_reason)
+    cells = with_rankings(list(r.cells), list(r.runs), r.track, r.profile, status, None)
+    return r.model_copy(update={"cells": cells})
 
 
 def _doc(i: int, track: str, rng: random.Random, title_prefix: str = "Synthetic submission") -> dict[str, Any]:
@@ -239,11 +250,11 @@ def drift_size_results(n: int, turns: int = 5672, seed: int = 7) -> Iterator[Res
         doc["runs"] = runs
         doc["logs"] = [log for log in doc["logs"] if any(log["run_id"] == r["run_id"] for r in runs)]
         doc["submission_id"] = f"drift-size-{i:04d}"
-        yield ResultsFile.model_validate(doc)
+        yield ranked(ResultsFile.model_validate(doc))
 
 
 def write_results_dir(results: list[ResultsFile], out: Path) -> Path:
-    """Write results files (`<id>.json`) and a minimal `index.json` into `out`."""
+    """Write results files (`<id>.json`), a minimal `index.json` and their `boards.json` into `out`."""
     out.mkdir(parents=True, exist_ok=True)
     for r in results:
         (out / f"{r.submission_id}.json").write_text(
@@ -251,4 +262,5 @@ def write_results_dir(results: list[ResultsFile], out: Path) -> Path:
             encoding="utf-8")
     (out / "index.json").write_text(json.dumps({"submissions": [r.submission_id for r in results]}) + "\n",
                                     encoding="utf-8")
+    write_boards(results, out)
     return out

@@ -1,0 +1,124 @@
+"""Boards: hand-computed intervals and paired tests, a tie and a separation, and rows of different keys never sharing a rank.
+
+Expectations are computed by hand here (binomial sums, the Wilson formula's published values), never
+read from the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checker.format.results_model import CellRanking, CellResult
+from checker.pipeline.boards import board_docs
+from checker.stages.boards import MIN_SEEDS, TRACKS, CellInput, board_id, cell_ranking
+from checker.stages.statistics import mcnemar_exact, wilson
+
+
+def test_wilson_matches_the_published_interval() -> None:
+    # 8 of 10: Wilson 95% interval 0.4902 to 0.9433 (Newcombe 1998, table I, and every textbook since)
+    lo, hi = wilson(8, 10) or (math.nan, math.nan)
+    assert round(lo, 4) == 0.4902 and round(hi, 4) == 0.9433
+    # 0 of 10 keeps its upper bound away from 0 (where a percentile bootstrap collapses to [0, 0])
+    lo, hi = wilson(0, 10) or (math.nan, math.nan)
+    assert lo == 0.0 and round(hi, 4) == 0.2775
+
+
+def test_exact_mcnemar_by_hand() -> None:
+    # 1 unit only a succeeds, 9 only b: p = 2 * (C(10,0) + C(10,1)) / 2^10 = 22 / 1024
+    a = [True] * 1 + [False] * 9 + [True] * 5
+    b = [False] * 1 + [True] * 9 + [True] * 5
+    assert mcnemar_exact(a, b) == 22 / 1024
+    # 3 and 3 discordant: 2 * P(Binomial(6, 1/2) <= 3) = 2 * 42 / 64 > 1, so 1
+    assert mcnemar_exact([True] * 3 + [False] * 3, [False] * 3 + [True] * 3) == 1.0
+
+
+def _cell(sid: str, name: str, board: str, units: dict[str, list[float]], unit: str,
+          key: dict[str, str] | None = None) -> CellResult:
+    ranking = CellRanking(board=board, key=key or _key(board), ranked=True, unit=unit, units=units)
+    return CellResult(result_id=f"{sid}/{name}", cell=name, runs=1, valid_runs=1, ranking=ranking)
+
+
+def _key(board: str) -> dict[str, str]:
+    track, env, profile, protocol = board.split(":")
+    name = TRACKS[track].environment[0]
+    return {"track": track, name: env, "profile": profile, "protocol": protocol.removeprefix("p")}
+
+
+def _sub(sid: str, *cells: CellResult) -> SimpleNamespace:
+    return SimpleNamespace(submission_id=sid, cells=list(cells), runs=[])
+
+
+AGENT = "agent:world-a:driftboard:p1"
+LITE = "constraint:lite:driftboard:p1"
+
+
+def test_a_tie_shares_a_rank_range() -> None:
+    # drift_total (lower is better) over five seeds: 0.30 vs 0.31 with noise, no paired difference to speak of
+    a = {f"s{i}": [v, 1.0] for i, v in enumerate([0.2, 0.4, 0.3, 0.25, 0.35])}
+    b = {f"s{i}": [v, 1.0] for i, v in enumerate([0.35, 0.25, 0.3, 0.4, 0.25])}
+    [doc] = board_docs([_sub("x", _cell("x", "A", AGENT, a, "seed"), _cell("x", "B", AGENT, b, "seed"))])
+    assert [row["rank"] for row in doc["rows"]] == ["1–2", "1–2"]
+    assert all(row["ci95"] is not None for row in doc["rows"])  # five seeds: a bootstrap interval
+    assert doc["comparisons"][0]["test"] == "paired bootstrap" and not doc["comparisons"][0]["significant"]
+
+
+def test_a_separation_pins_the_ranks() -> None:
+    # turn accuracy per problem, one turn each (binary): 30 of 30 right against 5 of 30, on the same problems
+    good = {f"p{i:02d}": [1.0, 1.0] for i in range(30)}
+    bad = {f"p{i:02d}": [1.0 if i < 5 else 0.0, 1.0] for i in range(30)}
+    [doc] = board_docs([_sub("y", _cell("y", "good", LITE, good, "problem"), _cell("y", "bad", LITE, bad, "problem"))])
+    assert [(row["cell"], row["rank"]) for row in doc["rows"]] == [("good", "1"), ("bad", "2")]
+    cmp = doc["comparisons"][0]
+    assert cmp["test"] == "exact McNemar" and cmp["p"] == 2 / 2**25  # 25 discordant, all one way
+    assert doc["rows"][1]["interval"].startswith("cluster bootstrap")  # 5 of 30: problems resampled
+    assert doc["rows"][0]["interval"].startswith("Wilson")  # 30 of 30: a bootstrap would collapse to [1, 1]
+    lo, hi = doc["rows"][0]["ci95"] or [math.nan, math.nan]
+    assert hi == 1.0 and round(lo, 4) == 0.8865  # Wilson 30 of 30: 30 / (30 + 1.96^2) = 0.8865
+
+
+def test_few_problems_fall_back_to_wilson() -> None:
+    units = {"p1": [3.0, 4.0], "p2": [2.0, 4.0]}  # 5 of 8 turns, two problems
+    [doc] = board_docs([_sub("z", _cell("z", "c", LITE, units, "problem"))])
+    lo, hi = doc["rows"][0]["ci95"] or [math.nan, math.nan]
+    w = wilson(5, 8)
+    assert w is not None and (round(lo, 9), round(hi, 9)) == (round(w[0], 9), round(w[1], 9))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["agent:w1:driftboard:p1", "agent:w2:driftboard:p1",
+                                           "constraint:lite:driftboard:p1"]),
+                          st.lists(st.floats(0, 1), min_size=5, max_size=5)), min_size=1, max_size=8))
+def test_rows_of_different_keys_never_share_a_rank(rows: list[tuple[str, list[float]]]) -> None:
+    cells = [_cell("s", f"c{i}", board, {f"u{j}": [v, 1.0] for j, v in enumerate(values)},
+                   TRACKS[board.split(":")[0]].unit) for i, (board, values) in enumerate(rows)]
+    docs = board_docs([_sub("s", *cells)])
+    seen: dict[str, str] = {}
+    for doc in docs:
+        size = len(doc["rows"])
+        assert size == sum(1 for board, _ in rows if board == doc["id"])
+        for row in doc["rows"]:
+            assert seen.setdefault(row["result_id"], doc["id"]) == doc["id"]  # one board per row
+            assert 1 <= row["rank_best"] <= row["rank_worst"] <= size  # ranks count this board's rows only
+        for cmp in doc["comparisons"]:
+            assert seen[cmp["a"]] == seen[cmp["b"]] == doc["id"]  # never compared across keys
+
+
+def _input(track: str, n_declared: int, comparator: bool = False, ranked: bool = True) -> CellInput:
+    cell = CellResult(result_id="s/c", cell="c", runs=n_declared, valid_runs=n_declared, n_declared=n_declared,
+                      comparator=comparator)
+    return CellInput(track=track, profile="driftboard", submission_ranked=ranked, unranked_reason=None if ranked
+                     else "the pre-registration loosens gate thresholds", prereg_problem_set=None, cell=cell,
+                     runs=[SimpleNamespace(game_id="world-a", cell="c")], rank_metric="drift_total")  # type: ignore[list-item]
+
+
+def test_agent_cells_need_five_declared_seeds() -> None:
+    few = cell_ranking(_input("agent", MIN_SEEDS - 1))
+    assert not few.ranked and few.reason == f"{MIN_SEEDS - 1} declared seeds; the agent board ranks cells with at least 5"
+    assert few.board == board_id({"track": "agent", "world": "world-a", "profile": "driftboard", "protocol": "1"})
+    assert not cell_ranking(_input("agent", 6, comparator=True)).ranked
+    excluded = cell_ranking(_input("agent", 6, ranked=False))
+    assert excluded.reason == "the pre-registration loosens gate thresholds"
