@@ -109,7 +109,7 @@ def test_the_site_shows_the_hand_count(fixture_results, tmp_path):
     assert row["Wilson 95%"] == "[0.018, 0.404]"
     board = BeautifulSoup((out / "leaderboards" / "completion" / "index.html").read_text(encoding="utf-8"),
                           "html.parser")
-    assert "not on a board: the cell declares 10 of the set's 50 tasks" in board.get_text(" ", strip=True)
+    assert "not ranked: the cell declares 10 of the set's 50 tasks" in board.get_text(" ", strip=True)
 
 
 # ------------------------------------------------------------------------------------------- forgeries

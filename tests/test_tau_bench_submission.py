@@ -162,14 +162,14 @@ def test_the_completion_board_ranks_gpt_4o_with_interval_and_n(site):
     doc = page(site, "leaderboards/completion")
     (row,) = table_rows(doc, "Ranked by verified")
     assert (row["#"], row["cell"], row["backbone"], row["data"]) == ("1", "gpt-4o/tool-calling", "gpt-4o", "real")
-    assert (row["verified ↑ all declared"], row["Wilson 95%"], row["n (declared episodes)"]) == ("0.42", "[0.354, 0.489]", "200")
+    assert (row["verified ↑ all declared"], row["Wilson 95%"], row["declared episodes"]) == ("0.42", "[0.354, 0.489]", "200")
     assert row["false / claimed"] == "98 of 147"
     assert "50 tasks × 4 trials" in row["board: benchmark · task set · trials"]
 
 
 def test_the_home_page_says_which_language_models_are_ranked(site):
-    text = page(site, "").select_one("#null-results").get_text(" ", strip=True)
-    assert "Language models ranked: gpt-4o (#1 on the completion board)" in text
+    text = page(site, "").select_one("#ranked-models").get_text(" ", strip=True)
+    assert text == "Language models ranked: gpt-4o."
 
 
 def test_the_cell_page_shows_the_claimed_verified_decomposition_first(site):
