@@ -225,15 +225,11 @@ class RunResult(_Model):
 
     @model_serializer(mode="wrap")
     def _drop_absent_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Keys a run of another track has no value for are left out, not written as null.
-
-        Only a completion-track run has an `episode`; a run that names no game (every constraint run) has no `game_id`.
-        """
-        data: dict[str, Any] = handler(self)
-        if data.get("episode", 0) is None:
-            del data["episode"]
-        if data.get("game_id", 0) is None:
-            data.pop("game_id")
+        """Left out, not written as null: `episode` (completion runs only) and `game_id` (agent runs that name a game)."""
+        data: dict[str, Any] = handler(self)  # pydantic's serialised JSON of this model
+        for key in ("episode", "game_id"):
+            if data.get(key, 0) is None:
+                del data[key]
         return data
 
     @property
