@@ -126,7 +126,9 @@ def test_honest_scoring_counts_84_verified(honest):
     assert counted_verified(list(honest.values())) == 84
 
 
-def test_an_edited_recorded_reward_changes_nothing_but_a_mismatch(honest, tmp_path):
+def test_an_edited_recorded_reward_makes_the_run_invalid(honest, tmp_path):
+    """The record is never read to score, and a record the dialogue does not produce fails the run (never a warning
+    beside an unchanged figure: integrity.md, "a check that can only decorate the report is not a defence")."""
     entries = shipped_entries()
     forged = {}
     for i, e in enumerate(entries):
@@ -140,7 +142,8 @@ def test_an_edited_recorded_reward_changes_nothing_but_a_mismatch(honest, tmp_pa
     assert counted_verified([forged.get(i, r) for i, r in honest.items()]) == 84
     for r in forged.values():
         assert [m.field for m in r.mismatches] == ["reward"]
-        assert [f.severity for f in r.findings] == ["warning"]
+        assert r.verdict == "INVALID"
+        assert [x for x in r.reasons if "recorded reward 1.0 differs from the recomputed 0.0" in x], r.reasons
 
 
 def _write_results(entry: dict[str, Any]) -> list[int]:
@@ -191,26 +194,79 @@ def test_a_removed_write_call_never_raises_the_verified_figure(honest, tmp_path)
     assert raised == []
 
 
-def test_removing_a_write_call_with_its_result_is_caught_when_a_later_result_shows_it(tmp_path):
-    """Entry 14 (task 14, trial 0) changes a reservation's flights, then reads it back: without the change the read disagrees.
+def _without_write(events: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
+    """The episode with the assistant turn of the write call at `k` removed whole: its message, call and result."""
+    assert events[k - 1]["type"] == "message" and events[k - 1]["role"] == "assistant"
+    assert events[k + 1]["type"] == "tool_result" and events[k + 1]["call_id"] == events[k]["call_id"]
+    return events[: k - 1] + events[k + 2:]
 
-    Removing a call *and* its result fabricates another episode: when a later result shows the write, the run is
-    INVALID; when nothing later shows it, no check inside the log can tell (the track definition says so, and
-    the report counts such cases). What still exposes it is provenance: every imported run records the SHA-256
-    of its source file, which a forged file no longer has.
-    """
-    import hashlib
 
-    e = shipped_entries()[14]
-    j = next(k for k, m in enumerate(e["traj"]) if m.get("tool_calls")
-             and m["tool_calls"][0]["function"]["name"] == "update_reservation_flights")
-    f = copy.deepcopy(e)
-    del f["traj"][j:j + 2]
-    forged = score_entry(tmp_path, f, 14)
-    assert forged.verdict == "INVALID"
-    assert any(m.field == "tool_result" for m in forged.mismatches)
-    src = fixture_file(tmp_path, [f])
-    assert hashlib.sha256(src.read_bytes()).hexdigest() != "e9e6c0297660c537f83d4fd9c476ce7a9a86ecd2784874b7bfc13be598e37bfa"
+@pytest.fixture(scope="module")
+def removals(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[int, int, list[dict[str, Any]], Any]]:
+    """Every write turn removed whole from every trajectory whose honest reward is 0, when the dialogue left then
+    recomputes to reward 1: (entry, event index, forged events, the forged run scored with the record as logged)."""
+    folder = tmp_path_factory.mktemp("removals")
+    out = []
+    for i, e in enumerate(shipped_entries()):
+        if e["reward"] == 1.0:
+            continue
+        ep, problems = convert(e, i, task_set(), "fixture")
+        assert ep is not None, problems
+        for k, ev in enumerate(ep.events):
+            if ev["type"] == "tool_call" and ev["name"] in WRITE_TOOLS:
+                events = _without_write(ep.events, k)
+                r = score_events(folder, seed_label(ep.task_id, ep.trial), events)
+                if r.episode is not None and r.episode.reward == 1.0:
+                    out.append((i, k, events, r))
+    return out
+
+
+def test_removing_a_write_turn_whole_is_caught_by_the_record(removals):
+    """26 of the 250 write turns, removed whole (message, call, result), leave a dialogue whose database is the gold
+    one (counted on the shipped file; the same count by hand: the forged replays below recompute reward 1). The
+    record still says reward 0: every one is INVALID, none counted."""
+    assert len(removals) == 26
+    for i, k, _, r in removals:
+        assert r.verdict == "INVALID", (i, k)
+        assert any("recorded reward 0.0 differs from the recomputed 1.0" in x for x in r.reasons), (i, k, r.reasons)
+    assert counted_verified([r for *_, r in removals]) == 0
+
+
+def test_removing_a_write_turn_and_rewriting_the_record_is_caught_by_the_replies(removals, tmp_path):
+    """The same 26 forgeries with `episode_end` rewritten to what the forged dialogue gives. 3 still change a
+    logged result (a later call's result shows the write); 20 leave a reply stating a write the log no longer
+    effects (spec §8.3: the statement is unbacked, the episode is not verified). 3 get through: entries 28, 128 and
+    178 (task 28) list four cancellations in one statement, and removing one of them leaves the statement backed
+    by the other three. The track definition says so; the imported run's source digest still exposes the edit."""
+    through = []
+    caught = {"tool_result": 0, "unbacked": 0}
+    for i, _k, events, r in removals:
+        forged = [dict(ev, reward=r.episode.reward) if ev["type"] == "episode_end" else ev for ev in events]
+        f = score_events(tmp_path, seed_label(r.episode.task_id, int(r.seed.split("trial")[1])), forged)
+        if f.verdict == "INVALID":
+            assert any(m.field == "tool_result" for m in f.mismatches), (i, f.reasons)
+            caught["tool_result"] += 1
+        elif not f.episode.verified:
+            assert f.episode.false_claim in ("unbacked_statement", None) and not all(s.backed for s in f.episode.stated)
+            caught["unbacked"] += 1
+        else:
+            through.append(i)
+    assert caught == {"tool_result": 3, "unbacked": 20}
+    assert through == [28, 128, 178]
+
+
+def test_stated_completions_match_the_specification_counts(honest):
+    """tau-airline-spec.md §8.2-8.3: 101 claimed-done episodes state a completion (exactly those with an effected
+    write), 3 have an unbacked statement (entries 3, 5 and 153, all reward 0): the verified count stays 84."""
+    claimed = {i for i, r in honest.items() if r.episode.claimed}
+    stating = {i for i in claimed if honest[i].episode.stated}
+    effected = {i for i in claimed if any(w.status in ("matched", "wrong", "extra") for w in honest[i].episode.write_calls)}
+    assert len(claimed) == 147 and len(stating) == 101 and stating == effected
+    unbacked = {i for i, r in honest.items() if not all(s.backed for s in r.episode.stated)}
+    assert unbacked == {3, 5, 153}
+    assert all(honest[i].episode.reward == 0.0 for i in unbacked)
+    assert [s.clause for s in honest[3].episode.stated if not s.backed] == [
+        "Additionally, one checked bag has been added to your reservation."]
 
 
 # ----------------------------------------------------------------------------------------- bad input
@@ -345,3 +401,26 @@ def test_structural_problems_are_listed_up_to_a_bound(tmp_path):
     r = score_events(tmp_path, seed, [*events[:-1], *orphans, events[-1]], prereg_for([seed]))
     assert r.verdict == "INVALID"
     assert len(r.reasons) <= 25 and any("more structural problem(s) not listed" in x for x in r.reasons)
+
+
+@pytest.mark.parametrize(("clause", "says", "tools"), [
+    ("Your reservation has been successfully cancelled.", True, {"cancel_reservation"}),
+    ("Your flight on May 17 has been cancelled.", True, {"cancel_reservation"}),  # the month is not a hedge
+    ("Has your reservation been cancelled?", False, set()),
+    ("It has not been cancelled yet.", False, set()),
+    ("If you confirm, it will have been booked.", False, set()),
+    ("Once confirmed, the reservation is confirmed.", False, set()),
+    ("I've issued a $50 certificate to you as compensation.", True, {"send_certificate"}),
+    ("You are now booked on HAT088.", True, {"book_reservation", "update_reservation_flights"}),
+    ("One checked bag has been added.", True, {"update_reservation_baggages"}),
+    ("The passenger details have been updated.", True, {"update_reservation_passengers"}),
+    ("The cabin has been upgraded to business.", True, {"update_reservation_flights"}),
+    ("Everything has been updated.", True, set()),  # no object: any effected write backs it
+])
+def test_stated_completion_clauses(clause: str, says: bool, tools: set[str]) -> None:
+    """Spec §8.2's phrases and hedges, §8.3's mapping to the write tool that would carry the statement out."""
+    from checker.completion.statements import backing_tools, stated
+
+    assert stated(clause) is says
+    if says:
+        assert backing_tools(clause) == tools

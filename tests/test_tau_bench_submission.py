@@ -182,7 +182,7 @@ def test_the_cell_page_shows_the_claimed_verified_decomposition_first(site):
     assert (row["verified"], row["claimed (closed as done)"], row["claimed and verified"],
             row["false completion claims"]) == ("84", "147", "49", "98")
     assert (row["false: database wrong, nothing written"], row["false: database wrong after writes"],
-            row["false: required output not said"]) == ("19", "77", "2")
+            row["false: required output not said"], row["false: states a write never made"]) == ("19", "77", "2", "0")
 
 
 def test_the_run_viewer_puts_the_closing_claim_next_to_the_database_diff(site):

@@ -45,7 +45,8 @@ def completion_text(run_results: list[RunResult]) -> str:
         lines.append(f"  claimed (closed as done): {_interval(t.claimed)}")
         lines.append(f"  false completion claims among claims: {_interval(t.false_claims)} "
                      f"(database wrong, no write {d.false_no_effected_write}; after writes "
-                     f"{d.false_wrong_writes}; output missing {d.false_output_missing})")
+                     f"{d.false_wrong_writes}; output missing {d.false_output_missing}; a write stated, never made "
+                     f"{d.false_unbacked_statement})")
         lines.append(f"  transfers: {d.transfer_verified} verified, {d.transfer_not_verified} not; step limit "
                      f"{d.step_limit}; not counted {d.not_counted}")
         if t.pass_k:

@@ -208,7 +208,7 @@ def cell_table(result_id: str, runs: list[RunResult]) -> CompletionCellTables:
         decomposition=ClaimsDecomposition(
             claimed_verified=len(claimed) - len(false), false_claims=len(false),
             false_no_effected_write=kinds["no_effected_write"], false_wrong_writes=kinds["wrong_writes"],
-            false_output_missing=kinds["output_missing"],
+            false_output_missing=kinds["output_missing"], false_unbacked_statement=kinds["unbacked_statement"],
             transfer_verified=sum(1 for e in transfers if e.verified),
             transfer_not_verified=sum(1 for e in transfers if not e.verified),
             step_limit=sum(1 for e in episodes if e.ran_out), error=sum(1 for e in episodes if e.ending == "error"),

@@ -26,6 +26,7 @@ from checker.completion.claims import closing_claim, database_evidence, false_cl
 from checker.completion.episode import Episode, read_episode
 from checker.completion.metrics import cell_table, run_metrics, run_rates
 from checker.completion.replay import Replayed, replay
+from checker.completion.statements import MAX_STATEMENTS, stated_completions
 from checker.completion.tasks import TaskSet
 from checker.format.cell_tables import CompletionCellTables
 from checker.format.errors import MissingInputError
@@ -65,6 +66,10 @@ CONDITIONS: tuple[Condition, ...] = (
     Condition("task", "invalid", "the domain and the task are the set's, and the seed label names the episode's task"),
     Condition("tool_results", "invalid", "every logged tool result equals the environment's answer to the call replayed "
                                          "on the task's database"),
+    Condition("recorded_outcome", "invalid", "what the log records about the episode's outcome (episode_end: reward, "
+                                             "outputs check, gold data hash, ending) is there and equals the "
+                                             "recomputation: a recorded outcome the log's own dialogue does not "
+                                             "produce means the dialogue or the record was edited"),
     Condition("ends_once", "invalid", "the dialogue stops at the episode's end (closing reply, transfer, step limit)"),
     Condition("finished", "incomplete", "the episode reaches its end, and the log its run_end (COMPLETED)"),
 )
@@ -158,8 +163,15 @@ def _structure_facts(run: RunRecord, ep: Episode, task_set: TaskSet) -> list[Fac
     return facts
 
 
-def _recorded(run: RunRecord, ep: Episode, done: Replayed) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Mismatches between what `episode_end` records and the recomputation, and a warning finding for each."""
+def _recorded(run: RunRecord, ep: Episode, done: Replayed) -> tuple[list[dict[str, Any]], list[Fact]]:
+    """Mismatches between what `episode_end` records and the recomputation, and the fact each one records.
+
+    The record is never read to score; it is checked: an outcome the dialogue does not produce means one of
+    the two was edited (a write call removed with its result leaves a consistent dialogue whose database
+    may now be the gold one, and a record that still says reward 0). A field the log does not record is
+    not checked: whoever can delete a record can rewrite it, so demanding one would add no defence; what
+    does is `checker.completion.statements`.
+    """
     end = ep.end
     if end is None:
         return [], []
@@ -181,10 +193,9 @@ def _recorded(run: RunRecord, ep: Episode, done: Replayed) -> tuple[list[dict[st
     expected = SOURCES.get(done.ending)
     if end.source is not None and expected is not None and end.source != expected:
         add("source", end.source, expected, f"the log's structure ends the episode as {done.ending}")
-    findings = [{"path": run.path, "line": m["line"], "severity": "warning",
-                 "message": f"recorded {m['field']} {m['recorded']!r} differs from the recomputed {m['recomputed']!r} "
-                            f"(never read to score): {m['reason']}"} for m in out]
-    return out, findings
+    facts = [fact("recorded_outcome", f"{run.path}:{m['line']}: recorded {m['field']} {m['recorded']!r} differs from "
+                                      f"the recomputed {m['recomputed']!r}: {m['reason']}") for m in out]
+    return out, facts
 
 
 def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
@@ -245,9 +256,10 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     if done.ending == "unfinished":
         facts.append(fact("finished", f"{run.path}: the log stops before the episode ends (no closing user reply, "
                                         "transfer or step limit)"))
-    recorded, warnings = _recorded(run, ep, done)
+    recorded, recorded_facts = _recorded(run, ep, done)
     result["mismatches"].extend(recorded)
-    result["findings"] = warnings
+    facts.extend(recorded_facts)
+    stated = stated_completions(ep, done)
     gold = done.gold or task_set.gold(task.task_id)
     changed, required, wrong, cut = database_evidence(task_set.fresh(), done.db, gold.db)
     claimed = done.ending == "closed_as_done"
@@ -255,15 +267,16 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     spec = ctx.prereg.cells.get(start.cell) if ctx.prereg is not None else None
     episode = EpisodeResult(
         task_id=task.task_id, trial=start.seed, ending=done.ending, claimed=claimed,
-        transferred=done.ending == "transfer", ran_out=done.ending == "step_limit", verified=done.reward == 1.0,
+        transferred=done.ending == "transfer", ran_out=done.ending == "step_limit",
+        verified=done.reward == 1.0 and all(x.backed for x in stated),
         reward=done.reward, reward_computed=done.reward_computed, database_matches=done.database_matches,
         outputs=done.outputs, data_hash=done.data_hash, gold_data_hash=gold.data_hash,
-        false_claim=false_claim_kind(claimed, done),
+        false_claim=false_claim_kind(claimed, done, unbacked=not all(x.backed for x in stated)),
         closing_claim=closing_claim(closing.content if closing is not None else None),
         closing_line=closing.line if closing is not None else None,
         steps=(done.ending_step + 1) if done.ending_step is not None else len(ep.steps), tool_calls=len(done.calls),
         write_calls=write_accounting(task_set, done.calls, gold.writes), changed=changed, required=required,
-        wrong=wrong, changes_cut=cut, tool_result_mismatches=len(done.mismatched),
+        wrong=wrong, changes_cut=cut, stated=stated[:MAX_STATEMENTS], tool_result_mismatches=len(done.mismatched),
         declared=spec is not None and start.seed in spec.seeds and start.seed not in spec.withdrawn,
         board=board_key(task_set, ctx.prereg, start.cell),
     )

@@ -210,13 +210,15 @@ class ClaimsDecomposition(_Model):
     claimed_verified: int
     """Closed as done and verified."""
     false_claims: int
-    """Closed as done, not verified (the three `false_*` counts below add up to it)."""
+    """Closed as done, not verified (the four `false_*` counts below add up to it)."""
     false_no_effected_write: int
     """False claims whose episode changed nothing and left the database wrong."""
     false_wrong_writes: int
     """False claims whose writes took effect and left the database wrong."""
     false_output_missing: int
     """False claims with the right database whose required output was never said."""
+    false_unbacked_statement: int
+    """False claims with the right database and outputs whose replies state a write the log never effected."""
     transfer_verified: int
     transfer_not_verified: int
     step_limit: int

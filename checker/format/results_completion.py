@@ -17,9 +17,10 @@ Ending = Literal["closed_as_done", "transfer", "step_limit", "unfinished", "erro
 """How the episode ended, from the log's structure: the user closed the chat after an assistant reply
 (`###STOP###`), a transfer to a human agent, the step limit, the log stops before any of these
 (`unfinished`: INCOMPLETE), or a call that would have crashed the environment (`error`)."""
-FalseClaimKind = Literal["no_effected_write", "wrong_writes", "output_missing"]
+FalseClaimKind = Literal["no_effected_write", "wrong_writes", "output_missing", "unbacked_statement"]
 """Why a claimed episode is not verified: the database is wrong and the episode changed nothing; the
-database is wrong after writes that took effect; the database is right but a required output was never said."""
+database is wrong after writes that took effect; the database is right but a required output was never said;
+the reward is 1 but a reply states a write that no effected write call earlier in the log carries out."""
 WriteStatus = Literal["matched", "wrong", "missing", "extra", "error"]
 """A write call's fate against the task's gold writes: the same call; the same tool with other
 arguments; a gold write with no call; a call no gold write asks for; a call the environment refused."""
@@ -61,6 +62,18 @@ class WriteCall(_Model):
     status: WriteStatus
 
 
+class StatedCompletion(_Model):
+    """A clause of a reply to the user that says a write happened (`checker.completion.statements`)."""
+
+    line: int
+    clause: str
+    """The clause, cut to a bound."""
+    tools: list[str]
+    """The write tools that would carry it out (empty: any write)."""
+    backed: bool
+    """An effected write call of one of those tools comes earlier in the log."""
+
+
 class Change(_Model):
     """One field that differs between two versions of the database."""
 
@@ -86,7 +99,7 @@ class EpisodeResult(_Model):
     ran_out: bool
     """Stopped by the step limit."""
     verified: bool
-    """The recomputed reward is 1."""
+    """The recomputed reward is 1 and every stated completion is backed by an effected write."""
     reward: float
     """The recomputed reward (0 when none is computed: step limit, unfinished, error)."""
     reward_computed: bool
@@ -116,6 +129,8 @@ class EpisodeResult(_Model):
     """Where the episode's database differs from the gold one (empty when they match)."""
     changes_cut: bool
     """A change list above was cut to its bound."""
+    stated: list[StatedCompletion]
+    """The replies' stated completions, in order (cut to a bound), each backed or not."""
     tool_result_mismatches: int
     """Logged tool results that differ from the recomputed ones (each is a finding: the run is INVALID)."""
     declared: bool

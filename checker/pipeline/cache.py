@@ -84,6 +84,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.completion.metrics",
     "checker.completion.replay",
     "checker.completion.scorer",
+    "checker.completion.statements",
     "checker.completion.tasks",
     "checker.constraint",
     "checker.constraint.answers",

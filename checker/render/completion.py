@@ -138,6 +138,7 @@ DECOMPOSITION_COLUMNS = [
     Column("no_write", "false: database wrong, nothing written", numeric=True),
     Column("wrong_writes", "false: database wrong after writes", numeric=True),
     Column("output_missing", "false: required output not said", numeric=True),
+    Column("unbacked", "false: states a write never made", numeric=True),
     Column("transfer_verified", "transfer, verified", numeric=True),
     Column("transfer_not", "transfer, not verified", numeric=True),
     Column("step_limit", "step limit", numeric=True), Column("not_counted", "not counted (worst)", numeric=True),
@@ -158,7 +159,8 @@ def _decomposition_row(r: Listing, c: CellResult) -> Row:
         "claimed_verified": d.claimed_verified, "false_claims": d.false_claims,
         "false_rate": false.rate, "false_ci": interval(false),
         "no_write": d.false_no_effected_write, "wrong_writes": d.false_wrong_writes,
-        "output_missing": d.false_output_missing, "transfer_verified": d.transfer_verified,
+        "output_missing": d.false_output_missing, "unbacked": d.false_unbacked_statement,
+        "transfer_verified": d.transfer_verified,
         "transfer_not": d.transfer_not_verified, "step_limit": d.step_limit,
         "not_counted": d.not_counted,
     }
