@@ -424,3 +424,22 @@ def test_stated_completion_clauses(clause: str, says: bool, tools: set[str]) -> 
     assert stated(clause) is says
     if says:
         assert backing_tools(clause) == tools
+
+
+def test_stated_completions_cost_grows_linearly_with_the_reply() -> None:
+    """A hostile reply (every word "reservation", no punctuation) at n and 4n characters: CPU time ratio at most 6."""
+    import time
+
+    from checker.completion.statements import statements
+
+    def cost(n: int) -> float:
+        text = ("reservation booking " * (n // 20))[:n] + " is confirmed"
+        best = float("inf")
+        for _ in range(3):
+            t = time.process_time()
+            statements([(0, 1, text)] * 20)
+            best = min(best, time.process_time() - t)
+        return best
+
+    small, large = cost(5_000), cost(20_000)
+    assert large <= 6 * max(small, 1e-3), (small, large)

@@ -50,7 +50,10 @@ MAX_STATEMENTS = 40
 MAX_CLAUSE = 300
 """Characters of a clause kept in the results."""
 MAX_TEXT = 20_000
-"""Characters of one reply read (a longer reply is cut: the patterns are linear, the bound keeps them cheap)."""
+"""Characters of one reply read (a longer reply is cut)."""
+MAX_CLAUSE_READ = 2_000
+"""Characters of one clause matched: two patterns scan forward from each "booking"/"reservation", so a clause's
+cost grows with its length times its occurrences; the bound keeps a reply under a million steps."""
 
 _RULES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"certificate|compensation", re.I), frozenset({"send_certificate"})),
@@ -78,7 +81,7 @@ class Statement:
 
 def clauses(text: str) -> list[str]:
     """The clauses of one reply (§8.2's split)."""
-    return [c.strip() for c in _CLAUSES.split(text[:MAX_TEXT]) if c.strip()]
+    return [c.strip()[:MAX_CLAUSE_READ] for c in _CLAUSES.split(text[:MAX_TEXT]) if c.strip()]
 
 
 def stated(clause: str) -> bool:
