@@ -276,11 +276,14 @@ def test_compressed_log_is_refused(kind, tmp_path, run_line, monkeypatch):
     monkeypatch.chdir(tmp_path)
     run.write_bytes(COMPRESSORS[kind](run.read_bytes()))
     _check(run_line, folder, tmp_path, validate_code=1, verify_code=1,
-           finding=(None, f"{kind}-compressed file: compressed run logs are not accepted"), verdict="MALFORMED")
+           finding=(None, f"{kind}-compressed file named 'full-s1.jsonl': a run log is plain UTF-8 `.jsonl`, gzip "
+                          "`.jsonl.gz` or Zstandard `.jsonl.zst`, named for what it holds; it was not decompressed"),
+           verdict="MALFORMED")
 
 
 def test_decompression_bomb_is_not_decompressed(tmp_path, run_line, monkeypatch):
-    """10 GiB of zeros as a 10 MB gzip (concatenated members): refused on its magic bytes, never inflated."""
+    """10 GiB of zeros as a 10 MB gzip (concatenated members) named `.jsonl`: refused on its magic bytes, never
+    inflated. (Named `.jsonl.gz` it is read, and stops at its expansion bound: tests/test_compressed_logs.py.)"""
     folder, run = _pair(tmp_path)
     member = gzip.compress(bytes(64 << 20), compresslevel=9, mtime=0)
     with run.open("wb") as fh:
@@ -300,7 +303,7 @@ def test_decompression_bomb_is_not_decompressed(tmp_path, run_line, monkeypatch)
     monkeypatch.chdir(tmp_path)
     t0 = time.perf_counter()
     _check(run_line, folder, tmp_path, validate_code=1, verify_code=1,
-           finding=(None, "gzip-compressed file: compressed run logs are not accepted"), verdict="MALFORMED")
+           finding=(None, "gzip-compressed file named 'full-s1.jsonl': a run log is plain UTF-8"), verdict="MALFORMED")
     assert time.perf_counter() - t0 < 30
 
 

@@ -356,6 +356,24 @@ def baselines(out: Path) -> None:
     run_stage(lambda: baselines_command(out))
 
 
+@cli.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--format", "storage", type=click.Choice(["zstd", "gzip"]), default="zstd", show_default=True,
+              help="Compression: Zstandard (.jsonl.zst, smaller and faster to read) or gzip (.jsonl.gz).")
+def compress(folder: Path, storage: str) -> None:
+    """Store a submission's plain run logs compressed, and rename them in its submission.yaml.
+
+    Results, digests and citations stay the same: they are those of the decompressed lines.
+
+    \b
+    Example:
+        driftboard compress submissions/drift-bench-examples
+    """
+    from checker.cli.compress import compress_command
+
+    run_stage(lambda: compress_command(folder, "zstd" if storage == "zstd" else "gzip"))
+
+
 @cli.group("import")
 def import_() -> None:
     """Convert native outputs (ARG stores, DRIFT-Bench transcripts/databases, Inspect logs, τ-bench trajectories).

@@ -36,6 +36,7 @@ from checker.format.schema.events import (
     build_event,
     canonical_line,
 )
+from checker.format.storage import compressed_kind, compressed_writer, open_log, storage_of
 
 MAX_LINE_BYTES = 1 << 20
 """Longest accepted line, in bytes (1 MiB); longer lines are reported and skipped."""
@@ -55,18 +56,6 @@ REPLAY_CONTAINER_BYTES = 32
 """Replay-size charge per JSON object or array: `[]` or `{}` is 2 bytes of log but ~60 bytes of RAM
 once decoded (x23 measured), a referent's `[x,y]` anchor cell ~500 with its geometry (x45)."""
 READ_CHUNK = 1 << 16
-COMPRESSED_MAGIC = (
-    (b"\x1f\x8b", "gzip"),
-    (b"PK\x03\x04", "zip"),
-    (b"PK\x05\x06", "zip"),
-    (b"\x28\xb5\x2f\xfd", "zstd"),
-    (b"BZh", "bzip2"),
-    (b"\xfd7zXZ\x00", "xz"),
-    (b"\x5d\x00\x00", "lzma"),
-    (b"\x04\x22\x4d\x18", "lz4"),
-    (b"7z\xbc\xaf\x27\x1c", "7z"),
-)
-"""Magic bytes of compressed formats; a run log starting with one is refused without being decompressed."""
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
@@ -149,22 +138,16 @@ def over_replay_limit(path: Path) -> tuple[int, int, int, int] | None:
     one is read once more, in chunks (memory stays flat).
     """
     size = path.stat().st_size
-    if size * (1 + REPLAY_CONTAINER_BYTES // 2) <= MAX_REPLAY_BYTES:
+    plain = storage_of(path.name) in (None, "plain")
+    if plain and size * (1 + REPLAY_CONTAINER_BYTES // 2) <= MAX_REPLAY_BYTES:
         return None
-    containers = 0
-    with path.open("rb") as fh:
+    containers = size = 0  # a compressed log is weighed by its decompressed bytes
+    with open_log(path) as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
+            size += len(chunk)
             containers += chunk.count(b"{") + chunk.count(b"[")
     weight = size + REPLAY_CONTAINER_BYTES * containers
     return (size, containers, weight, MAX_REPLAY_BYTES) if weight > MAX_REPLAY_BYTES else None
-
-
-def compressed_kind(head: bytes) -> str | None:
-    """The compression format whose magic bytes `head` starts with, or None (plain text)."""
-    for magic, kind in COMPRESSED_MAGIC:
-        if head.startswith(magic):
-            return kind
-    return None
 
 
 def decode_json(data: bytes) -> Any:
@@ -339,7 +322,7 @@ def read_events(path: Path) -> Iterator[tuple[int, Event]]:
     Raises:
         LogFormatError: at the first line that is not a valid event.
     """
-    with path.open("rb") as fh:
+    with open_log(path) as fh:
         for raw in iter_raw_lines(fh):
             if raw.oversize:
                 raise LogFormatError(str(path), raw.lineno, "line longer than the limit")
@@ -374,14 +357,20 @@ class RunLogWriter:
         """Flush every line (a harness that crashes mid-run loses no line); an importer that writes a
         whole log at once passes False (one write per buffer, flushed on close)."""
         self._ended = False
+        storage = storage_of(self.path.name) or "plain"
+        if storage != "plain":
+            self.flush = self.fsync = False  # a compressed stream is written whole: no line is on disk before close
         if self.path.exists() and self.path.stat().st_size > 0:
+            if storage != "plain":
+                raise ValueError(f"{self.path}: cannot append to a compressed log (write it whole, or write the "
+                                 "plain .jsonl and compress it once it ends)")
             self._seq, self._prev = _tail_state(self.path)
             self._fh: IO[bytes] = self.path.open("ab")
         else:
             if run_start is None:
                 raise ValueError("a new run log needs its run_start fields")
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open("wb")
+            self._fh = compressed_writer(self.path, storage)
             self._seq = 0
             self._prev = genesis(str(run_start["run_id"]))
             fields = {"format_version": FORMAT_VERSION, **run_start, "type": "run_start"}

@@ -135,6 +135,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.format.schema.labels",
     "checker.format.schema.manifest",
     "checker.format.seeds",
+    "checker.format.storage",
     "checker.format.verify_document",
     "checker.pipeline",
     "checker.pipeline.boards",

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from checker.format.logio import file_sha256, read_events
+from checker.format.logio import read_events
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.events import Event
+from checker.format.storage import log_sha256
 from checker.stages.copies import PayloadDigest
 from checker.stages.tracks import RunRecord
 from checker.stages.validate import KeptLog
@@ -40,5 +41,5 @@ def read_run(path: Path, shown: str) -> RunRecord:
             lines.append(lineno)
             payload.add(event)
     assert start is not None, "validated logs start with run_start"
-    return RunRecord(path=shown, sha256=file_sha256(path), start=start, end=end, events=events, lines=lines,
+    return RunRecord(path=shown, sha256=log_sha256(path), start=start, end=end, events=events, lines=lines,
                      content_sha256=payload.hexdigest())

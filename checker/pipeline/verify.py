@@ -22,11 +22,12 @@ from typing import Any
 
 from checker.format import logio
 from checker.format.errors import Finding, MissingInputError
-from checker.format.logio import REPLAY_CONTAINER_BYTES, file_sha256, over_replay_limit
+from checker.format.logio import REPLAY_CONTAINER_BYTES, over_replay_limit
 from checker.format.progress import Progress
 from checker.format.results_model import FindingRecord, ResultsFile, RunResult
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.manifest import Prereg
+from checker.format.storage import log_sha256
 from checker.pipeline.boards import write_boards
 from checker.pipeline.cache import cache_put, cached_results, default_cache_dir, repository, submission_cache_key
 from checker.pipeline.handle import ResultsHandle
@@ -459,7 +460,7 @@ def _too_large(task: ScoreTask, info: RunInfo, over: tuple[int, int, int, int], 
                f"of {weight} (bytes + {REPLAY_CONTAINER_BYTES} per object/array), above the limit of "
                f"{limit}; the log's chain and events are valid, but it is not scored (UNVERIFIED)")
     findings.append(Finding(task.shown, None, message))
-    return judged_run([Fact("unverified", message)], path=task.shown, log_sha256=file_sha256(task.path),
+    return judged_run([Fact("unverified", message)], path=task.shown, log_sha256=log_sha256(task.path),
                       run_id=info.run_id, cell=info.cell, seed=info.seed, track=info.track,
                       prereg_sha256=info.prereg_sha256)
 

@@ -16,11 +16,12 @@ from typing import NotRequired, TypedDict
 
 from checker.format.cell_tables import CompletionCellTables, Proportion
 from checker.format.errors import LogFormatError
-from checker.format.logio import file_sha256, read_events
+from checker.format.logio import read_events
 from checker.format.numbers import fmt
 from checker.format.results_completion import Change, EpisodeResult
 from checker.format.results_model import CellResult, ResultsFile, RunResult
 from checker.format.schema.completion import Message, ToolCall, ToolResult
+from checker.format.storage import LogStorageError, log_sha256
 from checker.render.context import CompletionCell, CompletionRun
 from checker.render.paths import cell_path, url_of
 from checker.render.stream import Listing
@@ -280,8 +281,8 @@ def dialogue(run: RunResult, root: Path) -> tuple[list[DialogueLine] | None, str
     """The episode's dialogue read from its log (line, who, what), or None with the reason."""
     path = root / run.path
     try:
-        ok = run.log_sha256 is not None and path.stat().st_size <= MAX_LOG_BYTES and file_sha256(path) == run.log_sha256
-    except OSError:
+        ok = run.log_sha256 is not None and path.stat().st_size <= MAX_LOG_BYTES and log_sha256(path) == run.log_sha256
+    except (OSError, LogStorageError):
         ok = False
     if not ok:
         return None, ("The log is not available beside these results (or its bytes differ from the recorded SHA-256): "

@@ -34,9 +34,9 @@ from typing import Any
 
 from checker.format.boards_model import BoardsDocument, read_boards
 from checker.format.errors import UsageError
-from checker.format.logio import file_sha256
 from checker.format.release_model import ReleaseFile
 from checker.format.results_model import ResultsFile
+from checker.format.storage import LogStorageError, log_sha256
 from checker.pipeline.releases import RELEASES_DIR, read_releases
 from checker.render import pages, ranking
 from checker.render.citation import site_url
@@ -131,8 +131,8 @@ def _manifest_id(folder: Path) -> str | None:
 
 def _sha256(path: Path) -> str | None:
     try:
-        return file_sha256(path)
-    except OSError:
+        return log_sha256(path)  # a run log's digest: of its decompressed bytes when it is stored compressed
+    except (OSError, LogStorageError):
         return None
 
 

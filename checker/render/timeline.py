@@ -19,11 +19,12 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from checker.format.errors import LogFormatError
-from checker.format.logio import file_sha256, read_events
+from checker.format.logio import read_events
 from checker.format.results_model import MilestoneDetail, RunResult
 from checker.format.schema.agent import Beat, Evidence, LevelEvent, MilestoneClaim, PlanStep
 from checker.format.schema.constraint import Turn
 from checker.format.schema.events import Event
+from checker.format.storage import LogStorageError, log_sha256
 from checker.render.tables import Row
 
 MAX_LOG_BYTES = 512 * 1024 * 1024
@@ -32,8 +33,8 @@ MAX_LOG_BYTES = 512 * 1024 * 1024
 
 def _sha256(path: Path) -> str | None:
     try:
-        return None if path.stat().st_size > MAX_LOG_BYTES else file_sha256(path)
-    except OSError:
+        return None if path.stat().st_size > MAX_LOG_BYTES else log_sha256(path)
+    except (OSError, LogStorageError):
         return None
 
 

@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 
 from checker.format.errors import Finding, UsageError, is_invisible, visible
 from checker.format.schema.manifest import Prereg, Submission
+from checker.format.storage import storage_of
 from checker.stages.files import LINK_MESSAGE, NAME_RULE, RefusedFile, bad_char, open_regular, refusal, unsafe_name
 from checker.stages.manifest_yaml import MAX_YAML_BYTES, parse_yaml, read_small, read_yaml
 from checker.stages.rules import prereg_findings
@@ -145,8 +146,8 @@ class Tree:
 
 
 def is_run_name(rel: str) -> bool:
-    """A file that is a run log by its name (`*.jsonl`)."""
-    return rel.lower().endswith(".jsonl")
+    """A file that is a run log by its name (`*.jsonl`, `*.jsonl.gz`, `*.jsonl.zst`: `checker.format.storage`)."""
+    return storage_of(rel) is not None
 
 
 def load_submission(root: Path, display_root: str) -> SubmissionFiles:

@@ -16,13 +16,14 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from checker.format.errors import Finding
-from checker.format.logio import MAX_FILE_BYTES, compressed_kind
+from checker.format.logio import MAX_FILE_BYTES
 from checker.format.scan import GIVE_UP, Problem, scan_log
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.events import Event
+from checker.format.storage import LogStorageError, allowance, compressed_kind, open_stream, storage_of
 from checker.stages.copies import PayloadDigest
 from checker.stages.files import RefusedFile, open_regular
 from checker.stages.load import Target, discover, load_submission
@@ -208,23 +209,33 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     if opened is None:
         return info
     fh, size = opened
-    keeper = KeptEvents(keep, size) if keep is not None and size <= keep.max_weight else None
+    # a compressed log's decompressed size is known only once read: it is kept and weighed as it goes
+    compressed = storage_of(display) not in (None, "plain")
+    keeper = KeptEvents(keep, size) if keep is not None and (size <= keep.max_weight or compressed) else None
     with fh:
-        scanner = scan_log(fh, info, keeper, fast=FAST_PATH, give_up=FAST_PATH_GIVE_UP,
-                           observe=keeper.observer() if keeper is not None else None)
+        try:
+            scanner = scan_log(fh, info, keeper, fast=FAST_PATH, give_up=FAST_PATH_GIVE_UP,
+                               observe=keeper.observer() if keeper is not None else None)
+        except LogStorageError as exc:  # a compressed log that breaks or expands without end: one finding
+            if keeper is not None:
+                keeper.abandon()
+            report.findings.append(Finding(display, None, str(exc)))
+            return info
     info.run_id = scanner.chain.run_id
     info.lines = scanner.lines
     report.lines += scanner.lines
     if keeper is not None and not scanner.refused:
         keeper.finish()
     problems = scanner.problems
+    if scanner.lines == 0 and not problems:  # a compressed log can hold nothing (a plain one is refused above)
+        problems.append((None, "empty run log (no events)"))
     if scanner.chain.ended_at is None and scanner.lines > 0 and not scanner.refused:
         problems.append((None, INCOMPLETE_MESSAGE))
     report.findings.extend(_listed(display, problems))
     return info
 
 
-def _open_log(path: Path, display: str, report: ValidationReport) -> tuple[BinaryIO, int] | None:
+def _open_log(path: Path, display: str, report: ValidationReport) -> tuple[IO[bytes], int] | None:
     """The open log and its size; None, with the finding, for a file that must not be read."""
     try:
         fh = open_regular(path)  # never through a link, never blocking on a FIFO
@@ -236,22 +247,29 @@ def _open_log(path: Path, display: str, report: ValidationReport) -> tuple[Binar
         report.unreadable.append(Finding(display, None, f"cannot read: {exc.strerror}", unreadable=True))
         return None
     refusal = None
+    storage = storage_of(display) or "plain"
     if size > MAX_FILE_BYTES:
         refusal = f"file is {size} bytes, larger than the {MAX_FILE_BYTES}-byte limit"
     elif size == 0:
         refusal = "empty run log (no events)"
     else:
         kind = compressed_kind(fh.read(8))
-        # refused on its magic bytes: nothing is decompressed, so a decompression bomb costs nothing
-        if kind is not None:
-            refusal = (f"{kind}-compressed file: compressed run logs are not accepted "
-                       "(commit the plain UTF-8 .jsonl); it was not decompressed")
+        # a format the name does not announce is refused on its magic bytes, never decompressed
+        if kind is not None and kind != storage:
+            refusal = (f"{kind}-compressed file named {display.rsplit('/', 1)[-1]!r}: a run log is plain UTF-8 "
+                       "`.jsonl`, gzip `.jsonl.gz` or Zstandard `.jsonl.zst`, named for what it holds; it was not "
+                       "decompressed")
+        elif kind is None and storage != "plain":
+            refusal = f"named .{'gz' if storage == 'gzip' else 'zst'}, but the file is not {storage}-compressed"
     if refusal is not None:
         fh.close()
         report.findings.append(Finding(display, None, refusal))
         return None
     fh.seek(0)
-    return fh, size
+    if storage == "plain":
+        return fh, size
+    # decompressed as it is read, bounded (checker.format.storage); the size bounds what is kept
+    return open_stream(fh, storage, display, size), allowance(size)
 
 
 def _listed(display: str, problems: list[Problem]) -> list[Finding]:

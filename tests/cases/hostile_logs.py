@@ -386,8 +386,8 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         lines, p = start(c)
         del c.runs[R1]
         data = gzip.compress(b"".join(x + b"\n" for x in lines), mtime=0)
-        c.expected = [f"{p}: gzip-compressed file: compressed run logs are not accepted "
-                      "(commit the plain UTF-8 .jsonl); it was not decompressed"]
+        c.expected = [f"{p}: gzip-compressed file named 'r1.jsonl': a run log is plain UTF-8 `.jsonl`, gzip "
+                      "`.jsonl.gz` or Zstandard `.jsonl.zst`, named for what it holds; it was not decompressed"]
         c.verify = {"exit_code": 1, "problems": [*c.expected, missing_slot(c.name)]}
         return {R1: data}
 
@@ -397,8 +397,8 @@ def invalid_log_cases() -> list[tuple[g.Case, Mutation]]:
         del c.runs[R1]
         c.files[c.files.index(R1)] = "runs/r1.jsonl.gz"
         p = f"{c.name}/runs/r1.jsonl.gz"
-        c.expected = [f"{p}: zstd-compressed file: compressed run logs are not accepted "
-                      "(commit the plain UTF-8 .jsonl); it was not decompressed"]
+        c.expected = [f"{p}: zstd-compressed file named 'r1.jsonl.gz': a run log is plain UTF-8 `.jsonl`, gzip "
+                      "`.jsonl.gz` or Zstandard `.jsonl.zst`, named for what it holds; it was not decompressed"]
         c.verify = {"exit_code": 1, "verdicts": {"runs/r1.jsonl.gz": "MALFORMED", R2: "VALID"},
                     "problems": [*c.expected, missing_slot(c.name)]}
         # a zstd frame header and junk: the magic bytes alone decide
