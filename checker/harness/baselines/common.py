@@ -90,7 +90,7 @@ class SubmissionWriter:
         self.root.mkdir(parents=True, exist_ok=True)
         runs = self.root / "runs"
         if runs.exists():
-            for old in sorted(runs.glob("*.jsonl")):
+            for old in sorted(p for p in runs.iterdir() if p.name.endswith((".jsonl", ".jsonl.gz", ".jsonl.zst"))):
                 old.unlink()
         (self.root / "prereg.yaml").write_bytes(self.prereg_bytes)
 
