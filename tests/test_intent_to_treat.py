@@ -60,9 +60,12 @@ def test_shipped_invalid_seed_counts_as_worst(tmp_path: Path) -> None:
     assert full.metrics["drift_total"].mean == pytest.approx(0.0295)
     # the invalid seed completed 3 levels, but an invalid run counts as 0 completions
     assert full.all_declared["completions"].value == pytest.approx((2 + 2 + 0) / 3)
-    # an undefined figure of a VALID run stays undefined (J0A0: no reference beats), never worst, never 0
-    j0a0 = cells["J0A0"].all_declared["drift_total"]
+    # an undefined figure of a VALID run stays undefined (J0A0: no reference beats), never 0 ...
+    j0a0 = cells["J0A0"].all_declared["gds_bind"]
     assert (j0a0.value, j0a0.n_undefined, j0a0.n_worst) == (None, 3, 0)
+    # ... except in the ranked figure, where committing to nothing is worst (issue 29: no plan never ranks)
+    j0a0 = cells["J0A0"].all_declared["drift_total"]
+    assert (j0a0.value, j0a0.n_undefined, j0a0.n_worst) == (1.0, 0, 3)
     # comparator cells have no drift figures
     assert cells["BARE"].all_declared == {}
 

@@ -134,8 +134,12 @@ def test_columns_put_the_decomposition_right_after_the_cell() -> None:
     assert keys[:11] == [*head, "drift_total", "gds_bind", "gds_abandon", "gds_aligned"]
     labels = {c.key: c.label for c in ranking.columns("agent", "drift_total")}
     assert labels["figure"].startswith("drift_total ↓")
-    keys_c = [c.key for c in ranking.columns("constraint", "turn_accuracy")]
-    assert keys_c[:11] == [*head, "consistent_share", "drift_share", "contradiction_share", "other_share"]
+    keys_c = [c.key for c in ranking.columns("constraint", "complete_accuracy")]
+    # the reference code's partial credit beside the ranked figure, then the decomposition (issue 29)
+    assert keys_c[:12] == [*head, "turn_accuracy", "consistent_share", "drift_share", "contradiction_share",
+                           "other_share"]
+    labels_c = {c.key: c.label for c in ranking.columns("constraint", "complete_accuracy")}
+    assert labels_c["turn_accuracy"] == "turn_accuracy ↑ all declared (conformance, unranked)"
 
 
 def test_release_is_the_newest_verification_and_its_commit() -> None:

@@ -77,7 +77,7 @@ def landings(state: AgentState, recomputed: bool) -> list[str | None]:
 
 
 def gds(state: AgentState, landing: list[str | None], references: list[Reference | None] | None = None,
-        aimed: list[bool] | None = None) -> Gds:
+        aimed: list[bool] | None = None, strict: bool = False) -> Gds:
     """Classify every acted beat of a replayed run.
 
     Args:
@@ -86,6 +86,8 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
         references: per beat, the reference step derived from the log's evidence
             (`checker.agent.evidence`); None reads the recorded `step_id` / `shadow_step_id`.
         aimed: per beat, aimed as derived from the evidence; None = the beat has parameters.
+        strict: profile `driftboard`: a beat is aligned only when it can be checked against a target
+            (`_unchecked`); otherwise it counts as bind.
     """
     out = Gds()
     beats = state.beats
@@ -100,13 +102,26 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
         out.live += live
         out.shadow += not live
         on_plan = not ref_action or action == ref_action
-        if on_plan and tgt and is_aimed and landed != tgt:
+        if (on_plan and tgt and is_aimed and landed != tgt) or (strict and _unchecked(live, on_plan, tgt, is_aimed)):
             out.bind += 1
         elif live or (on_plan and not (tgt and landed != tgt)):
             out.aligned += 1
         else:
             out.abandon += 1
     return out
+
+
+def _unchecked(live: bool, on_plan: bool, tgt: str | None, aimed: bool) -> bool:
+    """Profile `driftboard`: a beat the reference would count aligned without checking it against a target.
+
+    A plan step that names no target (live, or a shadow step the beat follows), or a live step whose
+    beat does another action or is not aimed: ARG counts each aligned, so plans of targetless steps
+    would make drift 0 for free. Here each counts as bind: committing to nothing is not alignment.
+    (A shadow beat off its plan, or aimed elsewhere, is abandon already.)
+    """
+    if live:
+        return not (on_plan and tgt and aimed)
+    return on_plan and not tgt
 
 
 def _recorded_reference(beat: Beat, steps: dict[str, PlanStep]) -> Reference | None:
@@ -163,7 +178,9 @@ METRICS: tuple[Metric, ...] = (
         definition=(
             "r3(bind / n_ref). A reference beat is **bind** when it is on plan (no reference action, or the "
             "beat's action equals it), the step names a target, the action is aimed (has parameters) and it "
-            "landed elsewhere than the target (background included). "
+            "landed elsewhere than the target (background included). In profile `driftboard` a beat is also "
+            "bind when it cannot be checked against a target: its plan step names no target, or (live) the beat "
+            "does not carry out its step's action aimed; ARG counts those aligned. "
             + LANDING
         ),
         undefined=REF_UNDEF,
@@ -206,6 +223,12 @@ METRICS: tuple[Metric, ...] = (
         higher_is_better=False,
         worst=1.0,
         worst_means="1: every reference beat of the run counts as drift",
+        ranked=True,
+        degenerate_worst=(
+            "In profile driftboard a beat is aligned only when it can be checked against a target: a plan step "
+            "that names no target, or a live step the beat does not carry out aimed, counts as bind, not as a "
+            "free aligned beat; a declared run with no reference beat (no plan, never acting) and a missing or "
+            "invalid run count as 1, the worst value, in the ranked all-declared figure."),
         definition=(
             "r3((bind + abandon) / n_ref), computed from the counts (it can differ by 0.001 from the sum of "
             "the two rounded rates)."

@@ -65,7 +65,7 @@ class _Replayed:
         state = replay(run)
         landing = landings(state, recomputed=strict)
         evidence = check_evidence(state) if strict else None
-        decomposition = (gds(state, landing, evidence.references, evidence.aimed) if evidence is not None
+        decomposition = (gds(state, landing, evidence.references, evidence.aimed, strict=True) if evidence is not None
                          else gds(state, landing))
         return cls(state, strict, landing, acted_landings(state, landing), evidence, decomposition)
 

@@ -115,8 +115,9 @@ def _table(headers: list[str], rows: Iterable[Sequence[object]]) -> list[str]:
 
 def _runs_table(run_results: list[RunResult], mismatch_counts: dict[str, int] | None) -> list[str]:
     out = ["", "Runs"]
-    out += _table(["run", "cell", "seed", "verdict", "turns", "accuracy", "mismatches"],
-                  [[r.run_id, r.cell, r.seed, r.verdict, r.metric("turns"),
+    out += _table(["run", "cell", "seed", "verdict", "turns", "complete_accuracy (ranked)", "accuracy (conformance)",
+                   "mismatches"],
+                  [[r.run_id, r.cell, r.seed, r.verdict, r.metric("turns"), r.metric("complete_accuracy"),
                     r.metric("turn_accuracy"), _mismatch_count(r, mismatch_counts)] for r in run_results])
     return out + [f"  {r.run_id}: {reason}" for r in run_results for reason in r.reasons]
 

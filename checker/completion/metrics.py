@@ -44,7 +44,13 @@ METRICS: tuple[Metric, ...] = (
            "said), else 0. Over a cell's declared episodes (all-declared), the mean is the **verified completion "
            "rate**: the figure the completion board ranks.",
            NEVER, kind="rate", unit="share of declared episodes", higher_is_better=True, worst=0.0,
-           worst_means="a declared episode that is missing, INVALID, INCOMPLETE, MALFORMED or UNVERIFIED is not verified"),
+           worst_means="a declared episode that is missing, INVALID, INCOMPLETE, MALFORMED or UNVERIFIED is not verified",
+           ranked=True,
+           degenerate_worst=("It reads no claim: only the database the replayed tool calls leave and the outputs said. "
+                             "Claiming less (never closing as done, transferring), claiming the same work twice, "
+                             "stopping early, never calling a tool or repeating a write leaves a database that is not "
+                             "the gold one, so the episode is not verified; a missing or invalid episode is not "
+                             "verified either.")),
     Metric("claimed", "completion",
            "1 when the episode was closed as done (the last assistant turn replied to the user and the user ended the "
            "chat with `###STOP###`), else 0: the completion the dialogue claims, structurally.",

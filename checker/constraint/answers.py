@@ -379,12 +379,53 @@ def _values_on_line(domain: LogicGrid, line: str, row: dict[str, str]) -> None:
 
 def extract_answer(domain: Domain, text: str | None) -> Answer | None:
     """The normalised answer of a raw response (None: no answer, i.e. `Parse` is false)."""
+    return read_answer(domain, text)[0]
+
+
+def read_answer(domain: Domain, text: str | None) -> tuple[Answer | None, bool]:
+    """The normalised answer of a raw response and whether every value it gives could be read.
+
+    The reference drops what it cannot read (a seat `"3.0"`, a start `"9:00 AM"`, an entity named
+    twice) and credits the rest when it extends to a solution. An answer that gives a value the
+    reader drops is not complete (the paper's Complete): what it pins is not what it says.
+    The regex fallback reads only digits, so what it finds is readable.
+    """
     if not text:
-        return None
-    answer = normalize(domain, extract_json(text))
+        return None, False
+    obj = extract_json(text)
+    answer = normalize(domain, obj)
     if answer is None:
-        answer = regex_fallback(domain, strip_think(text))
-    return answer
+        return regex_fallback(domain, strip_think(text)), True
+    return answer, readable(domain, obj)
+
+
+def readable(domain: Domain, obj: Any) -> bool:
+    """Every value the JSON answer gives a known entity converts, and no entity is given twice."""
+    if isinstance(obj, dict) and "solution" in obj:
+        obj = obj["solution"]
+    if isinstance(domain, LogicGrid):
+        cells = [(name, cat, value) for name, cat, value in _grid_cells(domain, obj)
+                 if name is not None and isinstance(cat, str) and cat in domain.cat_index]
+        named = {(name, cat) for name, cat, _v in cells}
+        return len(named) == len(cells) and not any(isinstance(v, dict | list) for _n, _c, v in cells)
+    if not isinstance(obj, dict):
+        return True
+    seen: set[str] = set()
+    for key, value in obj.items():
+        name = _entity(domain, key)
+        if name is None:
+            continue
+        if name in seen or not _value_readable(domain, value):
+            return False
+        seen.add(name)
+    return True
+
+
+def _value_readable(domain: Domain, value: Any) -> bool:
+    """A seat, or a scheduling start (bare or in an object) and its duration, that `to_int` reads."""
+    if isinstance(domain, Scheduling) and isinstance(value, dict):
+        return all(to_int(value[k]) is not None for k in ("start", "duration") if k in value)
+    return to_int(value) is not None
 
 
 def canonical_answer(answer: Answer | None) -> str:

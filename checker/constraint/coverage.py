@@ -138,13 +138,12 @@ def coverage_metrics(turns: Sequence[TurnResult], pset: ProblemSet, cov: Coverag
     """The per-run coverage metrics (see the module docstring)."""
     declared = pset.n_turns
     correct = sum(t.correct for t in turns)
-    unverifiable = sum(t.channel == UNVERIFIABLE for t in turns)
     return {
         "turns_declared": declared,
         "turns_missing": max(declared - len(turns), 0),
         "turns_missing_in_started": cov.missing_in_started,
         "ledger_declared": cov.ledger_declared,
-        "ledger_missing": unverifiable if cov.ledger_declared else None,
+        "ledger_missing": sum(t.ledger_size is None for t in turns) if cov.ledger_declared else None,
         "turn_accuracy_all_declared": correct / declared if declared else None,
     }
 

@@ -138,7 +138,9 @@ METRICS: tuple[Metric, ...] = (
         worst=0.0,
         worst_means="0: every turn of the run counts as wrong (a missing, unparseable or unverifiable turn is wrong)",
         declared_variant="turn_accuracy_all_declared",
-        definition="correct_turns / turns (a micro mean over turns, as the paper's headline).",
+        turn_credit="correct",
+        definition=("correct_turns / turns (a micro mean over turns, as the paper's headline): the reference "
+                    "code's partial credit, the conformance figure; unranked (boards rank complete_accuracy)."),
         undefined="turns = 0.",
     ),
     Metric(
@@ -224,8 +226,9 @@ METRICS: tuple[Metric, ...] = (
         unit="turns",
         definition=(
             "Turns in channel **consistent**: the answer satisfies the ledger (SAT(base ∧ ledger ∧ "
-            "Φ(answer))). Channels are decided in order: contradiction (ledger known UNSAT), other (solver "
-            "error), none (no ledger), other (unparsed answer), consistent, drift."
+            "Φ(answer)); profile `driftboard`: and the ledger states every constraint stated so far). Channels "
+            "in order: contradiction (ledger UNSAT), other (solver error), none (no ledger), other (unparsed), "
+            "consistent, drift."
         ),
         undefined=NEVER,
     ),
@@ -455,8 +458,8 @@ METRICS: tuple[Metric, ...] = (
         kind="count",
         unit="turns",
         definition=(
-            "Turns whose channel is `unverifiable`: a declared ledger is missing, so the turn is neither "
-            "consistent, drift nor contradiction."
+            "Turns whose channel is `unverifiable`: a declared ledger is missing, or (profile `driftboard`) the "
+            "answer satisfies a ledger that leaves out a constraint the dialogue stated (a thinner ledger)."
         ),
         undefined=NEVER,
     ),
@@ -467,8 +470,7 @@ METRICS: tuple[Metric, ...] = (
         unit="share of channel turns",
         higher_is_better=False,
         definition=(
-            "unverifiable / channel_turns: nulling the ledgers of contradictory turns moves them here, never "
-            "to consistent."
+            "unverifiable / channel_turns: nulling or thinning the ledgers moves turns here, never to consistent."
         ),
         undefined="channel_turns = 0.",
     ),

@@ -2,13 +2,15 @@
 
 Per turn, from the raw response, the recorded ledger and the problem set named by digest:
 
-* `parse`: an answer was extracted (drift-spec §b.1); `complete`: reference `Complete()` (§b.2);
+* `parse`: an answer was extracted (drift-spec §b.1); `complete`: reference `Complete()` (§b.2), and
+  every value the answer gives is readable (`checker.constraint.answers.read_answer`);
 * `correct`: SAT(base ∧ gold cumulative constraints ∧ Φ(answer)); false when unparsed or on a
   solver error (§b.3, partial answers count when they extend to a solution);
 * `ledger_sat`: SAT(base ∧ ledger); `answer_satisfies_ledger`: SAT(base ∧ ledger ∧ Φ(answer));
 * `channel`: `other` on a solver error; none without a ledger; `contradiction` when the ledger is
   UNSAT; `other` when the answer is unparseable; `consistent` when the answer satisfies the
-  ledger; else `drift`;
+  ledger; else `drift`; in profile `driftboard`, `unverifiable` instead of consistent when the
+  ledger leaves out a constraint the dialogue stated (a ledger is judged against the dialogue);
 * `mus`: the reference's deletion MUS (constraint ids) for every UNSAT ledger.
 
 Constraint runs have no validity gate: a run is VALID unless it is INCOMPLETE (no run_end) or
@@ -26,12 +28,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from checker.constraint.answers import extract_answer
+from checker.constraint.answers import read_answer
 from checker.constraint.coverage import Coverage, check_coverage, coverage_metrics, mark_missing_ledgers
 from checker.constraint.domains import Domain, DomainError, Key
 from checker.constraint.domains.solver import ProblemSolver, SolverError
-from checker.constraint.metrics import aggregate, depth_table, rate, rate_pairs
+from checker.constraint.metrics import UNVERIFIABLE, aggregate, depth_table, rate, rate_pairs
 from checker.constraint.problems import Problem, ProblemSet
+from checker.constraint.ranked import ranked_figures, ranked_pairs
 from checker.constraint.turns import TurnRecord, channel_of, mismatches_of
 from checker.format.cell_tables import ConstraintAggregate, ConstraintCellTables, DepthTable
 from checker.format.errors import MissingInputError
@@ -39,6 +42,7 @@ from checker.format.results_model import MetricValue, Mismatch, RunResult, TurnR
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.common import ProblemSetRef
 from checker.format.schema.constraint import ProblemStart, Turn
+from checker.stages.boards import RANKED_PROFILE
 from checker.stages.tracks import RunRecord, VerifyContext, incomplete_reason
 from checker.stages.verdict import judged_run
 
@@ -94,8 +98,13 @@ def release() -> None:
     release_checkers()
 
 
-def score_turn(chk: _Checker, turn: Turn, line: int) -> TurnRecord:
-    """Recompute one turn; returns its working record (`TurnRecord.result` is what results files store)."""
+def score_turn(chk: _Checker, turn: Turn, line: int, stated: bool = False) -> TurnRecord:
+    """Recompute one turn; returns its working record (`TurnRecord.result` is what results files store).
+
+    With `stated` (profile `driftboard`) a ledger is judged against what the dialogue stated: an answer
+    that satisfies a ledger which leaves out a constraint stated so far (the turn's gold cumulative
+    constraints, compiled) is `unverifiable`, not consistent — a thinner ledger is never a better channel.
+    """
     rec = TurnRecord(line, turn.problem_id, chk.problem.domain, turn.turn_number,
                      None if turn.ledger is None else len(turn.ledger), turn.z3_sat, turn.answer_correct)
     if chk.domain is None or chk.solver is None:
@@ -103,31 +112,39 @@ def score_turn(chk: _Checker, turn: Turn, line: int) -> TurnRecord:
         rec.channel = "other"
         return rec
     dom = chk.domain
-    answer = extract_answer(dom, turn.raw_response)
+    answer, readable = read_answer(dom, turn.raw_response)
     rec.parse = answer is not None
-    rec.complete = answer is not None and dom.is_complete(answer)
+    rec.complete = answer is not None and readable and dom.is_complete(answer)
     phi = dom.answer_keys(answer) if answer is not None else None
     try:
-        _solve(rec, chk, dom, chk.solver, turn, phi)
+        keys = _solve(rec, chk, dom, chk.solver, turn, phi)
     except SolverError as exc:
         rec.solver_error = str(exc)
         rec.correct = False
+        keys = None
     rec.channel = channel_of(rec)
+    if stated and rec.channel == "consistent" and keys is not None and not set(chk.gold[turn.turn_number - 1]) <= set(keys):
+        rec.channel = UNVERIFIABLE
     return rec
 
 
-def _solve(rec: TurnRecord, chk: _Checker, dom: Domain, solver: ProblemSolver, turn: Turn, phi: list[Key] | None) -> None:
-    """The SAT checks of one turn: correctness (with an answer), then the ledger's SAT and MUS (with a ledger)."""
+def _solve(rec: TurnRecord, chk: _Checker, dom: Domain, solver: ProblemSolver, turn: Turn,
+           phi: list[Key] | None) -> list[Key] | None:
+    """The SAT checks of one turn: correctness (with an answer), then the ledger's SAT and MUS (with a ledger).
+
+    Returns the ledger's compiled keys (None without a ledger).
+    """
     if phi is not None:
         rec.correct = solver.sat(chk.gold[turn.turn_number - 1] + phi)
     if turn.ledger is None:
-        return
+        return None
     keys = [dom.compile(e.type, e.args) for e in turn.ledger]
     if phi is not None:
         rec.answer_satisfies_ledger = solver.sat(keys + phi)
     rec.ledger_sat = True if rec.answer_satisfies_ledger else solver.sat(keys)
     if not rec.ledger_sat:
         rec.mus = solver.mus([(e.id, k) for e, k in zip(turn.ledger, keys, strict=True)])
+    return keys
 
 
 class _Walk:
@@ -137,8 +154,8 @@ class _Walk:
     it is not logged twice; every other irregularity is an `invalid` fact naming its line.
     """
 
-    def __init__(self, run: RunRecord, pset: ProblemSet, digest: str) -> None:
-        self.run, self.pset, self.digest = run, pset, digest
+    def __init__(self, run: RunRecord, pset: ProblemSet, digest: str, stated: bool = False) -> None:
+        self.run, self.pset, self.digest, self.stated = run, pset, digest, stated
         self.facts: list[Fact] = []
         self.records: list[TurnRecord] = []
         self.mismatches: list[Mismatch] = []
@@ -168,7 +185,7 @@ class _Walk:
         problem = self._scored_problem(event, line)
         if problem is None:
             return
-        rec = score_turn(checker_for(self.digest, problem), event, line)
+        rec = score_turn(checker_for(self.digest, problem), event, line, self.stated)
         self.records.append(rec)
         self.mismatches.extend(mismatches_of(rec))
         asked = problem.turns[event.turn_number - 1].user_message
@@ -235,6 +252,7 @@ def _run_metrics(turns: list[TurnResult], mismatches: int, pset: ProblemSet, cov
     metrics["problems_covered"] = len({t.problem_id for t in turns})
     metrics["turn_coverage"] = rate(len(turns), pset.n_turns)
     metrics.update(coverage_metrics(turns, pset, cov))
+    metrics.update(ranked_figures(turns, pset.n_turns))  # the ranked figure: complete, readable answers only
     metrics["problems_in_set"] = len(pset.problems)  # the N of "n of N" shown beside small runs
     metrics["turns_in_set"] = pset.n_turns
     return metrics
@@ -256,7 +274,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     if ctx.prereg is not None and ctx.prereg.problem_set is not None and ctx.prereg.problem_set != named.digest:
         facts.append(Fact("inconsistent", f"run uses problem set {named.digest[:12]}…, "
                                      f"the pre-registration names {ctx.prereg.problem_set[:12]}…"))
-    walk = _Walk(run, pset, named.digest)
+    walk = _Walk(run, pset, named.digest, stated=ctx.profile == RANKED_PROFILE)
     facts += walk.facts
     cov = check_coverage(run, pset)  # every turn of every started problem, in order; a ledger on every turn
     findings = mark_missing_ledgers(run, walk.records, cov)
@@ -266,7 +284,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     if (why := incomplete_reason(run)) is not None:
         facts.append(Fact("incomplete", why))
     metrics = _run_metrics(turns, len(walk.mismatches), pset, cov)
-    return judged_run(facts, **fields, metrics=metrics, rates=rate_pairs(metrics), turns=turns,
+    return judged_run(facts, **fields, metrics=metrics, rates={**rate_pairs(metrics), **ranked_pairs(metrics)}, turns=turns,
                       mismatches=walk.mismatches, findings=findings)
 
 

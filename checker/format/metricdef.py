@@ -54,6 +54,16 @@ class Metric:
     declared_variant: str | None = None
     """A per-run metric that already counts the run's own missing parts as worst (e.g. correct turns
     over every turn the run declared): used for a scored VALID or INCOMPLETE run's all-declared value."""
+    ranked: bool = False
+    """The metric its track's boards rank on (its all-declared figure); one per track. A ranked metric
+    must say why degenerate behaviour scores worst on it (`degenerate_worst`), and the registry's
+    property test (tests/test_degenerate.py) must have a generator of degenerate behaviours for it."""
+    degenerate_worst: str = ""
+    """Why answering, committing, claiming or logging less never scores above the honest run (ranked
+    metrics; shown in the track page's integrity inventory)."""
+    turn_credit: str | None = None
+    """Constraint track: the `TurnResult` field that credits one turn in the per-problem units a ranked
+    figure pools (`correct`, or `solved` = Parse ∧ Complete ∧ Satisfies)."""
     names: tuple[str, ...] = field(default_factory=tuple)
     """The keys a family entry covers (empty: just `name`)."""
 

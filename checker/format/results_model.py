@@ -129,7 +129,7 @@ class TurnResult(_Model):
     parse: bool
     """An answer could be extracted from the raw response."""
     complete: bool
-    """The answer assigns every entity."""
+    """The answer assigns every entity (reference `Complete()`), with no value the reader cannot read."""
     ledger_size: int | None
     """Constraints in the logged ledger; None when the turn logs no ledger."""
     ledger_sat: bool | None
@@ -144,6 +144,11 @@ class TurnResult(_Model):
     solver_error: str | None
     recorded_z3_sat: int | None
     recorded_answer_correct: int | None
+
+    @property
+    def solved(self) -> bool:
+        """The paper's Correct = Parse ∧ Complete ∧ Satisfies: what the ranked accuracy credits."""
+        return self.parse and self.complete and self.correct
 
 
 MetricValue = JsonValue

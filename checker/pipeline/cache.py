@@ -99,6 +99,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.constraint.metrics",
     "checker.constraint.problem_sets",
     "checker.constraint.problems",
+    "checker.constraint.ranked",
     "checker.constraint.scorer",
     "checker.constraint.turns",
     "checker.format",

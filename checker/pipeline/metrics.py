@@ -15,23 +15,22 @@ from checker.agent import gds, grounding, milestones
 from checker.agent import metrics as agent_metrics
 from checker.completion import metrics as completion_metrics
 from checker.constraint import metrics as constraint_metrics
+from checker.constraint import ranked as constraint_ranked
 from checker.format.metric_names import CLAIM_COUNTS
 from checker.format.metricdef import Metric
 from checker.format.numbers import fmt
 
-_SOURCES = (gds, agent_metrics, grounding, milestones, constraint_metrics, completion_metrics)
+_SOURCES = (gds, agent_metrics, grounding, milestones, constraint_metrics, constraint_ranked, completion_metrics)
 MAX_DEPTH = constraint_metrics.MAX_DEPTH
 """Per-depth accuracy keys run from 1 to this."""
 
 HEADLINE: dict[str, tuple[str, ...]] = {
     "agent": ("completions", "drift_total", "gds_bind", "gds_abandon"),
-    "constraint": ("turn_accuracy", "drift_share", "contradiction_share"),
+    "constraint": ("complete_accuracy", "turn_accuracy", "drift_share", "contradiction_share"),
     "completion": ("verified", "claimed", "false_claim"),
 }
 """Per track, the metrics a leaderboard shows first (completions first: null results before mechanisms)."""
 
-RANK_BY: dict[str, str] = {"agent": "drift_total", "constraint": "turn_accuracy", "completion": "verified"}
-"""Per track, the metric whose all-declared figure orders the leaderboard."""
 
 
 @cache
@@ -47,6 +46,21 @@ def declarations() -> tuple[Metric, ...]:
                 seen.add(key)
             out.append(metric)
     return tuple(out)
+
+
+def ranked() -> tuple[Metric, ...]:
+    """Every metric declared `ranked` (one per track: its boards' figure)."""
+    return tuple(m for m in declarations() if m.ranked)
+
+
+def _rank_by() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for m in ranked():
+        if m.track in out or m.worst is None or m.higher_is_better is None or not m.degenerate_worst:
+            raise ValueError(f"ranked metric {m.name!r}: one per track, with a worst value, a direction and "
+                             "why degenerate behaviour scores worst")  # a declaration bug
+        out[m.track] = m.name
+    return out
 
 
 @cache
@@ -84,3 +98,7 @@ def header(name: str) -> str:
     """A column header: the metric name with its direction arrow (`drift_total ↓`)."""
     metric = get(name)
     return f"{name} {metric.arrow}".rstrip() if metric is not None else name
+
+
+RANK_BY: dict[str, str] = _rank_by()
+"""Per track, the metric whose all-declared figure orders the leaderboard (read from the `ranked` declarations)."""

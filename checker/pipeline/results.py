@@ -35,7 +35,7 @@ from checker.format.results_model import (
 )
 from checker.format.schema.manifest import Cell, Prereg, Submission
 from checker.format.seeds import seed_labels
-from checker.pipeline.metrics import RANK_BY, claim_names, declarations
+from checker.pipeline.metrics import RANK_BY, claim_names, declarations, get
 from checker.pipeline.provenance import submission_provenance
 from checker.pipeline.scorers import scorer_for
 from checker.stages.aggregate import (
@@ -152,6 +152,12 @@ def _cell(submission_id: str, name: str, spec: Cell | None, cell_runs: list[RunR
     return CellResult.model_validate(cell)
 
 
+def _turn_credit(metric: str) -> str:
+    """The turn field that credits a turn in `metric`'s per-problem units (constraint track; `correct` otherwise)."""
+    decl = get(metric)
+    return decl.turn_credit if decl is not None and decl.turn_credit else "correct"
+
+
 def with_rankings(cells: list[CellResult], runs: list[RunResult], track: str, profile: str,
                   status: tuple[bool, str | None], problem_set: str | None) -> list[CellResult]:
     """Each cell with its board verdict (`checker.stages.boards.cell_ranking`) and its digest recomputed."""
@@ -159,7 +165,8 @@ def with_rankings(cells: list[CellResult], runs: list[RunResult], track: str, pr
     for c in cells:
         ranking = cell_ranking(CellInput(track=track, profile=profile, submission_ranked=status[0],
                                          unranked_reason=status[1], prereg_problem_set=problem_set, cell=c,
-                                         runs=[r for r in runs if r.cell == c.cell], rank_metric=RANK_BY[track]))
+                                         runs=[r for r in runs if r.cell == c.cell], rank_metric=RANK_BY[track],
+                                         turn_credit=_turn_credit(RANK_BY[track])))
         data = c.model_dump(mode="json")
         data["ranking"] = ranking.model_dump(mode="json")
         data["digest"] = content_digest({k: v for k, v in data.items() if k != "digest"})

@@ -84,6 +84,8 @@ class BoardRow(Identity, total=False):
     ref_beats: float | None
     completions: float | None
     # constraint
+    turn_accuracy: float | None
+    """The reference code's partial-credit accuracy, all declared: the conformance figure, unranked."""
     consistent_share: float | None
     drift_share: float | None
     contradiction_share: float | None
@@ -225,7 +227,9 @@ def _mechanism(r: Listing, c: CellResult, row: BoardRow) -> None:
                     "tokens": _sum(c, "llm_tokens")})
         return
     tables = c.constraint_tables
-    row.update({"consistent_share": _share(c, "consistent"), "drift_share": _share(c, "drift"),
+    conformance = c.all_declared.get("turn_accuracy")
+    row.update({"turn_accuracy": conformance.value if conformance is not None else None,
+                "consistent_share": _share(c, "consistent"), "drift_share": _share(c, "drift"),
                 "contradiction_share": _share(c, "contradiction"), "other_share": _share(c, "other"),
                 "turns": tables.overall.turns if tables is not None else None, "tokens": _sum(c, "llm_tokens")})
 
@@ -312,7 +316,9 @@ def columns(track: str, metric: str) -> list[Column]:
     elif track == "completion":
         mech = list(completion.COLUMNS)
     else:
-        mech = [Column(f"{ch}_share", f"{ch} share", numeric=True) for ch in CHANNELS]
+        mech = [Column("turn_accuracy", f"{header('turn_accuracy')} all declared (conformance, unranked)", numeric=True,
+                       help=definition("turn_accuracy"))]
+        mech += [Column(f"{ch}_share", f"{ch} share", numeric=True) for ch in CHANNELS]
         mech.append(Column("turns", "turns", numeric=True))
         mech.append(Column("coverage", "n of N (problem set)"))
     tail = [Column("valid_of_declared", "valid of declared"), Column("why", "not ranked because", badge=True),

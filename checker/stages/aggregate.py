@@ -187,6 +187,8 @@ def all_declared(metric: Metric, chosen: dict[str, RunResult | None], withdrawn:
     variant when it has one, which already counts the run's own missing parts as worst; an
     INCOMPLETE run gives its declared variant when the metric has one (its logged part counts,
     the rest is worst), else the worst value; every other outcome, and a missing run, is worst.
+    A counted run whose ranked metric is undefined (e.g. no reference beat) is worst too: doing
+    nothing must not drop a seed out of the ranked mean.
     """
     if metric.worst is None:
         return None
@@ -196,6 +198,8 @@ def all_declared(metric: Metric, chosen: dict[str, RunResult | None], withdrawn:
         if seed in withdrawn:
             continue
         value, substituted = _declared_value(metric, run, comparator)
+        if value is None and metric.ranked and not comparator:
+            substituted = True  # committing to nothing (no plan, never acting) never leaves the ranked mean
         if substituted:
             value = metric.worst
             n_worst += 1

@@ -44,6 +44,8 @@ class CellInput:
     runs: Sequence[RunResult]
     """The cell's runs, whatever their verdict."""
     rank_metric: str
+    turn_credit: str = "correct"
+    """Constraint track: the `TurnResult` field that credits a turn in the rank metric (its declaration's `turn_credit`)."""
 
 
 @dataclass(frozen=True)
@@ -124,14 +126,17 @@ def _constraint_evidence(x: CellInput) -> str | None:
 
 
 def _constraint_units(x: CellInput) -> dict[str, list[float]]:
-    """Problem -> [correct turns, turns] over every declared run (a run not VALID or missing answers none right)."""
+    """Problem -> [credited turns, turns] over every declared run (a run not VALID or missing answers none right).
+
+    A turn is credited by the rank metric's `turn_credit` (`solved`: complete, readable and correct).
+    """
     turns_of: dict[str, int] = {}
     correct: dict[str, int] = {}
     valid = [r for r in x.runs if r.verdict == "VALID"]
     for run in valid:
         for t in run.turns or []:
             turns_of[t.problem_id] = max(turns_of.get(t.problem_id, 0), t.turn_number)
-            correct[t.problem_id] = correct.get(t.problem_id, 0) + int(t.correct)
+            correct[t.problem_id] = correct.get(t.problem_id, 0) + int(getattr(t, x.turn_credit))
     runs = x.cell.n_declared or len(x.cell.seeds_reported) or 1
     return {p: [float(correct.get(p, 0)), float(n * runs)] for p, n in sorted(turns_of.items())}
 
