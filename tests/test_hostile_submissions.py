@@ -397,6 +397,9 @@ def _copy_submission(src: Path, dest: Path, *, rehead: bool) -> None:
     for name in ("submission.yaml", "prereg.yaml"):
         p = dest / name
         p.write_text(p.read_text().replace(f"id: {src.name}\n", f"id: {sid}\n"))
+    # its own title: a copied title is a finding of its own (tests/test_identity.py), not the copy checks' subject
+    manifest = dest / "submission.yaml"
+    manifest.write_text(manifest.read_text().replace("title: Toy submission\n", f"title: Toy submission {sid}\n"))
     if rehead:
         prereg = (dest / "prereg.yaml").read_bytes()
         lines = (dest / RUN).read_bytes().splitlines()

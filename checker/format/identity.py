@@ -24,15 +24,17 @@ import unicodedata
 from functools import cache
 from importlib import resources
 
+from checker.format.schema.common import SourceRef
+
 _SLUG_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_KEY_ROUNDS = 4
 """NFKC, case folding and the skeleton are each idempotent; their composition settles in a round or two."""
 NEAR_DISTANCE = 2
 """Two submission ids whose identity keys are this many edits (insertions, deletions, substitutions) apart
 or fewer are near-duplicates, when the shorter key has `NEAR_MIN_LENGTH` characters or more; shorter keys
-are near-duplicates at one edit. Two edits cover one transposition (`referecne`) or two typos; ids that
-differ in a version digit (`lab-agent-v1`, `lab-agent-v2`) are near-duplicates too, on purpose: a reader
-tells the rows apart by id, so a second version takes a distinguishing word (`lab-agent-2027`)."""
+are near-duplicates at one edit. Two edits cover one transposition (`referecne`) or two typos. Ids that
+differ only in digits at the same places are not near-duplicates: numbers are read as numbers
+(`lab-agent-v1`, `lab-agent-v2`; `checker.format.names`)."""
 NEAR_MIN_LENGTH = 8
 
 
@@ -124,3 +126,18 @@ def deletion_keys(key: str, depth: int = NEAR_DISTANCE) -> set[str]:
         frontier = {s[:i] + s[i + 1:] for s in frontier for i in range(len(s))}
         out |= frontier
     return out
+
+
+def recorded_model(source: SourceRef | None, backbone: str | None) -> str | None:
+    """The model a run's importer provenance records, when it is the header's `backbone`; None: only declared.
+
+    An importer reads the model from the native files (`source.details.model`: Inspect, τ-bench; the
+    DRIFT-Bench transcript importer's native run id `<model>/<method>`). A header backbone that no such
+    record backs is the submitter's word, and the board marks it "declared" (`checker.format.boards_model`).
+    """
+    if source is None or not backbone:
+        return None
+    named = (source.details or {}).get("model")
+    if named is None and source.importer.startswith("drift-bench-transcript@") and source.native_run_id:
+        named = source.native_run_id.rsplit("/", 1)[0]
+    return backbone if named == backbone else None

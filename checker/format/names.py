@@ -10,7 +10,8 @@ check: the whole tree; `verify`: the submissions of the invocation; `build`: eve
   slug, case-folded) share a page and a permalink: one page would overwrite the other;
 * **reserved**: a cell or run id whose slug is a page name the build writes itself (`index`);
 * **near-duplicate**: two submission ids within `NEAR_DISTANCE` edits of each other (keys of
-  `NEAR_MIN_LENGTH` characters or more; one edit for shorter ones);
+  `NEAR_MIN_LENGTH` characters or more; one edit for shorter ones), unless they differ only in
+  digits at the same places (numbers are read as numbers: `lab-agent-v1`, `lab-agent-v2`);
 * **same work**: two submissions with one title, or with the same authors and the same citation.
 
 Each collision is an error on every name involved (which one is the original is not the
@@ -21,6 +22,7 @@ are found through deletion neighbourhoods (`deletion_keys`), linear in the numbe
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -29,6 +31,7 @@ from checker.format.errors import Finding
 from checker.format.identity import deletion_keys, edit_distance, identity_key, near_bound, slug, slug_key
 from checker.format.schema.manifest import Prereg, Submission
 
+_DIGITS = re.compile(r"[0-9]")
 RESERVED_PAGE_NAMES = ("index",)
 """Slugs a cell or run may not take: the build writes a page of that name beside theirs."""
 _NORMALISED = "Unicode normalisation (NFKC, case folding, confusable skeleton, Unicode TR39)"
@@ -58,14 +61,19 @@ class Work:
     citation: str | None
 
 
-def identity_findings(names: Iterable[Name], works: Iterable[Work] = ()) -> list[Finding]:
-    """Every collision among `names` and `works` (see the module docstring), sorted by path."""
+def identity_findings(names: Iterable[Name], works: Iterable[Work] = (), *, near: bool = True) -> list[Finding]:
+    """Every collision among `names` and `works` (see the module docstring), sorted by path.
+
+    `near`: also near-duplicate submission ids (the submission checks); the build refuses only names that
+    are one name or one page (`checker.render.names`).
+    """
     names = sorted(set(names), key=lambda n: (n.path, n.line or 0, n.kind, n.value))
     out: list[Finding] = []
     out.extend(_collisions(names, identity_key, _same_name))
     out.extend(_collisions(names, slug_key, _same_page))
     out.extend(_reserved(names))
-    out.extend(_near_ids([n for n in names if n.kind == "submission id"]))
+    if near:
+        out.extend(_near_ids([n for n in names if n.kind == "submission id"]))
     out.extend(_same_work(list(works)))
     return sorted(out, key=lambda f: (f.path, f.line or 0, f.message))
 
@@ -117,8 +125,8 @@ def _near_ids(ids: list[Name]) -> Iterator[Finding]:
     for a, b in sorted(pairs):
         bound = near_bound(a, b)
         distance = edit_distance(a, b, bound)
-        if distance > bound:
-            continue
+        if distance > bound or _DIGITS.sub("0", keyed[a].value) == _DIGITS.sub("0", keyed[b].value):
+            continue  # not near, or the same shape with other numbers (`lab-run-0001`, `lab-run-0002`)
         for n, o in ((keyed[a], keyed[b]), (keyed[b], keyed[a])):
             yield Finding(n.path, n.line, (
                 f"submission id {n.value!r} is {distance} edit(s) from submission id {o.value!r} ({o.path}): ids "

@@ -2,8 +2,9 @@
 
 `verify` reports name collisions across the submissions it verifies (`checker.pipeline.report.name_collisions`),
 but a build can render results verified apart (shards, merged later). The build applies the same rules
-(`checker.format.names`) to every results file it renders and refuses to publish on any collision:
-one page never silently replaces another.
+(`checker.format.names`) to every results file it renders and refuses to publish when two names are one
+name or one page (near-duplicate ids are the submission check's findings): one page never silently
+replaces another.
 """
 
 from __future__ import annotations
@@ -28,6 +29,6 @@ def refuse_collisions(names: list[Name], works: list[Work]) -> None:
     Raises:
         SiteBuildError: the findings, one per line.
     """
-    found = identity_findings(names, works)
+    found = identity_findings(names, works, near=False)
     if found:
         raise SiteBuildError("names collide, the site is not built:\n" + "\n".join(f.render() for f in found))

@@ -180,6 +180,7 @@ def _submission_pages(results: Iterable[ResultsFile], w: Writer, repo: Path, log
         if r.submission_id in lights:
             raise UsageError(f"submission id {r.submission_id!r} appears in more than one results file")
         declared, work = results_names(r)
+        refuse_collisions(declared, [])  # its own cells and runs, before any of its pages is written
         names.extend(declared)
         works.extend(work)
         w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, base_url))
