@@ -225,3 +225,26 @@ def test_deep_values_in_readers_that_keep_text() -> None:
     assert extract_json(deep) is None  # no answer, no RecursionError
     assert json_value(deep) == deep  # an ARG JSON column nested past the parser is kept as its text
     assert grid_cells(deep, Path("state.db"), "L1") == []
+
+
+@pytest.mark.parametrize("column", ["backbone", "game_id", "started_at", "status"])
+def test_arg_store_with_a_blob_in_a_text_column_imports_without_a_traceback(column: str, tmp_path: Path) -> None:
+    """A fuzzed store: a BLOB where ARG writes text (run table) is read as text (it gave a TypeError traceback)."""
+    import shutil
+
+    from conftest import shared_data
+
+    from checker.importers.arg import import_submission
+
+    src = shared_data() / "arg" / "cases" / "d_multi_a0_full"
+    if not (src / "state.db").is_file():
+        pytest.skip("needs ../shared/data/arg/cases/d_multi_a0_full")
+    for name in ("state.db", "probe.db"):
+        shutil.copy(src / name, tmp_path / name)
+    con = sqlite3.connect(tmp_path / "state.db")
+    con.execute(f"UPDATE run SET {column} = ? WHERE rowid = (SELECT min(rowid) FROM run)", (b"\xff\x00blob",))
+    con.commit()
+    con.close()
+    assert import_submission(tmp_path / "state.db", tmp_path / "probe.db", tmp_path / "out") == 0
+    starts = [json.loads(p.read_text(encoding="utf-8").split("\n", 1)[0]) for p in (tmp_path / "out" / "runs").glob("*.jsonl")]
+    assert all(isinstance(s["backbone"], str) and isinstance(s["started_at"], str) for s in starts)
