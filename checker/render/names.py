@@ -24,11 +24,11 @@ def results_names(r: ResultsFile) -> tuple[list[Name], list[Work]]:
 
 
 def refuse_collisions(names: list[Name], works: list[Work]) -> None:
-    """Raise when any two names (or works) collide.
+    """Raise when two names are one name or one page (`works` are the submission check's, not a page clash).
 
     Raises:
         SiteBuildError: the findings, one per line.
     """
-    found = identity_findings(names, works, near=False)
+    found = identity_findings(names, near=False)  # shared titles and near ids are findings of the submission check
     if found:
         raise SiteBuildError("names collide, the site is not built:\n" + "\n".join(f.render() for f in found))
