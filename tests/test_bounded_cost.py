@@ -25,7 +25,7 @@ from checker.format.logio import RunLogWriter, decode_json
 from checker.format.names import Name, identity_findings
 from checker.format.schema.manifest import Prereg
 from checker.importers.arg_store import collect_runs, grid_cells, json_value, open_ro
-from checker.importers.drift_bench_read import read_transcripts
+from checker.importers.drift_bench_read import read_sqlite, read_transcripts
 from checker.importers.tau_bench import read_source
 from checker.stages.manifest_yaml import parse_yaml
 from checker.stages.validate import ValidationReport, validate_run_file
@@ -119,6 +119,19 @@ def _transcripts(folder: Path, n: int) -> Callable[[], object]:
     return lambda: read_transcripts([path])
 
 
+def _results_db(folder: Path, n: int) -> Callable[[], object]:
+    path = folder / "results.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE results (id INTEGER PRIMARY KEY, model TEXT, method TEXT, domain TEXT, problem_id TEXT, "
+                "turn_number INTEGER, raw_response TEXT, timestamp TEXT)")
+    con.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(i, "m", "direct", "seating", f"seating_{i // 8:05d}", i % 8, "Seat 1: Karen", "2026-11-01T00:00:00")
+                     for i in range(n)])
+    con.commit()
+    con.close()
+    return lambda: read_sqlite(path)
+
+
 def _ids(folder: Path, n: int) -> Callable[[], object]:
     words = ["lab", "agent", "drift", "board", "model", "run", "suite", "bench"]
     names = [Name("submission id", f"{words[i % 8]}-{words[(i // 8) % 8]}-{i:06d}-x{i * 7919 % 10007}", f"s{i}")
@@ -138,6 +151,7 @@ PARSERS = [
     Parser("ARG store: collect_runs over run and run_config", _arg_runs, 20_000),
     Parser("tau-bench: read_source", _tau, 50_000),
     Parser("DRIFT-Bench: read_transcripts", _transcripts, 10_000),
+    Parser("DRIFT-Bench: read_sqlite (results database)", _results_db, 10_000),
     Parser("identity rules: identity_findings over submission ids", _ids, 2_000),
 ]
 
