@@ -152,7 +152,7 @@ PARSERS = [
     Parser("tau-bench: read_source", _tau, 50_000),
     Parser("DRIFT-Bench: read_transcripts", _transcripts, 10_000),
     Parser("DRIFT-Bench: read_sqlite (results database)", _results_db, 10_000),
-    Parser("identity rules: identity_findings over submission ids", _ids, 2_000),
+    Parser("identity rules: identity_findings over submission ids", _ids, 500),
 ]
 
 

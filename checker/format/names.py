@@ -121,17 +121,36 @@ def _near_ids(ids: list[Name]) -> Iterator[Finding]:
     for key in keyed:
         for variant in deletion_keys(key):
             index.setdefault(variant, set()).add(key)
-    pairs = {tuple(sorted((a, b))) for group in index.values() for a in group for b in group if a != b}
-    for a, b in sorted(pairs):
+    for a, b in sorted(_candidates(index, {k: _DIGITS.sub("0", n.value) for k, n in keyed.items()})):
         bound = near_bound(a, b)
         distance = edit_distance(a, b, bound)
-        if distance > bound or _DIGITS.sub("0", keyed[a].value) == _DIGITS.sub("0", keyed[b].value):
-            continue  # not near, or the same shape with other numbers (`lab-run-0001`, `lab-run-0002`)
+        if distance > bound:
+            continue
         for n, o in ((keyed[a], keyed[b]), (keyed[b], keyed[a])):
             yield Finding(n.path, n.line, (
                 f"submission id {n.value!r} is {distance} edit(s) from submission id {o.value!r} ({o.path}): ids "
                 f"within {bound} edit(s) of another (after {_NORMALISED}) are refused so that readers can tell "
                 "submissions apart; choose an id that differs by a word"))
+
+
+def _candidates(index: dict[str, set[str]], shape: dict[str, str]) -> set[tuple[str, str]]:
+    """Pairs of keys sharing a deletion variant, except pairs of one shape.
+
+    Ids that differ only in digits in place (`lab-run-0001`, `lab-run-0002`) are read as numbers, never
+    near-duplicates, so a thousand numbered ids cost no pairs.
+    """
+    pairs: set[tuple[str, str]] = set()
+    for group in index.values():
+        if len(group) < 2:
+            continue
+        by_shape: dict[str, list[str]] = {}
+        for key in group:
+            by_shape.setdefault(shape[key], []).append(key)
+        if len(by_shape) < 2:
+            continue
+        members = sorted(group)
+        pairs.update((a, b) for i, a in enumerate(members) for b in members[i + 1:] if shape[a] != shape[b])
+    return pairs
 
 
 def _text_key(text: str) -> str:

@@ -104,6 +104,11 @@ class RunRows:
 
 def collect_runs(state: sqlite3.Connection, probe: sqlite3.Connection, state_db: Path, probe_db: Path) -> list[ArgRun]:
     """Every run of the pair: the state store's, in start order, then those found only in the probe store."""
+    with gc_paused():  # thousands of rows and runs built at once: linear (checker.format.cost)
+        return _collect_runs(state, probe, state_db, probe_db)
+
+
+def _collect_runs(state: sqlite3.Connection, probe: sqlite3.Connection, state_db: Path, probe_db: Path) -> list[ArgRun]:
     configs: dict[str, sqlite3.Row] = {}
     if "run_config" in tables(probe):
         for row in rows(probe, "SELECT * FROM run_config ORDER BY started_at, run_id", (), probe_db):

@@ -143,14 +143,15 @@ def read_transcripts(files: Iterable[Path]) -> Runs:
         UsageError: a line is not JSON, or a trace comes before its `problem_intro`.
     """
     runs: Runs = {}
-    for path in files:
-        intro: dict[str, object] = {}  # the file's last problem_intro line
-        for lineno, obj in _json_lines(path):
-            kind = obj.get("type")
-            if kind == "problem_intro":
-                intro = obj
-            elif kind == "model_trace":
-                _add_trace(runs, obj, intro, f"{path}:{lineno}")
+    with gc_paused():  # one dict per line, all kept: linear (checker.format.cost)
+        for path in files:
+            intro: dict[str, object] = {}  # the file's last problem_intro line
+            for lineno, obj in _json_lines(path):
+                kind = obj.get("type")
+                if kind == "problem_intro":
+                    intro = obj
+                elif kind == "model_trace":
+                    _add_trace(runs, obj, intro, f"{path}:{lineno}")
     return runs
 
 
