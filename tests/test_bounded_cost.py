@@ -172,9 +172,14 @@ def test_cost_at_4n_is_at_most_6_times_the_cost_at_n(parser: Parser, tmp_path: P
     (tmp_path / "4n").mkdir()
     small = parser.build(tmp_path / "n", parser.n)
     large = parser.build(tmp_path / "4n", 4 * parser.n)
-    t_n, t_4n = _best_of_3(small), _best_of_3(large)
-    assert t_n > 0.005, f"{parser.name}: {t_n:.4f}s at n={parser.n} is too close to timer noise; raise n"
-    assert t_4n / t_n <= MAX_RATIO, f"{parser.name}: {t_n:.3f}s at n, {t_4n:.3f}s at 4n (ratio {t_4n / t_n:.1f})"
+    seen = []
+    for _ in range(3):  # a shared machine can slow one measurement; a superlinear parser fails all three
+        t_n, t_4n = _best_of_3(small), _best_of_3(large)
+        assert t_n > 0.005, f"{parser.name}: {t_n:.4f}s at n={parser.n} is too close to timer noise; raise n"
+        seen.append(f"{t_n:.3f}s at n, {t_4n:.3f}s at 4n (ratio {t_4n / t_n:.1f})")
+        if t_4n / t_n <= MAX_RATIO:
+            return
+    pytest.fail(f"{parser.name}: {'; '.join(seen)}")
 
 
 # --------------------------------------------------------------------------- depth
