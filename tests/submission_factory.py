@@ -20,7 +20,7 @@ def make_agent_submission(
     defeaters: list[dict] | None = None,
     claims: list[dict] | None = None,
     header_prereg: dict[tuple[str, str], str] | None = None,
-    title: str = "Factory submission",
+    title: str | None = None,
     withdrawn: dict[str, dict[str, str]] | None = None,
 ) -> Path:
     """A submission folder: prereg declares `cells` (name -> seeds); `runs` (default: all declared)."""
@@ -68,8 +68,10 @@ def make_agent_submission(
                            "source_stamp": "COMMITMENT_STEP", "level_counter": min(level, turn)})
             for k in range(level):
                 log.write({"type": "level", "turn": 4, "level_counter": k + 1, "score": k + 1})
+    # titles are unique across submissions (principle 3, tests/test_identity.py)
     manifest = {
-        "format_version": "1.0", "id": sid, "title": title, "authors": [{"name": "Ada Example"}],
+        "format_version": "1.0", "id": sid, "title": title if title is not None else f"Factory submission {sid}",
+        "authors": [{"name": "Ada Example"}],
         "contact": "ada@example.org", "track": "agent", "system": "toy", "backbone": "toy",
         "harness": {"name": "factory", "version": "1.0", "commit": "0123abcd"}, "license": "CC-BY-4.0",
         "files": files, "claims": claims or [],

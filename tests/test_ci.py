@@ -42,7 +42,7 @@ thresholds:
 
 MANIFEST = """format_version: "1.0"
 id: {sid}
-title: Toy submission
+title: Toy submission {sid}
 authors:
   - name: Ada Example
 contact: ada@example.org

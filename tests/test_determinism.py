@@ -313,7 +313,7 @@ def test_the_compared_trees_hold_every_kind_of_output(run_a):
     if shutil.which("git"):
         for name in ("drift-bench-examples.json", "driftboard-constraint-baselines.json",
                      "driftboard-microworld-agent.json", "tau-bench-gpt-4o-airline.json"):
-            assert json.loads(results[name])["prereg_check"]["commit_order"]["status"] == "ok", name
+            assert json.loads(results[name])["prereg_check"]["commit_order"]["status"] in ("ok", "together"), name
 
 
 def test_the_site_carries_no_build_time(run_a):

@@ -46,7 +46,9 @@ def test_run_header_keeps_store_digests_and_prereg_digest(tmp_path):
     start = json.loads((out / "runs" / "arg-mk10-1795980707.jsonl").read_bytes().split(b"\n", 1)[0])
     truth = json.loads((src / "truth.json").read_text())
     assert start["source"] == {"importer": "arg@1", "native_run_id": "arg-mk10-1795980707",
-                               "files": {k: v["sha256"] for k, v in truth["files"].items()}}
+                               "files": {k: v["sha256"] for k, v in truth["files"].items()},
+                               "details": {"model": start["backbone"]}}  # the store's recorded model (principle 8)
+    assert start["backbone"] not in ("", "unknown")
     assert start["prereg_sha256"] == hashlib.sha256((out / "prereg.yaml").read_bytes()).hexdigest()
     assert (start["cell"], start["seed"], start["comparator"]) == ("FULL", "r1", False)
     prereg = yaml.safe_load((out / "prereg.yaml").read_text())

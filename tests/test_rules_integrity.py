@@ -139,7 +139,7 @@ def test_a_copy_in_another_submission_is_flagged_in_both(tmp_path, run_line):
     raw = yaml.safe_dump(prereg).encode()
     (other / "prereg.yaml").write_bytes(raw)
     manifest = yaml.safe_load((orig / "submission.yaml").read_text())
-    manifest.update(id="other-lab", files=["runs/full-s1.jsonl"], synthetic=False)
+    manifest.update(id="other-lab", title="Other lab agent", files=["runs/full-s1.jsonl"], synthetic=False)
     (other / "submission.yaml").write_text(yaml.safe_dump(manifest))
     forged = events(orig / "runs" / "full-s1.jsonl")
     forged[0].update(run_id="other-lab-full-s1", submission_id="other-lab", prereg_sha256=hashlib.sha256(raw).hexdigest(),

@@ -80,6 +80,10 @@ def test_all_invalid_cases_at_once_lose_nothing(tmp_path, monkeypatch, run_line)
     monkeypatch.chdir(tmp_path)
     result = run_line(["validate", "."])
     got = [line.removeprefix("./") for line in result.output.splitlines()[:-1]]
+    # the cases share one title and have ids a word apart (`chain-edited-line`, `chain-deleted-line`): the identity
+    # rules across submissions (tests/test_identity.py) flag them together; each case alone has none of these
+    across = ("the title of submission", "edit(s) from submission id")
+    got = [line for line in got if not any(a in line for a in across)]
     # duplicate-run-id across submissions: cases reuse no run id, so the union is exact
     assert sorted(got) == sorted(expected)
     assert result.exit_code == 1

@@ -104,6 +104,21 @@ def cell_models(r: ResultsSummary, c: CellResult) -> list[str]:
     return sorted(out)
 
 
+DECLARED = " (declared)"
+"""Appended to a model or backbone the logs do not record: it is only the submitter's word."""
+
+
+def cell_model_labels(r: ResultsSummary, c: CellResult) -> list[str]:
+    """`cell_models`, each marked "declared" unless a run of the cell records it (`RunResult.model_recorded`)."""
+    recorded = {run.model_recorded for run in r.runs if run.cell == c.cell}
+    return [m if m in recorded else m + DECLARED for m in cell_models(r, c)]
+
+
+def backbone_label(r: ResultsSummary, backbone: str) -> str:
+    """The manifest's backbone, marked "declared" unless a run of the submission records it."""
+    return backbone if backbone in {run.model_recorded for run in r.runs} else backbone + DECLARED
+
+
 def ranking_line(r: CellRanking | None) -> str:
     """`ranked on board K` or `not ranked: reason` (what verify and ci print per cell)."""
     if r is None:
@@ -113,5 +128,5 @@ def ranking_line(r: CellRanking | None) -> str:
     return f"not ranked: {r.reason}" + (f" (board {r.board})" if r.board else "")
 
 
-__all__ = ["BOARDS", "EMPTY", "NO_LLM", "BoardDoc", "BoardRowDoc", "BoardsDocument", "ComparisonDoc", "cell_models",
-           "ranking_line", "read_boards"]
+__all__ = ["BOARDS", "DECLARED", "EMPTY", "NO_LLM", "BoardDoc", "BoardRowDoc", "BoardsDocument", "ComparisonDoc",
+           "backbone_label", "cell_model_labels", "cell_models", "ranking_line", "read_boards"]

@@ -216,6 +216,8 @@ class RunResult(_Model):
     # constraint track
     method: str | None = None
     backbone: str | None = None
+    model_recorded: str | None = None
+    """The backbone when the importer's provenance records it (`checker.format.identity.recorded_model`); left out when None."""
     problem_set: ProblemSetRef | str | None = None
     """The problem set the run names ({name, digest}; the bare digest for a run that was not scored)."""
     game_id: str | None = None
@@ -230,9 +232,9 @@ class RunResult(_Model):
 
     @model_serializer(mode="wrap")
     def _drop_absent_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Left out, not written as null: `episode` (completion runs only) and `game_id` (agent runs that name a game)."""
+        """Left out, not written as null: `episode` (completion runs only), `game_id` and `model_recorded`."""
         data: dict[str, Any] = handler(self)  # pydantic's serialised JSON of this model
-        for key in ("episode", "game_id"):
+        for key in ("episode", "game_id", "model_recorded"):
             if data.get(key, 0) is None:
                 del data[key]
         return data

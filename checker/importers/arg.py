@@ -253,6 +253,8 @@ class _Header:
 def _run_start(run: ArgRun, header: _Header, absent: list[str]) -> Fields:
     sid, native, cfg = header.submission_id, run.native, run.config
     source: Fields = {"importer": IMPORTER, "files": dict(header.digests), "native_run_id": native}
+    if run.backbone != "unknown":  # the model the store's run row records (provenance: shown as derived, not declared)
+        source["details"] = {"model": run.backbone}
     if absent:
         source["absent_tables"] = absent
     return {

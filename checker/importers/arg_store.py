@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from checker.format.cost import gc_paused
 from checker.format.errors import UsageError
 
 BASELINE_PREFIXES = ("argbare", "argraw")
@@ -36,10 +37,11 @@ class ArgRun:
 
     native: str
     """ARG's run id (non-empty text)."""
-    game_id: object
-    backbone: object
-    started_at: object
-    status: object
+    game_id: str | None
+    backbone: str
+    started_at: str
+    status: str | None
+    """Text columns as text, whatever SQLite type the store holds there (`text_or_none`: a BLOB is decoded)."""
     config: dict[str, object]
     """The run's `config_json` ({} when NULL)."""
     arm: str | None
@@ -102,6 +104,11 @@ class RunRows:
 
 def collect_runs(state: sqlite3.Connection, probe: sqlite3.Connection, state_db: Path, probe_db: Path) -> list[ArgRun]:
     """Every run of the pair: the state store's, in start order, then those found only in the probe store."""
+    with gc_paused():  # thousands of rows and runs built at once: linear (checker.format.cost)
+        return _collect_runs(state, probe, state_db, probe_db)
+
+
+def _collect_runs(state: sqlite3.Connection, probe: sqlite3.Connection, state_db: Path, probe_db: Path) -> list[ArgRun]:
     configs: dict[str, sqlite3.Row] = {}
     if "run_config" in tables(probe):
         for row in rows(probe, "SELECT * FROM run_config ORDER BY started_at, run_id", (), probe_db):
@@ -119,8 +126,8 @@ def _state_runs(state: sqlite3.Connection, state_db: Path, configs: dict[str, sq
         run_id = _run_id(row, state_db, "run")
         rc = configs.get(run_id)
         runs.append(ArgRun(
-            native=run_id, game_id=row["game_id"], backbone=row["backbone"] or "unknown",
-            started_at=row["started_at"] or "", status=row["status"],
+            native=run_id, game_id=text_or_none(row["game_id"]), backbone=text_or_none(row["backbone"]) or "unknown",
+            started_at=text_or_none(row["started_at"]) or "", status=text_or_none(row["status"]),
             config=_config(row["config_json"], state_db, run_id),
             arm=text_or_none(rc["arm"]) if rc is not None else None, comparator=False,
         ))
@@ -137,8 +144,8 @@ def _probe_only_run(run_id: str, rc: sqlite3.Row, probe_db: Path) -> ArgRun:
     """
     baseline = run_id.startswith(BASELINE_PREFIXES)
     return ArgRun(
-        native=run_id, game_id=rc["game_id"], backbone=rc["backbone"] or "unknown",
-        started_at=rc["started_at"] or "", status="COMPLETED" if rc["ended_at"] else "RUNNING",
+        native=run_id, game_id=text_or_none(rc["game_id"]), backbone=text_or_none(rc["backbone"]) or "unknown",
+        started_at=text_or_none(rc["started_at"]) or "", status="COMPLETED" if rc["ended_at"] else "RUNNING",
         config=_config(rc["config_json"], probe_db, run_id), arm=text_or_none(rc["arm"]), comparator=baseline,
         cell=("RAW" if run_id.startswith("argraw") else "BARE") if baseline else "",
     )
@@ -178,7 +185,8 @@ def json_value(text: object) -> Any:
     if not isinstance(text, str | bytes):
         return text
     try:
-        return json.loads(text)
+        with gc_paused():  # a column can hold a large document: parsed in linear time (checker.format.cost)
+            return json.loads(text)
     except (ValueError, RecursionError):  # not JSON (or nested beyond the parser): kept as the text
         return text
 

@@ -20,8 +20,9 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
+from checker.format.cost import gc_paused
 from checker.format.errors import UsageError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -142,14 +143,15 @@ def read_transcripts(files: Iterable[Path]) -> Runs:
         UsageError: a line is not JSON, or a trace comes before its `problem_intro`.
     """
     runs: Runs = {}
-    for path in files:
-        intro: dict[str, object] = {}  # the file's last problem_intro line
-        for lineno, obj in _json_lines(path):
-            kind = obj.get("type")
-            if kind == "problem_intro":
-                intro = obj
-            elif kind == "model_trace":
-                _add_trace(runs, obj, intro, f"{path}:{lineno}")
+    with gc_paused():  # one dict per line, all kept: linear (checker.format.cost)
+        for path in files:
+            intro: dict[str, object] = {}  # the file's last problem_intro line
+            for lineno, obj in _json_lines(path):
+                kind = obj.get("type")
+                if kind == "problem_intro":
+                    intro = obj
+                elif kind == "model_trace":
+                    _add_trace(runs, obj, intro, f"{path}:{lineno}")
     return runs
 
 
@@ -217,19 +219,24 @@ def read_sqlite(path: Path) -> Runs:
         UsageError: the file is not a readable database with a `results` table.
     """
     runs: Runs = {}
-    for row in _result_rows(path):
-        r = dict(row)
-        what = f"{path}: results row id={r.get('id')}"
-        model, method, pid, tn = r["model"], r["method"], r["problem_id"], r["turn_number"]
-        if not all(isinstance(x, str) for x in (model, method, pid)) or not isinstance(tn, int):
-            raise UsageError(f"{what}: model, method, problem_id must be text and turn_number an integer")
-        run = runs.setdefault((model, method), NativeRun(model, method))
-        if (pid, tn) in run.turns:
-            raise UsageError(f"{what}: duplicate row for {model}/{method} {pid} turn {tn}")
-        if isinstance(r.get("timestamp"), str):
-            run.timestamps.append(r["timestamp"])
-        run.turns[(pid, tn)] = _row_turn(r, what)
+    with gc_paused():  # n rows, dicts and turns built at once: linear (checker.format.cost)
+        for row in _result_rows(path):
+            _add_row(runs, dict(row), path)
     return runs
+
+
+def _add_row(runs: Runs, r: dict[str, Any], path: Path) -> None:
+    """Add one `results` row to its run."""
+    what = f"{path}: results row id={r.get('id')}"
+    model, method, pid, tn = r["model"], r["method"], r["problem_id"], r["turn_number"]
+    if not all(isinstance(x, str) for x in (model, method, pid)) or not isinstance(tn, int):
+        raise UsageError(f"{what}: model, method, problem_id must be text and turn_number an integer")
+    run = runs.setdefault((model, method), NativeRun(model, method))
+    if (pid, tn) in run.turns:
+        raise UsageError(f"{what}: duplicate row for {model}/{method} {pid} turn {tn}")
+    if isinstance(r.get("timestamp"), str):
+        run.timestamps.append(r["timestamp"])
+    run.turns[(pid, tn)] = _row_turn(r, what)
 
 
 def _result_rows(path: Path) -> list[sqlite3.Row]:

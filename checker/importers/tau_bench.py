@@ -39,6 +39,7 @@ from pydantic import ValidationError
 from checker import FORMAT_VERSION
 from checker.completion.scorer import seed_label
 from checker.completion.tasks import DESCRIPTOR, TaskSet, load_task_set
+from checker.format.cost import gc_paused
 from checker.format.errors import DriftboardError, UsageError
 from checker.format.logio import EventError, RunLogWriter, format_validation_error, sha256_hex
 from checker.format.schema.manifest import SUBMISSION_ID_PATTERN
@@ -243,7 +244,8 @@ def read_source(src: Path) -> tuple[bytes, list[Any]]:
     except OSError as exc:
         raise UsageError(f"{src}: cannot read ({exc.strerror or exc})") from None
     try:
-        parsed = json.loads(data)
+        with gc_paused():  # linear in the file's size (checker.format.cost)
+            parsed = json.loads(data)
     except (ValueError, RecursionError) as exc:
         raise UsageError(f"{src}: not valid JSON ({exc})") from None
     if not isinstance(parsed, list):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from checker.format.errors import Finding
+from checker.format.names import Name, Work, identity_findings, submission_names
 from checker.format.results_model import RunResult
 from checker.format.schema.manifest import Prereg, Submission
 from checker.format.verify_document import SubmissionReport
@@ -87,9 +88,26 @@ def _id_copies(run_id: str, copies: list[tuple[str, str | None]]) -> Iterator[Fi
                                f"{', '.join(others)}: a run may be reported once, in one submission")
 
 
+def name_collisions(subs: Iterable[SubmissionResult]) -> list[Finding]:
+    """Submission ids, cells and run ids that are one name or one page across the submissions verified together.
+
+    Like `duplicate_runs`, the check spans one `verify` invocation and is reported, never stored in a
+    results file (`build` applies the same rules to every results file it renders).
+    """
+    names: list[Name] = []
+    works: list[Work] = []
+    for sub in subs:
+        declared, work = submission_names(sub.manifest, sub.prereg, sub.path)
+        names.extend(declared)
+        works.extend(work)
+        names.extend(Name("run id", str(run.run_id), run.path, 1) for run in sub.runs if run.run_id is not None)
+    return identity_findings(names, works)
+
+
 def gather_findings(report: VerifyReport) -> None:
     """The report's findings: across submissions (never stored in a results file), then each submission's."""
     report.findings.extend(duplicate_runs(report.submissions))
+    report.findings.extend(name_collisions(report.submissions))
     for sub in report.submissions:
         report.unreadable.extend(f for f in sub.findings if f.unreadable)
         report.findings.extend(f for f in sub.findings if not f.unreadable)

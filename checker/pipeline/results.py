@@ -244,7 +244,7 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         authors=[a.name for a in manifest.authors],
         track=manifest.track,
         synthetic=manifest.synthetic,
-        prereg_written_after_runs=prereg is not None and prereg.written_after_runs,
+        prereg_written_after_runs=False,  # set below: declared, or derived from the commit order
         profile=sub.profile,
         thresholds=prereg.thresholds.model_dump() if prereg is not None else {},
         thresholds_source=_thresholds_source(prereg),
@@ -265,7 +265,10 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         reproduce=f"driftboard verify {sub.path}",
         provenance=submission_provenance(Path(sub.path)) if root is not None else Provenance(),
     )
-    return _normalised(results, text_out)
+    # written after the runs: as the pre-registration says, or as the publishing branch's history shows it
+    late = results.prereg_check.commit_order.get("status") in ("together", "violated")
+    after = (prereg is not None and prereg.written_after_runs) or late
+    return _normalised(results.model_copy(update={"prereg_written_after_runs": after}), text_out)
 
 
 def _track_tables(track: str, runs: list[RunResult]) -> Mapping[str, TrackTables]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from checker.format import logio
 from checker.format.errors import Finding, MissingInputError
+from checker.format.identity import recorded_model
 from checker.format.logio import REPLAY_CONTAINER_BYTES, over_replay_limit
 from checker.format.progress import Progress
 from checker.format.results_model import FindingRecord, ResultsFile, RunResult
@@ -481,4 +482,5 @@ def _score_record(record: RunRecord, task: ScoreTask, findings: list[Finding]) -
     findings.extend(Finding(task.shown, f.line, f.message, f.severity) for f in result.findings)
     return result.model_copy(update={
         "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start),
-        "game_id": start.game_id if start.track == "agent" else None})
+        "game_id": start.game_id if start.track == "agent" else None,
+        "model_recorded": recorded_model(start.source, result.backbone)})

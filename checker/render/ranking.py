@@ -17,7 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
-from checker.format.boards_model import EMPTY, NO_LLM, BoardDoc, BoardRowDoc, BoardsDocument, cell_models
+from checker.format.boards_model import (
+    EMPTY,
+    NO_LLM,
+    BoardDoc,
+    BoardRowDoc,
+    BoardsDocument,
+    backbone_label,
+    cell_model_labels,
+    cell_models,
+)
 from checker.format.numbers import fmt
 from checker.format.results_model import CellResult, RunResult
 from checker.render import completion
@@ -208,7 +217,8 @@ def data_label(r: Listing) -> str:
 
 def _identity(r: Listing) -> Identity:
     m = r.manifest
-    return {"system": _text(m.get("system")), "backbone": _text(m.get("backbone")) or "not stated",
+    backbone = _text(m.get("backbone"))
+    return {"system": _text(m.get("system")), "backbone": backbone_label(r, backbone) if backbone else "not stated",
             "harness": _harness(m.get("harness")), "submitted": r.provenance.submitted,
             "verified": r.provenance.verified, "checker": r.checker_version, "profile": r.profile,
             "data": data_label(r), "submission_id": r.submission_id,
@@ -239,7 +249,7 @@ def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
     ad = c.all_declared.get(metric)
     figure = ad.value if ad is not None else None
     declared = f"{c.valid_runs} of {c.n_declared or c.runs}" + (" declared" if c.n_declared else " reported")
-    models = cell_models(r, c)
+    models = cell_model_labels(r, c)
     row: BoardRow = {**_identity(r), "cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)), "figure": figure,
                      "valid_only": _mean(c, metric), "rank": None, "rank_best": None,
                      "board": c.ranking.board if c.ranking is not None else None,

@@ -72,6 +72,8 @@ class Stager:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.count = 0
         self.urls: list[str] = []
+        self._seen: set[str] = set()
+        """Every URL staged, case-folded: a second page at one URL would replace the first."""
         self._fh: BinaryIO | None = None
         self._index: list[list[object]] = []
         self._offset = 0
@@ -88,6 +90,10 @@ class Stager:
             raise DriftboardError("internal: Stager.add before Stager.begin")
         if url.count("/") not in SHELL_PAGES:
             raise DriftboardError(f"internal: no page shell for a run page at depth {url.count('/')}: {url}")
+        if url.casefold() in self._seen:
+            raise DriftboardError(f"two run pages at one URL {url!r} (compared without case): one would replace "
+                                  "the other; rename one run id (see the identity findings of `driftboard verify`)")
+        self._seen.add(url.casefold())
         data = body.encode("utf-8")
         self._fh.write(data)
         self._index.append([url, title, self._offset, self._offset + len(data)])

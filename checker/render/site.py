@@ -34,12 +34,14 @@ from typing import Any
 
 from checker.format.boards_model import BoardsDocument, read_boards
 from checker.format.errors import UsageError
+from checker.format.names import Name, Work
 from checker.format.release_model import ReleaseFile
 from checker.format.results_model import ResultsFile
 from checker.format.storage import LogStorageError, log_sha256
 from checker.pipeline.releases import RELEASES_DIR, read_releases
 from checker.render import pages, ranking
 from checker.render.citation import site_url
+from checker.render.names import refuse_collisions, results_names
 from checker.render.paths import url_of
 from checker.render.reference_pages import (
     METRIC_PAGES,
@@ -172,9 +174,15 @@ def _submission_pages(results: Iterable[ResultsFile], w: Writer, repo: Path, log
     charts: dict[str, str] = {}
     stager = Stager(w.docs)
     lights: dict[str, LightResults] = {}
+    names: list[Name] = []
+    works: list[Work] = []
     for r in results:
         if r.submission_id in lights:
             raise UsageError(f"submission id {r.submission_id!r} appears in more than one results file")
+        declared, work = results_names(r)
+        refuse_collisions(declared, [])  # its own cells and runs, before any of its pages is written
+        names.extend(declared)
+        works.extend(work)
         w.page(pages.submission_path(r), "submission.md.j2", pages.submission_context(r, charts, base_url))
         for c in r.cells:
             w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, base_url, charts, releases))
@@ -187,6 +195,7 @@ def _submission_pages(results: Iterable[ResultsFile], w: Writer, repo: Path, log
         for rel, text in charts.items():
             w.text(rel, text)
         charts.clear()
+    refuse_collisions(names, works)  # before the index pages and MkDocs: a collision publishes nothing
     stager.finish()
     return [lights[k] for k in sorted(lights)]
 

@@ -10,7 +10,6 @@ Undefined values (`None`, a missing key) render as an em dash, never as 0.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from typing import Any
@@ -18,11 +17,11 @@ from typing import Any
 from markupsafe import Markup
 
 from checker.format.errors import escape_char, is_invisible
+from checker.format.identity import slug as slug  # the page slug: one definition, shared with the identity checks
 from checker.format.numbers import DASH
 from checker.format.numbers import fmt as _fmt
 
 _MD_SPECIAL = frozenset("\\`*_{}[]()!|~<>&\"'")
-_SLUG_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 _MD_TABLE = str.maketrans({**{c: f"&#{ord(c)};" for c in _MD_SPECIAL}, "\r": " ", "\n": " ", "\t": " "})
@@ -72,13 +71,3 @@ def sort_key(value: Any) -> str:
     return str(value)
 
 
-def slug(value: str) -> str:
-    """A file-name-safe, stable, collision-free slug.
-
-    Safe names are kept (`A0` -> `A0`); anything else is cleaned and suffixed with a short hash
-    of the original (`gpt 4/x` -> `gpt-4-x-1a2b3c`), so two different names never share a page.
-    """
-    cleaned = _SLUG_BAD.sub("-", value).strip("-.")
-    if cleaned == value and cleaned:
-        return cleaned
-    return f"{cleaned or 'x'}-{hashlib.sha256(value.encode('utf-8')).hexdigest()[:6]}"

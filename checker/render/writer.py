@@ -54,9 +54,20 @@ class Writer:
         """Where `downloads/` is written: the docs folder, or a staging folder moved into the site after MkDocs."""
         self.env = environment()
         self.made: set[Path] = set()
+        self.written: dict[str, str] = {}
+        """Docs-relative path of every file written, by its case-folded form: no file is written twice."""
 
     def text(self, rel: str, content: str) -> None:
-        """Write a file of the docs folder (`rel`: docs-relative path)."""
+        """Write a file of the docs folder (`rel`: docs-relative path).
+
+        Raises:
+            SiteBuildError: a file at this path (compared without case) was already written by this build.
+        """
+        first = self.written.get(rel.casefold())
+        if first is not None:
+            raise SiteBuildError(f"two pages at one path {rel!r} (and {first!r}, compared without case): one would "
+                                 "replace the other; rename one name (see the identity findings of `driftboard verify`)")
+        self.written[rel.casefold()] = rel
         path = self.docs / rel
         if path.parent not in self.made:  # one mkdir per folder, not per file (thousands of pages)
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,9 @@ from checker.stages.files import RefusedFile, open_regular
 
 MAX_YAML_BYTES = 1 << 20
 """Largest accepted `submission.yaml` / `prereg.yaml` (1 MiB)."""
+MAX_YAML_DEPTH = 64
+"""Deepest nesting of mappings and sequences a manifest may have (the schema needs 5): PyYAML composes and
+constructs recursively, so a deeper document (`[[[[...`, a few kilobytes) would hit Python's recursion limit."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -90,16 +93,25 @@ def _compose(text: str, display: str) -> tuple[yaml.Node | None, _SinglePassLoad
         return loader.get_single_node(), loader
     except (yaml.YAMLError, _AnchorSeen):
         pass
+    except _TooDeep as deep:
+        return _too_deep(display, deep)
     try:
         for token in yaml.scan(text, Loader=yaml.SafeLoader):
             if isinstance(token, yaml.AnchorToken | yaml.AliasToken):
                 return Finding(display, token.start_mark.line + 1, "YAML anchors and aliases are not allowed")
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_DepthLimited)
+    except _TooDeep as deep:
+        return _too_deep(display, deep)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
         return Finding(display, mark.line + 1 if mark is not None else None, f"invalid YAML: {problem}")
     return node, _SinglePassLoader(text)  # not reached for a YAML error or an anchor: the scan returned first
+
+
+def _too_deep(display: str, deep: _TooDeep) -> Finding:
+    return Finding(display, deep.line, f"nested deeper than {MAX_YAML_DEPTH} levels of mappings and lists: not read; "
+                                       "a manifest needs a few levels (see the format reference)")
 
 
 def _construct(loader: _SinglePassLoader, node: yaml.Node, display: str) -> object:
@@ -140,8 +152,31 @@ class _AnchorSeen(Exception):
     """An anchor or alias in a YAML document (not allowed; the three-pass read reports where)."""
 
 
-class _SinglePassLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, stopping at the first anchor or alias instead of resolving it."""
+class _TooDeep(Exception):
+    """Nesting deeper than `MAX_YAML_DEPTH` (`line`: where the level past the bound starts)."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+class _DepthLimited(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing nesting deeper than `MAX_YAML_DEPTH` before it recurses that deep."""
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if self._depth >= MAX_YAML_DEPTH:
+            raise _TooDeep(self.peek_event().start_mark.line + 1)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+class _SinglePassLoader(_DepthLimited):
+    """The depth-limited safe loader, stopping at the first anchor or alias instead of resolving it."""
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event = self.peek_event()

@@ -64,7 +64,8 @@ def _digest_mismatches(runs: list[RunResult], prereg_sha256: str | None) -> list
 class CommitOrder(TypedDict, total=False):
     """`commit_order`'s answer (the results file's `prereg_check.commit_order`)."""
 
-    status: Literal["ok", "violated", "unknown"]
+    status: Literal["ok", "together", "violated", "unknown"]
+    """`together`: prereg.yaml reached the publishing branch in the same commit as run logs (not before them)."""
     detail: str
     prereg_commit: str
     runs: list[str]
@@ -74,14 +75,21 @@ class CommitOrder(TypedDict, total=False):
 
 
 def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> CommitOrder:
-    """Was prereg.yaml committed no later than every run log, and left alone afterwards? Git ancestry, not clocks.
+    """Was prereg.yaml committed before every run log, and left alone afterwards? Git ancestry, not clocks.
+
+    The history read is the checked-out branch's *first-parent* history (the publishing branch's own
+    commits and merges): a file "arrives" with the first-parent commit that adds it, so the commits of
+    a merged pull request count as its merge, and a submitter's own commit order or dates inside a
+    pull request decide nothing (integrity principle 8).
 
     Violations: prereg.yaml first committed after a run log (not an ancestor of the commit that
     added it); any later commit that changes prereg.yaml (edit, deletion, re-adding) after a
     commit that added a run log; an uncommitted change to prereg.yaml once run logs are committed.
-    A commit that adds prereg.yaml and run logs together is not "after" (imports do that).
+    A commit that adds prereg.yaml and run logs together (imports do that, and so does one pull
+    request adding both) is not a violation, but not "before" either: status `together`, which the
+    results mark as written after the runs (`checker.pipeline.results`).
 
-    Returns {"status": "ok" | "violated" | "unknown", "detail": ...}.
+    Returns {"status": "ok" | "together" | "violated" | "unknown", "detail": ...}.
     """
     git = _Git(root)
     if git("rev-parse", "--git-dir").returncode != 0:
@@ -94,7 +102,10 @@ def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> Commit
     edits = git.changes_after(run_commits, prereg_abs)
     dirty = bool(run_commits) and git("diff", "--quiet", "HEAD", "--", prereg_abs).returncode == 1
     if not (late or edits or dirty):
-        return {"status": "ok", "detail": "prereg.yaml committed no later than the run logs", "prereg_commit": prereg_commit}
+        if prereg_commit in run_commits:
+            return {"status": "together", "prereg_commit": prereg_commit,
+                    "detail": "prereg.yaml was committed together with run logs, not before them"}
+        return {"status": "ok", "detail": "prereg.yaml committed before the run logs", "prereg_commit": prereg_commit}
     result: CommitOrder = {"status": "violated", "detail": order_detail(len(late), len(edits), dirty, prereg_path.as_posix()),
                            "prereg_commit": prereg_commit}
     if late:
@@ -114,8 +125,11 @@ class _Git:
         return subprocess.run(["git", "-C", str(self.root), *args], capture_output=True, text=True, check=False)
 
     def first_commit(self, path: Path) -> str | None:
-        """The commit that first added `path`, or None (not committed, or no history)."""
-        out = self("log", "--diff-filter=A", "--format=%H", "--", str(path.resolve()))
+        """The first-parent commit that first added `path`, or None (not committed, or no history).
+
+        First-parent: a merge brings every file its merged branch added, whatever that branch's own commits.
+        """
+        out = self("log", "--first-parent", "--diff-filter=A", "--format=%H", "--", str(path.resolve()))
         if out.returncode != 0:
             return None
         lines = out.stdout.split()

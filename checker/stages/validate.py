@@ -20,6 +20,7 @@ from typing import IO, Any
 
 from checker.format.errors import Finding
 from checker.format.logio import MAX_FILE_BYTES
+from checker.format.names import Name, Work, identity_findings, submission_names
 from checker.format.scan import GIVE_UP, Problem, scan_log
 from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.events import Event
@@ -113,6 +114,9 @@ class ValidationReport:
     submissions: int = 0
     runs: int = 0
     lines: int = 0
+    names: list[Name] = field(default_factory=list)
+    """Submission ids, cells and run ids seen, for the identity rules (`checker.format.names`)."""
+    works: list[Work] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -145,6 +149,7 @@ def validate_paths(paths: Iterable[Path], metric_names: Callable[[str], list[str
             report.runs += 1
             info = validate_run_file(target.path, str(target.path), report)
             _note_run(info, seen_runs, report)
+    report.findings.extend(identity_findings(report.names, report.works))
     return report
 
 
@@ -156,6 +161,9 @@ def validate_submission(target: Target, report: ValidationReport, seen_runs: dic
     loaded = load_submission(target.path, display)
     report.findings.extend(loaded.findings)
     manifest = loaded.manifest
+    names, works = submission_names(manifest, loaded.prereg, display)
+    report.names.extend(names)
+    report.works.extend(works)
     if manifest is not None:
         report.findings.extend(claim_findings(manifest, loaded.prereg, f"{display}/submission.yaml", metric_names))
     headers: list[tuple[str, str, str | None, str | None]] = []
@@ -191,6 +199,7 @@ def header_mismatches(info: RunInfo, submission_id: str, track: str) -> list[Fin
 def _note_run(info: RunInfo, seen: dict[str, RunInfo], report: ValidationReport) -> None:
     if info.run_id is None:
         return
+    report.names.append(Name("run id", info.run_id, info.path, 1))
     first = seen.get(info.run_id)
     if first is not None:
         report.findings.append(Finding(info.path, 1, f"duplicate run id {info.run_id!r} (also in {first.path}:1)"))

@@ -12,10 +12,11 @@ from checker.format.schema.labels import Label
 
 SUBMISSION_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,99}$"
 """Submission ids are folder names: lower-case letters, digits, `.`, `_`, `-`."""
-RESERVED_IDS = ("index",)
+RESERVED_IDS = ("index", "boards")
 RESERVED_ID_PREFIXES = ("shard-",)
 """Ids a submission may not take: its results file would be `index.json` (the results index) or
-look like a shard's file, and its page would replace the submissions index."""
+`boards.json` (the boards, `checker.format.results_io.BOARDS`) or look like a shard's file, and its
+page would replace the submissions index."""
 
 
 def not_reserved(value: str) -> str:
