@@ -445,3 +445,14 @@ def import_tau_bench(src: Path, domain: str, out: Path, problems: Path | None, s
     run_stage(lambda: imported(import_submission(src, domain, out, problems, source_commit), out))
 
 
+
+
+def _register_scaffold() -> None:
+    """`driftboard init` and `driftboard problems` (in `checker.cli.scaffold`, which keeps this module short)."""
+    from checker.cli.scaffold import init, problems
+
+    cli.add_command(init)
+    cli.add_command(problems)
+
+
+_register_scaffold()
