@@ -166,7 +166,7 @@ def play(out: Path, model: ModelFn, model_name: str, *, submission_id: str = "ex
     if not prereg_path.exists():  # pre-register first, and commit it before running for real
         prereg_path.write_text(yaml.safe_dump({
             "format_version": "1.0", "submission_id": submission_id, "track": "constraint",
-            "profile": "drift-bench-v1", "cells": {cell: {"seeds": [seed]}}, "problem_set": digest,
+            "profile": "driftboard", "cells": {cell: {"seeds": [seed]}}, "problem_set": digest,
         }, sort_keys=False), encoding="utf-8")
     prereg_sha256 = hashlib.sha256(prereg_path.read_bytes()).hexdigest()
     run_file = f"runs/{METHOD}-{seed}.jsonl"
