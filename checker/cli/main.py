@@ -309,7 +309,8 @@ def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...], f
 @cli.command("ci-history")
 @click.option("--head", "head", default="HEAD", show_default=True, help="Tip of the published branch.")
 @click.option("--since", "since", default=None,
-              help="Check only first-parent commits after this one (default: the whole history).")
+              help="Check only first-parent commits after this one (default: the commit pyproject.toml records in "
+                   "[tool.driftboard] two-pr-rule-since, where the rule begins; the whole history when absent).")
 @format_option
 def ci_history(head: str, since: str | None, fmt: str) -> None:
     """Check the two-pull-request rule on the branch's first-parent history (what the publish job runs).
@@ -319,10 +320,16 @@ def ci_history(head: str, since: str | None, fmt: str) -> None:
 
     \b
     Example:
+        driftboard ci-history
         driftboard ci-history --head origin/main
     """
     from checker.cli.ci import ci_history_command
 
+    if since is None:
+        from checker.cli.history_since import default_since
+
+        since, note = default_since(Path("."))
+        click.echo(f"ci-history: {note}", err=True)
     run_stage(lambda: ci_history_command(head, since, fmt))
 
 
