@@ -150,7 +150,7 @@ def test_the_constraint_dry_run_ends_ranked_on_the_built_site(clone):
     assert "882 of 882 turns correct" in verify
     rows = ranked_rows(clone / "build" / "site" / "leaderboards" / "constraint" / "index.html")
     assert [r[:3] for r in rows if "driftboard/scripted/ledger_only" in " ".join(r)] == [
-        ["1", "constraint:drift-bench-v1-lite", "driftboard/scripted/ledger_only"]]
+        ["1", "constraint:drift-bench-v1-lite:c97c5fc3c39e:driftboard:p1", "driftboard/scripted/ledger_only"]]
     assert (clone / "build" / "site" / "submissions" / "mylab-dry" / "index.html").is_file()
 
 
