@@ -9,7 +9,6 @@ harness's on the agent track), and the importer or harness rewrites that list wh
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,12 +42,9 @@ def split_sets(folder: Path) -> list[tuple[str, str, int, int]]:
     return [(s.name, s.digest, len(s.problems), s.n_turns) for s in sets_of(loaded, name)]
 
 
-def digest_command(folder: Path, fmt: str) -> int:
+def digest_command(folder: Path) -> int:
     """Print the digest of the problem set in `folder` (and of each split), as `prereg.yaml`'s `problem_set` wants."""
     sets = split_sets(folder)
-    if fmt == "json":
-        click.echo(json.dumps([{"name": n, "digest": d, "problems": p, "turns": t} for n, d, p, t in sets], indent=2))
-        return 0
     for name, digest, problems, turns in sets:
         click.echo(f"{digest}  {name} ({problems:,} problems, {turns:,} turns)")
     return 0
@@ -203,9 +199,7 @@ def problems() -> None:
 
 @problems.command("digest")
 @click.argument("folder", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="Print `digest  name (counts)` lines or one JSON document.")
-def digest(folder: Path, fmt: str) -> None:
+def digest(folder: Path) -> None:
     """Print the digest of the problem set in FOLDER (and of each split): prereg.yaml's `problem_set`.
 
     \b
@@ -214,7 +208,7 @@ def digest(folder: Path, fmt: str) -> None:
     """
     from checker.cli.main import run_stage
 
-    run_stage(lambda: digest_command(folder, fmt))
+    run_stage(lambda: digest_command(folder))
 
 
 __all__ = ["init", "problems"]
