@@ -28,9 +28,9 @@ from conftest import REPO
 
 pytest.importorskip("inspect_ai", reason="needs the inspect extra: pip install -e '.[test,inspect]' (make test does)")
 
-from inspect_ai._cli.main import inspect as inspect_cli  # noqa: E402
+from inspect_ai._cli.main import inspect as inspect_cli
 
-from checker.cli.main import cli  # noqa: E402
+from checker.cli.main import cli
 
 pytestmark = [
     pytest.mark.slow,

@@ -32,7 +32,7 @@ def default_since(root: Path) -> tuple[str | None, str]:
     since = recorded_since(root)
     if since is None:
         return None, "no [tool.driftboard] two-pr-rule-since in pyproject.toml: checking the whole history"
-    known = subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{since}^{{commit}}"],  # noqa: S607
+    known = subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{since}^{{commit}}"],
                            capture_output=True, check=False)
     if known.returncode != 0:
         return None, f"two-pr-rule-since {since[:12]} (pyproject.toml) is not in this history: checking the whole history"

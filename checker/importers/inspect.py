@@ -218,7 +218,8 @@ def prereg_disagreements(path: Path, kept: bytes, runs: list[EpochRun], digest: 
                            f"problem_set is {declared}, but the logs ran on {name} ({digest}): import the logs of "
                            "the pre-registered set, or pre-register this one (`driftboard problems digest DIR`) "
                            "before running"))
-    cells = data.get("cells") if isinstance(data.get("cells"), dict) else {}
+    raw_cells = data.get("cells")
+    cells: dict[object, object] = raw_cells if isinstance(raw_cells, dict) else {}
     for cell, seed in sorted({(f"{r.model}/{r.method}", f"epoch{r.epoch}") for r in runs}):
         spec = cells.get(cell)
         seeds = spec.get("seeds") if isinstance(spec, dict) else None

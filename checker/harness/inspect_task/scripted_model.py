@@ -16,8 +16,8 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput,
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from checker.harness.inspect_task.scripted import BEHAVIOURS, reply, usage
-from checker.harness.inspect_task.task import TaskArgumentError
 from checker.harness.inspect_task.scripted_constraint import CONSTRAINT_BEHAVIOURS, constraint_reply
+from checker.harness.inspect_task.task import TaskArgumentError
 
 MODEL_NAME = "scripted"
 """The one model of the provider: `driftboard/scripted`."""
