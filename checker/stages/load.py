@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from checker.format.errors import Finding, UsageError, is_invisible, visible
 from checker.format.schema.manifest import Prereg, Submission
 from checker.stages.files import LINK_MESSAGE, NAME_RULE, RefusedFile, bad_char, open_regular, refusal, unsafe_name
-from checker.stages.manifest_yaml import MAX_YAML_BYTES, parse_yaml, read_small, read_yaml
+from checker.stages.manifest_yaml import MAX_YAML_BYTES, node_lines, parse_yaml, read_small, read_yaml
 from checker.stages.rules import prereg_findings
 
 MANIFEST = "submission.yaml"
@@ -118,6 +118,8 @@ class SubmissionFiles:
     manifest_sha256: str | None = None
     prereg_sha256: str | None = None
     """SHA-256 of the `prereg.yaml` bytes as read (None when it is missing or was refused)."""
+    manifest_lines: dict[tuple[str, ...], int] = field(default_factory=dict)
+    """Where each value of `submission.yaml` is (keys and list indexes -> 1-based line), for findings."""
 
 
 @dataclass
@@ -198,6 +200,8 @@ def _read_manifest(out: SubmissionFiles, tree: Tree, display_root: str) -> None:
         out.manifest_sha256 = hashlib.sha256(raw).hexdigest()
         out.manifest, problems = parse_yaml(raw, Submission, f"{display_root}/{MANIFEST}")
         out.findings.extend(problems)
+        if out.manifest is not None:
+            out.manifest_lines = node_lines(raw)
 
 
 def _read_prereg(out: SubmissionFiles, tree: Tree, display_root: str) -> None:
@@ -307,19 +311,21 @@ def _check_manifest(out: SubmissionFiles, tree: Tree, display_root: str) -> set[
         out.findings.append(Finding(mpath, None, f"lists {len(manifest.files)} files, more than the limit of {MAX_FILES}"))
         return listed
     lower = {rel.casefold(): rel for rel in tree.files}
-    for name in manifest.files:
+    for i, name in enumerate(manifest.files):
+        line = out.manifest_lines.get(("files", str(i)))
         problem = unsafe_path(name)
         if problem:
-            out.findings.append(Finding(mpath, None, f"files: {_shown(name)} {problem}"))
+            out.findings.append(Finding(mpath, line, f"files: {_shown(name)} {problem}"))
             continue
         norm = PurePosixPath(name).as_posix()
         if norm in listed:
-            out.findings.append(Finding(mpath, None, f"files: {name!r} is listed twice"))
+            out.findings.append(Finding(mpath, line, f"files: {name!r} is listed twice"))
             continue
         listed.add(norm)
         missing = _missing_listed(name, norm, tree, lower)
         if missing is not None:
-            out.findings.append(Finding(mpath, None, f"files: {name!r} {missing}"))
+            fix = "; add the log, or remove the line" if missing.startswith("does not exist") else ""
+            out.findings.append(Finding(mpath, line, f"files: {name!r} {missing}{fix}"))
     return listed
 
 
