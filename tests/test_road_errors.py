@@ -76,3 +76,62 @@ def test_a_missing_run_log_is_reported_at_its_line_in_the_manifest(tmp_path, run
     assert f"{folder}/submission.yaml:13: files: 'runs/full-s1.jsonl' does not exist; add the log, or remove the line" \
         in res.output
     assert f"{folder}/submission.yaml:14: files: 'runs/full-s2.jsonl' does not exist" in res.output
+
+
+# --------------------------------------------------------------------------- cite: stale results
+
+
+def _verified(tmp_path, run_line):
+    from submission_factory import make_agent_submission
+
+    folder = make_agent_submission(tmp_path / "subs", "s-stale", {"FULL": ["s1", "s2"]})
+    results = tmp_path / "results"
+    done = run_line(["verify", str(folder), "--no-cache", "--out", str(results)])
+    assert done.exit_code == 0, done.output
+    return folder, results
+
+
+def test_cite_of_a_fresh_tree_prints_the_citation(tmp_path, run_line):
+    _, results = _verified(tmp_path, run_line)
+    res = run_line(["cite", "s-stale/FULL", "--results", str(results)])
+    assert res.exit_code == 0 and res.output.startswith("@misc{"), res.output
+
+
+def test_cite_refuses_when_a_log_changed_after_verify(tmp_path, run_line):
+    folder, results = _verified(tmp_path, run_line)
+    log = sorted((folder / "runs").glob("*.jsonl"))[0]
+    lines = log.read_text().splitlines()
+    lines[-1] = lines[-1].replace('"COMPLETED"', '"FAILED"')  # an edited last line (run_end status)
+    log.write_text("\n".join(lines) + "\n")
+    res = run_line(["cite", "s-stale/FULL", "--results", str(results)])
+    assert res.exit_code == 1
+    assert "changed since it was verified): its title, figures and reproduce commit may not be the tree's; run " \
+           "`driftboard verify submissions/` first, then cite" in res.output
+    assert log.name in res.output and "@misc" not in res.output
+
+
+def test_cite_refuses_when_the_manifest_changed_after_verify(tmp_path, run_line):
+    folder, results = _verified(tmp_path, run_line)
+    manifest = folder / "submission.yaml"
+    manifest.write_text(manifest.read_text().replace("title: ", "title: Renamed ", 1))
+    res = run_line(["cite", "s-stale", "--results", str(results)])
+    assert res.exit_code == 1 and "submission.yaml changed since it was verified" in res.output
+
+
+# --------------------------------------------------------------------------- the wrong working directory
+
+
+def test_cite_serve_build_from_the_wrong_folder_name_the_project_root(tmp_path, run_line, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no mkdocs.yml, no build/, no submissions/ here
+    expected = {
+        ("cite", "x"): "build/results: not found, and {cwd} holds no mkdocs.yml: run `driftboard cite` from the "
+                       "project root (the folder holding mkdocs.yml), or pass --results DIR",
+        ("serve",): "build/site: not found, and {cwd} holds no mkdocs.yml: run `driftboard serve` from the project "
+                    "root (the folder holding mkdocs.yml), or pass --out DIR",
+        ("build",): "submissions: not found, and {cwd} holds no mkdocs.yml: run `driftboard build` from the project "
+                    "root (the folder holding mkdocs.yml), or pass --project DIR and --submissions DIR",
+    }
+    for args, line in expected.items():
+        res = run_line(list(args))
+        assert res.exit_code == 2, res.output
+        assert res.output == f"Error: {line.format(cwd=tmp_path)}\n"

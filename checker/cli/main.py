@@ -217,9 +217,14 @@ def build(submissions: Path, results: Path, out: Path, verify_first: bool, proje
 @click.option("--port", default=8000, show_default=True, help="Port on 127.0.0.1.")
 def serve(out: Path, port: int) -> None:
     """Preview the built site on http://127.0.0.1:PORT/ (build it first with `driftboard build`)."""
+    from checker.cli.workdir import check_workdir
     from checker.render.serve import serve_site
 
-    run_stage(lambda: serve_site(out, port))
+    def serve_here() -> int:
+        check_workdir("serve", {"--out": out})
+        return serve_site(out, port)
+
+    run_stage(serve_here)
 
 
 @cli.command()
