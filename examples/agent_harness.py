@@ -230,6 +230,8 @@ def play(out: Path, model_for: Callable[[], ModelFn], model_name: str, *,
         "track": "agent", "system": "example agent harness", "backbone": model_name,
         "harness": {"name": "examples/agent_harness.py", "version": "1.0", "commit": "0000000"},
         "license": "CC-BY-4.0", "files": files,
+        # each log's SHA-256 as written: `driftboard validate` reports a log edited afterwards, its last line included
+        "logs_sha256": {f: hashlib.sha256((folder / f).read_bytes()).hexdigest() for f in files},
         # a figure the harness counted itself: the checker recomputes it from the logs and fails on a mismatch
         "claims": [{"cell": CELL, "metric": "completions", "value": sum(levels) / len(levels),
                     "source": "the harness's own level count"}],

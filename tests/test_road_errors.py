@@ -135,3 +135,42 @@ def test_cite_serve_build_from_the_wrong_folder_name_the_project_root(tmp_path, 
         res = run_line(list(args))
         assert res.exit_code == 2, res.output
         assert res.output == f"Error: {line.format(cwd=tmp_path)}\n"
+
+
+# --------------------------------------------------------------------------- validate: an edited last line
+
+
+def test_validate_finds_an_edited_last_line_through_the_recorded_digest(tmp_path, run_line):
+    import hashlib
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    done = subprocess.run([sys.executable, str(REPO / "examples" / "agent_harness.py"), "--out", str(tmp_path)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    folder = tmp_path / "example-agent"
+    assert run_line(["validate", str(folder)]).exit_code == 0
+    log = folder / "runs" / "full-s1.jsonl"
+    recorded = hashlib.sha256(log.read_bytes()).hexdigest()
+    lines = log.read_text().splitlines()
+    assert '"type":"run_end"' in lines[-1].replace(" ", "") and '"COMPLETED"' in lines[-1]
+    lines[-1] = lines[-1].replace('"COMPLETED"', '"FAILED"')  # the run_end status: no hash chain covers it
+    log.write_text("\n".join(lines) + "\n")
+    digest = hashlib.sha256(log.read_bytes()).hexdigest()
+    manifest_line = next(n for n, text in enumerate((folder / "submission.yaml").read_text().splitlines(), 1)
+                         if text.strip().startswith("runs/full-s1.jsonl:"))
+    res = run_line(["validate", str(folder)])
+    assert res.exit_code == 1, res.output
+    assert (f"{folder}/runs/full-s1.jsonl: its SHA-256 is {digest[:12]}…, not the {recorded[:12]}… that "
+            f"submission.yaml:{manifest_line} records: the log changed after it was written") in res.output
+
+
+def test_a_digest_for_a_file_not_listed_is_reported(tmp_path, run_line):
+    folder = tmp_path / "mylab-toy"
+    (folder / "runs").mkdir(parents=True)
+    (folder / "runs" / "full-s1.jsonl").write_text("")
+    (folder / "submission.yaml").write_text(MANIFEST + "logs_sha256:\n  runs/other.jsonl: " + "ab" * 32 + "\n")
+    res = run_line(["validate", str(folder)])
+    assert f"{folder}/submission.yaml:15: logs_sha256: 'runs/other.jsonl' is not one of `files`" in res.output

@@ -63,7 +63,7 @@ def stale_for_tree(results: ResultsFile) -> str | None:
         manifest = Submission.model_validate(yaml.safe_load((folder / "submission.yaml").read_text(encoding="utf-8")))
     except (OSError, ValueError, yaml.YAMLError):
         return f"{folder}/submission.yaml is not readable as verified"
-    if manifest.model_dump(mode="json") != results.manifest:
+    if manifest.record() != results.manifest:
         return f"{folder}/submission.yaml changed since it was verified"
     return None
 

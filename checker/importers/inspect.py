@@ -96,6 +96,7 @@ def import_submission(logs: Sequence[Path], problems: Path, out: Path) -> int:
     run_files = _write_runs(out, runs, sha256_hex(prereg_bytes), {"name": digests[digest], "digest": digest}, by_id)
     counts = _Counts.of(len(paths), read, runs)
     manifest = _manifest(submission_id, runs, counts.description(findings), run_files)
+    manifest["logs_sha256"] = {f: sha256_hex((out / f).read_bytes()) for f in run_files}
     (out / "submission.yaml").write_bytes(yaml_bytes(kept_manifest(out, manifest)))
     errors_found = [f for f in findings if f.severity == "error"]
     for f in sorted(findings):

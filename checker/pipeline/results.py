@@ -254,7 +254,7 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         predictions=evaluate_predictions(prereg, by_name),
         claims=check_claims(manifest, by_name, runs),
         findings=findings,
-        manifest=manifest.model_dump(mode="json"),
+        manifest=manifest.record(),
         reproduce=f"driftboard verify {sub.path}",
         provenance=submission_provenance(Path(sub.path)) if root is not None else Provenance(),
     )

@@ -326,7 +326,31 @@ def _check_manifest(out: SubmissionFiles, tree: Tree, display_root: str) -> set[
         if missing is not None:
             fix = "; add the log, or remove the line" if missing.startswith("does not exist") else ""
             out.findings.append(Finding(mpath, line, f"files: {name!r} {missing}{fix}"))
+        elif name in manifest.logs_sha256 and norm in tree.files:
+            out.findings.extend(_digest_differs(out, name, manifest.logs_sha256[name], display_root))
+    out.findings.extend(Finding(mpath, out.manifest_lines.get(("logs_sha256", name)),
+                                f"logs_sha256: {_shown(name)} is not one of `files`")
+                        for name in sorted(set(manifest.logs_sha256) - set(manifest.files)))
     return listed
+
+
+def _digest_differs(out: SubmissionFiles, name: str, recorded: str, display_root: str) -> list[Finding]:
+    """The finding for a listed log whose SHA-256 is not the one the manifest records (none when it is)."""
+    try:
+        sha = hashlib.sha256()
+        with open_regular(out.root / name) as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                sha.update(chunk)
+        digest = sha.hexdigest()
+    except (OSError, RefusedFile):
+        return []  # refused or unreadable: reported where the log is read
+    if digest == recorded:
+        return []
+    line = out.manifest_lines.get(("logs_sha256", name))
+    return [Finding(f"{display_root}/{visible(name)}", None,
+                    f"its SHA-256 is {digest[:12]}…, not the {recorded[:12]}… that {MANIFEST}"
+                    f"{f':{line}' if line else ''} records: the log changed after it was written (an edited line, "
+                    "the last one included, which no hash chain covers); restore the log as written, or run again")]
 
 
 def _prereg_mismatches(prereg: Prereg, manifest: Submission, ppath: str) -> list[Finding]:
