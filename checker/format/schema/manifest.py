@@ -74,6 +74,7 @@ class Submission(Model):
         "license": "CC-BY-4.0", "paper": "https://example.org/paper.pdf", "doi": "10.1234/example",
         "synthetic": False, "citation": "Example, A. (2026). Toy agent. Example Lab. MIT licence.",
         "description": "A toy submission.", "files": ["runs/full-seed1.jsonl"],
+        "logs_sha256": {"runs/full-seed1.jsonl": "9f2c" + "0" * 60},
         "claims": [{"cell": "FULL", "metric": "gds_bind", "value": 0.25, "source": "paper, Table 2"}],
     }]})
 
