@@ -174,3 +174,21 @@ def test_a_digest_for_a_file_not_listed_is_reported(tmp_path, run_line):
     (folder / "submission.yaml").write_text(MANIFEST + "logs_sha256:\n  runs/other.jsonl: " + "ab" * 32 + "\n")
     res = run_line(["validate", str(folder)])
     assert f"{folder}/submission.yaml:15: logs_sha256: 'runs/other.jsonl' is not one of `files`" in res.output
+
+
+def test_a_missing_declared_seed_is_reported_at_its_line_of_the_preregistration(tmp_path, run_line):
+    from submission_factory import make_agent_submission
+
+    folder = make_agent_submission(tmp_path / "subs", "s-seed", {"FULL": ["s1", "s2"]})
+    manifest = folder / "submission.yaml"
+    listed = [p for p in sorted((folder / "runs").glob("*.jsonl")) if "s2" in p.name]
+    assert len(listed) == 1
+    listed[0].unlink()
+    rel = f"runs/{listed[0].name}"
+    manifest.write_text("\n".join(ln for ln in manifest.read_text().splitlines() if rel not in ln) + "\n")
+    prereg_lines = (folder / "prereg.yaml").read_text().splitlines()
+    line = next(n for n, text in enumerate(prereg_lines, 1) if "s2" in text and ("seeds" in text or "- " in text))
+    res = run_line(["verify", str(folder), "--no-cache", "--no-results"])
+    assert res.exit_code == 1
+    assert f"{folder}/prereg.yaml:{line}: cell FULL, seed s2: declared in prereg.yaml but no readable run log" \
+        in res.output

@@ -314,6 +314,12 @@ def _claim_problems(results: ResultsSummary) -> list[str]:
             for c in results.claims if not c.agrees]
 
 
+def seed_problems(results: ResultsSummary) -> dict[str, tuple[str, str]]:
+    """The declared-seed problems of `results_problems` -> (cell, seed), to locate each in prereg.yaml."""
+    return {problem: (cell.cell, o.seed) for cell in results.cells for o in cell.declared
+            if (problem := _seed_problem(cell.cell, o))}
+
+
 def _declaration_problems(results: ResultsSummary) -> list[str]:
     """Runs the pre-registration does not declare, declared seeds missing or withdrawn too late, seeds reported twice."""
     out = [f"undeclared run {u['run_id']} (cell {u['cell']}, seed {u['seed']})" for u in results.prereg_check.undeclared]

@@ -197,6 +197,22 @@ def node_lines(raw: bytes) -> Lines:
     return lines
 
 
+def seed_line(path: Path, cell: str, seed: str) -> int | None:
+    """The line of `seed` in `cells.<cell>.seeds` of the pre-registration at `path` (else the cell's line; None)."""
+    raw, _ = read_small(path, str(path))
+    if raw is None:
+        return None
+    lines = node_lines(raw)
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+        seeds = [str(s) for s in data["cells"][cell]["seeds"]]
+    except (yaml.YAMLError, UnicodeDecodeError, KeyError, TypeError):
+        return lines.get(("cells", cell))
+    if seed in seeds:
+        return lines.get(("cells", cell, "seeds", str(seeds.index(seed))))
+    return lines.get(("cells", cell))
+
+
 def field_names(model: type[BaseModel]) -> frozenset[str]:
     """Every field name of `model` and of the models its fields hold (lists, mappings, optionals)."""
     import typing
