@@ -192,3 +192,21 @@ def test_a_missing_declared_seed_is_reported_at_its_line_of_the_preregistration(
     assert res.exit_code == 1
     assert f"{folder}/prereg.yaml:{line}: cell FULL, seed s2: declared in prereg.yaml but no readable run log" \
         in res.output
+
+
+# --------------------------------------------------------------------------- not ranked, and why
+
+
+def test_verify_and_the_ci_summary_say_not_ranked_with_the_reason(tmp_path, run_line):
+    """Runs that name no world have no board: the text and the pull request's summary give the reason."""
+    from submission_factory import make_agent_submission
+
+    folder = make_agent_submission(tmp_path / "subs", "s-two", {"FULL": ["s1", "s2"]})
+    text = run_line(["verify", str(folder), "--no-cache", "--no-results"])
+    assert text.exit_code == 0, text.output
+    reason = "not ranked: its runs do not name one environment (world or problem set), so it has no board"
+    assert f"   FULL: {reason}" in text.output
+    doc = run_line(["verify", str(folder), "--no-cache", "--no-results", "--format", "json"])
+    (tmp_path / "verify.json").write_text(doc.output)
+    summary = run_line(["ci-summary", str(tmp_path / "verify.json"), "--no-annotations"])
+    assert reason in summary.output, summary.output
