@@ -122,8 +122,9 @@ class ScriptedModel:
         return json.dumps({"action": "ACTION6", "x": x, "y": y, "canary": nonce})
 
 
-def run_episode(log: RunLogWriter, world: ButtonWorld, model: ModelFn, nonce_rng: random.Random) -> int:
-    """Play one run of HORIZON beats; returns the levels completed."""
+def run_episode(log: RunLogWriter, world: ButtonWorld, model: ModelFn, nonce_rng: random.Random,
+                horizon: int = HORIZON) -> int:
+    """Play one run of `horizon` beats; returns the levels completed."""
     log.write({"type": "startup_probe", "turn": 0, "image_receipt_ok": None, "signal_vocab": ["score", "level"],
                "action_interface": {"ACTION6": {"params": ["x", "y"]}}})
     log.write({"type": "goal", "turn": 0, "goal_id": "G0001", "statement": "press the button",
@@ -131,7 +132,7 @@ def run_episode(log: RunLogWriter, world: ButtonWorld, model: ModelFn, nonce_rng
     refs: dict[str, dict[str, Any]] = {}  # object name -> {ref_id, version, cells}
     step: dict[str, Any] | None = None
     commitments = 0
-    for turn in range(HORIZON):
+    for turn in range(horizon):
         # observe: bind every object to a referent; a moved object gets a new version
         for name, cells in sorted(world.objects.items()):
             ref = refs.get(name)
@@ -189,7 +190,10 @@ def play(out: Path, model_for: Callable[[], ModelFn], model_name: str, *,
          submission_id: str = "example-agent") -> Path:
     """Write a submission folder `out/<submission_id>`: one run per declared seed; returns the folder.
 
-    `model_for()` makes a fresh model for each run (a run must not inherit another's memory).
+    `model_for()` makes a fresh model for each run (a run must not inherit another's memory). A
+    `prereg.yaml` already in the folder (e.g. from `driftboard init --track agent`) is kept and
+    followed: its cells' seeds are the runs, its horizon their length; the manifest's own fields
+    (title, authors, contact, licence) are kept too.
     """
     folder = out / submission_id
     (folder / "runs").mkdir(parents=True, exist_ok=True)
@@ -203,30 +207,41 @@ def play(out: Path, model_for: Callable[[], ModelFn], model_name: str, *,
                            "metric": "completions", "op": "<=", "value": 0}],
         }, sort_keys=False), encoding="utf-8")
     prereg_sha256 = hashlib.sha256(prereg_path.read_bytes()).hexdigest()
+    prereg = yaml.safe_load(prereg_path.read_text(encoding="utf-8"))
+    horizon = int(prereg.get("horizon") or HORIZON)
+    seeds = [str(s) for s in prereg["cells"].get(CELL, {}).get("seeds", SEEDS)]
     files, levels = [], []
-    for seed in SEEDS:
+    for seed in seeds:
         run_file = f"runs/{CELL.lower()}-{seed}.jsonl"
         (folder / run_file).unlink(missing_ok=True)  # a run log is written once, never appended to by a re-run
         header = {
             "run_id": f"{submission_id}-{CELL.lower()}-{seed}", "submission_id": submission_id, "track": "agent",
             "cell": CELL, "seed": seed, "backbone": model_name, "prereg_sha256": prereg_sha256,
-            "started_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "horizon": HORIZON,
+            "started_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "horizon": horizon,
             "game_id": "button-world",
         }
         with RunLogWriter(folder / run_file, header) as log:  # an exception inside ends the log as ABORTED
-            levels.append(run_episode(log, ButtonWorld(seed), model_for(), random.Random(f"canary-{seed}")))
+            levels.append(run_episode(log, ButtonWorld(seed), model_for(), random.Random(f"canary-{seed}"), horizon))
             log.end("COMPLETED", "horizon reached")
         files.append(run_file)
-    (folder / "submission.yaml").write_text(yaml.safe_dump({
+    manifest: dict[str, Any] = {
         "format_version": "1.0", "id": submission_id, "title": "Example agent harness (scripted model)",
         "authors": [{"name": "Ada Example", "affiliation": "Example Lab"}], "contact": "ada@example.org",
         "track": "agent", "system": "example agent harness", "backbone": model_name,
         "harness": {"name": "examples/agent_harness.py", "version": "1.0", "commit": "0000000"},
         "license": "CC-BY-4.0", "files": files,
+        # each log's SHA-256 as written: `driftboard validate` reports a log edited afterwards, its last line included
+        "logs_sha256": {f: hashlib.sha256((folder / f).read_bytes()).hexdigest() for f in files},
         # a figure the harness counted itself: the checker recomputes it from the logs and fails on a mismatch
         "claims": [{"cell": CELL, "metric": "completions", "value": sum(levels) / len(levels),
                     "source": "the harness's own level count"}],
-    }, sort_keys=False), encoding="utf-8")
+    }
+    manifest_path = folder / "submission.yaml"
+    if manifest_path.exists():  # keep the submitter's own fields (what `driftboard init` wrote and they filled in)
+        old = yaml.safe_load(manifest_path.read_text(encoding="utf-8")) or {}
+        manifest.update({k: old[k] for k in ("title", "authors", "contact", "license") if k in old
+                         and "FILL IN" not in str(old[k])})
+    manifest_path.write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
     return folder
 
 

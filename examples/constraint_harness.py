@@ -166,7 +166,7 @@ def play(out: Path, model: ModelFn, model_name: str, *, submission_id: str = "ex
     if not prereg_path.exists():  # pre-register first, and commit it before running for real
         prereg_path.write_text(yaml.safe_dump({
             "format_version": "1.0", "submission_id": submission_id, "track": "constraint",
-            "profile": "drift-bench-v1", "cells": {cell: {"seeds": [seed]}}, "problem_set": digest,
+            "profile": "driftboard", "cells": {cell: {"seeds": [seed]}}, "problem_set": digest,
         }, sort_keys=False), encoding="utf-8")
     prereg_sha256 = hashlib.sha256(prereg_path.read_bytes()).hexdigest()
     run_file = f"runs/{METHOD}-{seed}.jsonl"
@@ -187,6 +187,8 @@ def play(out: Path, model: ModelFn, model_name: str, *, submission_id: str = "ex
         "track": "constraint", "system": "example constraint harness", "backbone": model_name,
         "harness": {"name": "examples/constraint_harness.py", "version": "1.0", "commit": "0000000"},
         "license": "CC-BY-4.0", "files": [run_file],
+        # the log's SHA-256 as written: `driftboard validate` reports a log edited afterwards, its last line included
+        "logs_sha256": {run_file: hashlib.sha256((folder / run_file).read_bytes()).hexdigest()},
     }, sort_keys=False), encoding="utf-8")
     return folder
 

@@ -252,13 +252,28 @@ def test_schema_help_names_every_schema_it_writes(run_line, tmp_path):
 
 def test_make_site_says_what_each_step_does_and_pip_is_not_silenced():
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
-    for target in ("$(BIN)/driftboard:", "site:"):
+    for target in ("$(VENV)/bin/pip:", "$(SITE_STAMP):", "$(ALL_STAMP):", "site:"):
         body = makefile.split(target, 1)[1].split("\n\n", 1)[0].splitlines()[1:]
         commands = [line.strip() for line in body if line.startswith("\t")]
         for i, line in enumerate(commands):
             if line.startswith("$(") or line.startswith("$(PY)"):
                 assert i > 0 and commands[i - 1].startswith("@echo "), f"{target} runs `{line}` without saying so"
     assert "--quiet" not in makefile and "-q " not in makefile
+
+
+def test_make_site_installs_driftboard_alone_and_make_test_everything():
+    """Issue 34: the main job installs what verify and build need, no test, inspect or tools packages."""
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+
+    def body(target: str) -> list[str]:
+        return [ln.strip() for ln in makefile.split(f"\n{target}", 1)[1].split("\n\n", 1)[0].splitlines()[1:]]
+
+    assert makefile.split("\nsite:", 1)[1].splitlines()[0].split() == ["$(SITE_STAMP)"]
+    assert "$(BIN)/pip install -e ." in body("$(SITE_STAMP):")
+    assert not any("[" in line or "tools/" in line for line in body("$(SITE_STAMP):") if "pip install" in line)
+    assert '$(BIN)/pip install -e ".[test,inspect]" -e tools/' in body("$(ALL_STAMP):")
+    for target in ("test", "lint", "bench"):
+        assert makefile.split(f"\n{target}:", 1)[1].splitlines()[0].split() == ["$(ALL_STAMP)"], target
 
 
 def test_a_bench_workdir_is_created_and_one_that_cannot_be_is_bad_usage(run_line, tmp_path):

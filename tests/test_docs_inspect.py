@@ -45,7 +45,7 @@ def _block_with(needle: str, lang: str = "bash") -> list[str]:
 
 
 def test_the_offline_commands_run_as_written(tmp_path, run_line, monkeypatch):
-    lines = _block_with("--model driftboard/scripted")
+    lines = _block_with("driftboard/agent --model driftboard/scripted")
     assert [ln.split()[0] for ln in lines] == ["inspect"] * 5 + ["driftboard"] * 3
     assert sorted(re.search(r"condition=(\w+)", ln).group(1) for ln in lines[:5]) == sorted(CONDITIONS)
     monkeypatch.chdir(tmp_path)
@@ -65,6 +65,29 @@ def test_the_offline_commands_run_as_written(tmp_path, run_line, monkeypatch):
     runs = sorted(Path("submissions/mylab-scripted/runs").iterdir())
     assert [p.name for p in runs] == sorted(f"{c.lower()}--w202--epoch1.jsonl" for c in CONDITIONS)
     assert "INVALID" not in outputs[7] and "INCOMPLETE" not in outputs[7]
+
+
+def test_the_offline_constraint_commands_run_as_written(tmp_path, run_line, monkeypatch):
+    """The constraint block: the scripted model answers the lite split perfectly; every line exits 0."""
+    lines = _block_with("driftboard/constraint --model driftboard/scripted")
+    assert [ln.split()[0] for ln in lines] == ["inspect"] + ["driftboard"] * 3
+    (tmp_path / "problems").symlink_to(REPO / "problems", target_is_directory=True)  # read only
+    monkeypatch.chdir(tmp_path)
+    outputs = []
+    for line in lines:
+        args = shlex.split(line)
+        expanded = [a for arg in args[1:] for a in (sorted(str(p) for p in Path().glob(arg)) if "*" in arg else [arg])]
+        if args[0] == "inspect":
+            res = CliRunner().invoke(inspect_cli, expanded, catch_exceptions=False)
+            gc.collect()
+        else:
+            res = run_line(expanded)
+        assert res.exit_code == 0, (line, res.output[-3000:])
+        outputs.append(res.output)
+    # the lite split: 126 problems, 882 turns (problems/README.md); `perfect` answers every one correctly
+    assert "126 imported (126 in full)" in outputs[1]
+    assert "882 of 882 turns correct" in outputs[3]
+    assert re.search(r"driftboard/scripted/ledger_only: (ranked on board|not ranked: )", outputs[3])
 
 
 def test_one_provider_command_per_condition_with_the_task_parameters():

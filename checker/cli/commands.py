@@ -157,11 +157,14 @@ def _echo(text: str, nl: bool = True) -> None:
 
 def build_command(submissions: Path, results: Path, out: Path, verify: bool = True, project: Path | None = None) -> int:
     """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site."""
+    from checker.cli.workdir import check_workdir
     from checker.format.errors import UsageError
     from checker.pipeline.results import INDEX
     from checker.pipeline.verify import ensure_results
     from checker.render.site import build_site, project_root, results_of_tree, stray_results
 
+    check_workdir("build", {"--submissions": submissions} if verify else {"--results": results}, project,
+                  also="--project DIR")
     root = project_root(project)  # before verifying: a missing mkdocs.yml is a usage error, said at once
     if verify:
         with terminal_progress("verifying runs") as progress:

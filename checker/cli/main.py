@@ -217,9 +217,14 @@ def build(submissions: Path, results: Path, out: Path, verify_first: bool, proje
 @click.option("--port", default=8000, show_default=True, help="Port on 127.0.0.1.")
 def serve(out: Path, port: int) -> None:
     """Preview the built site on http://127.0.0.1:PORT/ (build it first with `driftboard build`)."""
+    from checker.cli.workdir import check_workdir
     from checker.render.serve import serve_site
 
-    run_stage(lambda: serve_site(out, port))
+    def serve_here() -> int:
+        check_workdir("serve", {"--out": out})
+        return serve_site(out, port)
+
+    run_stage(serve_here)
 
 
 @cli.command()
@@ -309,7 +314,8 @@ def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...], f
 @cli.command("ci-history")
 @click.option("--head", "head", default="HEAD", show_default=True, help="Tip of the published branch.")
 @click.option("--since", "since", default=None,
-              help="Check only first-parent commits after this one (default: the whole history).")
+              help="Check only first-parent commits after this one (default: the commit pyproject.toml records in "
+                   "[tool.driftboard] two-pr-rule-since, where the rule begins; the whole history when absent).")
 @format_option
 def ci_history(head: str, since: str | None, fmt: str) -> None:
     """Check the two-pull-request rule on the branch's first-parent history (what the publish job runs).
@@ -319,10 +325,16 @@ def ci_history(head: str, since: str | None, fmt: str) -> None:
 
     \b
     Example:
+        driftboard ci-history
         driftboard ci-history --head origin/main
     """
     from checker.cli.ci import ci_history_command
 
+    if since is None:
+        from checker.cli.history_since import default_since
+
+        since, note = default_since(Path("."))
+        click.echo(f"ci-history: {note}", err=True)
     run_stage(lambda: ci_history_command(head, since, fmt))
 
 
@@ -463,3 +475,14 @@ def import_tau_bench(src: Path, domain: str, out: Path, problems: Path | None, s
     run_stage(lambda: imported(import_submission(src, domain, out, problems, source_commit), out))
 
 
+
+
+def _register_scaffold() -> None:
+    """`driftboard init` and `driftboard problems` (in `checker.cli.scaffold`, which keeps this module short)."""
+    from checker.cli.scaffold import init, problems
+
+    cli.add_command(init)
+    cli.add_command(problems)
+
+
+_register_scaffold()

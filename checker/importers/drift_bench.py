@@ -170,6 +170,8 @@ def _cells(keys: list[tuple[str, str]], what: str) -> dict[str, tuple[str, str]]
 def _prereg(submission_id: str, cells: dict[str, tuple[str, str]], digest: str) -> dict[str, object]:
     return {
         "format_version": FORMAT_VERSION, "submission_id": submission_id, "track": "constraint",
+        # not the ranked profile, on purpose: runs DRIFT-Bench's harness recorded are reproduced under its own rules
+        # and published apart, unranked (checker/stages/rules.py REPRODUCTION_PROFILES)
         "profile": "drift-bench-v1",
         "cells": {c: {"flags": {"model": m, "method": meth}, "seeds": [SEED]} for c, (m, meth) in cells.items()},
         "problem_set": digest,

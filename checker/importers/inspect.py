@@ -35,7 +35,7 @@ from checker.harness.inspect_task.agent_protocol import TASK_NAME as AGENT_TASK
 from checker.harness.inspect_task.protocol import PROTOCOL_VERSION, TASK_NAME
 from checker.importers.inspect_read import EpochRun, first_line, read_log, read_logs
 from checker.importers.naming import slug, unique
-from checker.importers.output import iso_utc, out_state, yaml_bytes
+from checker.importers.output import iso_utc, kept_manifest, out_state, yaml_bytes
 
 IMPORTER = "inspect@1"
 
@@ -90,11 +90,14 @@ def import_submission(logs: Sequence[Path], problems: Path, out: Path) -> int:
         detail = "\n".join(f.render() for f in findings)
         raise UsageError("nothing to import" + (f":\n{detail}" if detail else ""))
     digest = _one_problem_set(runs)
+    if kept_prereg is not None:
+        findings += prereg_disagreements(out / "prereg.yaml", kept_prereg, runs, digest, digests[digest])
     prereg_bytes = _write_prereg(out, kept_prereg, runs, digest)
     run_files = _write_runs(out, runs, sha256_hex(prereg_bytes), {"name": digests[digest], "digest": digest}, by_id)
     counts = _Counts.of(len(paths), read, runs)
-    (out / "submission.yaml").write_bytes(yaml_bytes(_manifest(submission_id, runs, counts.description(findings),
-                                                               run_files)))
+    manifest = _manifest(submission_id, runs, counts.description(findings), run_files)
+    manifest["logs_sha256"] = {f: sha256_hex((out / f).read_bytes()) for f in run_files}
+    (out / "submission.yaml").write_bytes(yaml_bytes(kept_manifest(out, manifest)))
     errors_found = [f for f in findings if f.severity == "error"]
     for f in sorted(findings):
         print(f.render())
@@ -182,7 +185,54 @@ def _prereg(submission_id: str, runs: list[EpochRun], digest: str) -> dict[str, 
             cells[cell] = {"flags": {"model": run.model, "method": run.method}, "seeds": seeds[cell]}
         seeds[cell].append(f"epoch{run.epoch}")
     return {"format_version": FORMAT_VERSION, "submission_id": submission_id, "track": "constraint",
-            "profile": "drift-bench-v1", "cells": dict(sorted(cells.items())), "problem_set": digest}
+            "profile": "driftboard", "cells": dict(sorted(cells.items())), "problem_set": digest}
+
+
+def _line_of(text: str, key: str) -> int | None:
+    """The line of the first top-level `key:` in a YAML text (None: absent)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith(f"{key}:"):
+            return number
+    return None
+
+
+def prereg_disagreements(path: Path, kept: bytes, runs: list[EpochRun], digest: str, name: str) -> list[Finding]:
+    """Where the kept pre-registration disagrees with the imported runs: another problem set, an undeclared cell or seed.
+
+    Each is an error finding at `prereg.yaml:line` (the import exits 1; the runs are written all the same,
+    and `driftboard verify` will not rank them against that pre-registration).
+    """
+    import yaml
+
+    text = kept.decode("utf-8", errors="replace")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return [Finding(str(path), mark.line + 1 if mark else None, f"not readable YAML ({exc}); fix it before importing")]
+    if not isinstance(data, dict):
+        return [Finding(str(path), None, "not a YAML mapping; write it with `driftboard init`")]
+    out: list[Finding] = []
+    declared = data.get("problem_set")
+    if declared != digest:
+        out.append(Finding(str(path), _line_of(text, "problem_set"),
+                           f"problem_set is {declared}, but the logs ran on {name} ({digest}): import the logs of "
+                           "the pre-registered set, or pre-register this one (`driftboard problems digest DIR`) "
+                           "before running"))
+    raw_cells = data.get("cells")
+    cells: dict[object, object] = raw_cells if isinstance(raw_cells, dict) else {}
+    for cell, seed in sorted({(f"{r.model}/{r.method}", f"epoch{r.epoch}") for r in runs}):
+        spec = cells.get(cell)
+        seeds = spec.get("seeds") if isinstance(spec, dict) else None
+        if spec is None:
+            out.append(Finding(str(path), _line_of(text, "cells"),
+                               f"the logs hold cell {cell!r}, which the pre-registration does not declare (declared: "
+                               f"{', '.join(map(str, cells)) or 'none'}): run the declared model and method"))
+        elif isinstance(seeds, list) and seed not in seeds:
+            out.append(Finding(str(path), _line_of(text, "cells"),
+                               f"the logs hold seed {seed!r} of cell {cell!r}, which the pre-registration does not "
+                               f"declare (declared: {', '.join(map(str, seeds))}): run --epochs {len(seeds)}"))
+    return out
 
 
 def _write_runs(out: Path, runs: list[EpochRun], prereg_sha: str, problem_set: dict[str, str],

@@ -43,7 +43,7 @@ from checker.harness.inspect_task.agent_protocol import (
     seed_label,
 )
 from checker.importers.inspect_read import add_usage, dump, first_line, read_log
-from checker.importers.output import iso_utc, out_state, yaml_bytes
+from checker.importers.output import iso_utc, kept_manifest, out_state, yaml_bytes
 
 IMPORTER = "inspect-agent@1"
 
@@ -106,7 +106,9 @@ def import_agent_submission(logs: Sequence[Path], out: Path) -> int:
     description = (f"Imported with `driftboard import inspect` from {len(paths)} Inspect log(s) of {TASK_NAME}: "
                    f"{read} sample(s) read, {len(runs)} imported ({full} in full), each replayed through the "
                    f"harness (protocol {PROTOCOL_VERSION}).{note}")
-    (out / "submission.yaml").write_bytes(yaml_bytes(_manifest(out.name, runs, description, files)))
+    manifest = _manifest(out.name, runs, description, files)
+    manifest["logs_sha256"] = {f: file_sha256(out / f) for f in files}
+    (out / "submission.yaml").write_bytes(yaml_bytes(kept_manifest(out, manifest)))
     errors = [f for f in findings if f.severity == "error"]
     for f in sorted(findings):
         print(f.render())

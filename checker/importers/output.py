@@ -25,8 +25,36 @@ def yaml_bytes(data: Mapping[str, object]) -> bytes:
                      default_flow_style=False).encode("utf-8")
 
 
+KEPT = ("prereg.yaml", "submission.yaml")
+"""The files an import keeps in `out` (what `driftboard init` writes): the pre-registration, and the manifest's own fields."""
+
+MANIFEST_FIELDS_KEPT = ("title", "authors", "contact", "license", "paper", "doi", "citation")
+"""Fields of an existing `submission.yaml` the importers keep (the submitter's); the rest describes the runs."""
+
+
+def kept_manifest(out: Path, written: dict[str, object]) -> dict[str, object]:
+    """`written` with the submitter's fields (`MANIFEST_FIELDS_KEPT`) of an existing `out/submission.yaml` put back.
+
+    A field still holding a `FILL IN` placeholder, or a manifest that is not a readable mapping, keeps nothing.
+    """
+    path = out / "submission.yaml"
+    if not path.is_file():
+        return written
+    try:
+        old = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return written
+    if not isinstance(old, dict):
+        return written
+    merged = dict(written)
+    for key in MANIFEST_FIELDS_KEPT:
+        if key in old and "FILL IN" not in str(old[key]):
+            merged[key] = old[key]
+    return merged
+
+
 def out_state(out: Path) -> bytes | None:
-    """The bytes of an existing `out/prereg.yaml` to keep (the only file allowed in `out`), else None.
+    """The bytes of an existing `out/prereg.yaml` to keep, else None (`out` may hold only the files of `KEPT`).
 
     Raises:
         UsageError: the folder's name is not a submission id, or it holds other files.
@@ -38,11 +66,12 @@ def out_state(out: Path) -> bytes | None:
     if not out.is_dir():
         raise UsageError(f"{out}: exists and is not a folder")
     names = sorted(p.name for p in out.iterdir())
-    if not names:
-        return None
-    if names == ["prereg.yaml"]:
+    if not set(names) <= set(KEPT):
+        raise UsageError(f"{out}: already holds {', '.join(n for n in names if n not in KEPT)[:200]}; use a new "
+                         "folder, or one holding only prereg.yaml and submission.yaml (what `driftboard init` writes)")
+    if "prereg.yaml" in names:
         return (out / "prereg.yaml").read_bytes()
-    raise UsageError(f"{out}: already holds {', '.join(names[:5])}; use a new folder, or one holding only prereg.yaml")
+    return None
 
 
 def iso_utc(ts: object) -> str:
@@ -51,4 +80,4 @@ def iso_utc(ts: object) -> str:
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
-__all__ = ["iso_utc", "out_state", "yaml_bytes"]
+__all__ = ["KEPT", "MANIFEST_FIELDS_KEPT", "iso_utc", "kept_manifest", "out_state", "yaml_bytes"]

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypedDict
 
 from checker.format.errors import Finding
 from checker.format.names import Name, Work, identity_findings, submission_names
-from checker.format.results_model import RunResult
+from checker.format.results_model import ResultsSummary, RunResult
 from checker.format.schema.manifest import Prereg, Submission
 from checker.format.verify_document import SubmissionReport
 from checker.pipeline.handle import ResultsHandle
-from checker.pipeline.results import results_problems
+from checker.pipeline.results import results_problems, seed_problems
 from checker.stages.copies import copies_across
+from checker.stages.manifest_yaml import seed_line
 
 
 @dataclass
@@ -112,7 +114,20 @@ def gather_findings(report: VerifyReport) -> None:
         report.unreadable.extend(f for f in sub.findings if f.unreadable)
         report.findings.extend(f for f in sub.findings if not f.unreadable)
         if sub.results is not None:
-            report.findings.extend(Finding(sub.path, None, msg) for msg in results_problems(sub.results.summary))
+            report.findings.extend(_located(sub.path, sub.results.summary))
+
+
+def _located(path: str, summary: ResultsSummary) -> list[Finding]:
+    """The submission's results problems; a declared seed's at its line of prereg.yaml (`path/prereg.yaml:line`)."""
+    seeds = seed_problems(summary)
+    out = []
+    for msg in results_problems(summary):
+        if msg not in seeds:
+            out.append(Finding(path, None, msg))
+            continue
+        cell, seed = seeds[msg]
+        out.append(Finding(f"{path}/prereg.yaml", seed_line(Path(path) / "prereg.yaml", cell, seed), msg))
+    return out
 
 
 class VerifyJson(TypedDict):

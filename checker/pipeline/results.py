@@ -261,7 +261,7 @@ def build_results(sub: SubmissionInput, findings: list[FindingRecord], root: Pat
         predictions=evaluate_predictions(prereg, by_name),
         claims=check_claims(manifest, by_name, runs),
         findings=findings,
-        manifest=manifest.model_dump(mode="json"),
+        manifest=manifest.record(),
         reproduce=f"driftboard verify {sub.path}",
         provenance=submission_provenance(Path(sub.path)) if root is not None else Provenance(),
     )
@@ -322,6 +322,12 @@ def _claim_problems(results: ResultsSummary) -> list[str]:
     names = claim_names(results.track)
     return [claim_disagreement(results.track, c.cell, c.metric, c.claimed, c.recomputed, cells, names)
             for c in results.claims if not c.agrees]
+
+
+def seed_problems(results: ResultsSummary) -> dict[str, tuple[str, str]]:
+    """The declared-seed problems of `results_problems` -> (cell, seed), to locate each in prereg.yaml."""
+    return {problem: (cell.cell, o.seed) for cell in results.cells for o in cell.declared
+            if (problem := _seed_problem(cell.cell, o))}
 
 
 def _declaration_problems(results: ResultsSummary) -> list[str]:

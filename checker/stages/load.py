@@ -25,7 +25,7 @@ from checker.format.errors import Finding, UsageError, is_invisible, visible
 from checker.format.schema.manifest import Prereg, Submission
 from checker.format.storage import storage_of
 from checker.stages.files import LINK_MESSAGE, NAME_RULE, RefusedFile, bad_char, open_regular, refusal, unsafe_name
-from checker.stages.manifest_yaml import MAX_YAML_BYTES, parse_yaml, read_small, read_yaml
+from checker.stages.manifest_yaml import MAX_YAML_BYTES, node_lines, parse_yaml, read_small, read_yaml
 from checker.stages.rules import prereg_findings
 
 MANIFEST = "submission.yaml"
@@ -119,6 +119,8 @@ class SubmissionFiles:
     manifest_sha256: str | None = None
     prereg_sha256: str | None = None
     """SHA-256 of the `prereg.yaml` bytes as read (None when it is missing or was refused)."""
+    manifest_lines: dict[tuple[str, ...], int] = field(default_factory=dict)
+    """Where each value of `submission.yaml` is (keys and list indexes -> 1-based line), for findings."""
 
 
 @dataclass
@@ -199,6 +201,8 @@ def _read_manifest(out: SubmissionFiles, tree: Tree, display_root: str) -> None:
         out.manifest_sha256 = hashlib.sha256(raw).hexdigest()
         out.manifest, problems = parse_yaml(raw, Submission, f"{display_root}/{MANIFEST}")
         out.findings.extend(problems)
+        if out.manifest is not None:
+            out.manifest_lines = node_lines(raw)
 
 
 def _read_prereg(out: SubmissionFiles, tree: Tree, display_root: str) -> None:
@@ -308,20 +312,46 @@ def _check_manifest(out: SubmissionFiles, tree: Tree, display_root: str) -> set[
         out.findings.append(Finding(mpath, None, f"lists {len(manifest.files)} files, more than the limit of {MAX_FILES}"))
         return listed
     lower = {rel.casefold(): rel for rel in tree.files}
-    for name in manifest.files:
+    for i, name in enumerate(manifest.files):
+        line = out.manifest_lines.get(("files", str(i)))
         problem = unsafe_path(name)
         if problem:
-            out.findings.append(Finding(mpath, None, f"files: {_shown(name)} {problem}"))
+            out.findings.append(Finding(mpath, line, f"files: {_shown(name)} {problem}"))
             continue
         norm = PurePosixPath(name).as_posix()
         if norm in listed:
-            out.findings.append(Finding(mpath, None, f"files: {name!r} is listed twice"))
+            out.findings.append(Finding(mpath, line, f"files: {name!r} is listed twice"))
             continue
         listed.add(norm)
         missing = _missing_listed(name, norm, tree, lower)
         if missing is not None:
-            out.findings.append(Finding(mpath, None, f"files: {name!r} {missing}"))
+            fix = "; add the log, or remove the line" if missing.startswith("does not exist") else ""
+            out.findings.append(Finding(mpath, line, f"files: {name!r} {missing}{fix}"))
+        elif name in manifest.logs_sha256 and norm in tree.files:
+            out.findings.extend(_digest_differs(out, name, manifest.logs_sha256[name], display_root))
+    out.findings.extend(Finding(mpath, out.manifest_lines.get(("logs_sha256", name)),
+                                f"logs_sha256: {_shown(name)} is not one of `files`")
+                        for name in sorted(set(manifest.logs_sha256) - set(manifest.files)))
     return listed
+
+
+def _digest_differs(out: SubmissionFiles, name: str, recorded: str, display_root: str) -> list[Finding]:
+    """The finding for a listed log whose SHA-256 is not the one the manifest records (none when it is)."""
+    try:
+        sha = hashlib.sha256()
+        with open_regular(out.root / name) as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                sha.update(chunk)
+        digest = sha.hexdigest()
+    except (OSError, RefusedFile):
+        return []  # refused or unreadable: reported where the log is read
+    if digest == recorded:
+        return []
+    line = out.manifest_lines.get(("logs_sha256", name))
+    return [Finding(f"{display_root}/{visible(name)}", None,
+                    f"its SHA-256 is {digest[:12]}…, not the {recorded[:12]}… that {MANIFEST}"
+                    f"{f':{line}' if line else ''} records: the log changed after it was written (an edited line, "
+                    "the last one included, which no hash chain covers); restore the log as written, or run again")]
 
 
 def _prereg_mismatches(prereg: Prereg, manifest: Submission, ppath: str) -> list[Finding]:

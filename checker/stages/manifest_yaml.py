@@ -69,6 +69,7 @@ def parse_yaml(raw: bytes, model: type[M], display: str) -> tuple[M | None, list
     lines: Lines = {}
     findings: list[Finding] = []
     _index_nodes(node, (), lines, findings, display)
+    findings += folded_fields(node, text.splitlines(), field_names(model), (), display)
     if findings:
         return None, findings
     data = _construct(loader, node, display)
@@ -103,15 +104,30 @@ def _compose(text: str, display: str) -> tuple[yaml.Node | None, _SinglePassLoad
     except _TooDeep as deep:
         return _too_deep(display, deep)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        return Finding(display, mark.line + 1 if mark is not None else None, f"invalid YAML: {problem}")
+        return yaml_error(exc, display)
     return node, _SinglePassLoader(text)  # not reached for a YAML error or an anchor: the scan returned first
 
 
 def _too_deep(display: str, deep: _TooDeep) -> Finding:
     return Finding(display, deep.line, f"nested deeper than {MAX_YAML_DEPTH} levels of mappings and lists: not read; "
                                        "a manifest needs a few levels (see the format reference)")
+
+
+def yaml_error(exc: yaml.YAMLError, display: str) -> Finding:
+    """A YAML syntax error at the line where the mistake is.
+
+    The parser stops where it can no longer go on (for an unclosed quote: the end of the file); a
+    scanner error also names where the token it was scanning began (`context_mark`: the opening
+    quote, the key missing its ':'), which is the line to fix, so that line is reported.
+    """
+    problem_mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if isinstance(exc, yaml.scanner.ScannerError) and context and context_mark is not None:
+        stopped = f" (line {problem_mark.line + 1})" if problem_mark is not None else ""
+        return Finding(display, context_mark.line + 1, f"invalid YAML: {context} that starts here: "
+                                                       f"{problem}{stopped}")
+    return Finding(display, problem_mark.line + 1 if problem_mark is not None else None, f"invalid YAML: {problem}")
 
 
 def _construct(loader: _SinglePassLoader, node: yaml.Node, display: str) -> object:
@@ -199,6 +215,83 @@ def _index_nodes(node: yaml.Node, loc: tuple[str, ...], lines: Lines, findings: 
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _index_nodes(item, (*loc, str(i)), lines, findings, display)
+
+
+def node_lines(raw: bytes) -> Lines:
+    """Where each value of a YAML document is (keys and list indexes -> 1-based line); empty when unreadable.
+
+    Called on a document `parse_yaml` has already accepted (so no anchors, aliases or bad YAML).
+    """
+    try:
+        node = yaml.compose(raw.decode("utf-8"), Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return {}
+    lines: Lines = {}
+    if node is not None:
+        _index_nodes(node, (), lines, [], "")
+    return lines
+
+
+def seed_line(path: Path, cell: str, seed: str) -> int | None:
+    """The line of `seed` in `cells.<cell>.seeds` of the pre-registration at `path` (else the cell's line; None)."""
+    raw, _ = read_small(path, str(path))
+    if raw is None:
+        return None
+    lines = node_lines(raw)
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+        seeds = [str(s) for s in data["cells"][cell]["seeds"]]
+    except (yaml.YAMLError, UnicodeDecodeError, KeyError, TypeError):
+        return lines.get(("cells", cell))
+    if seed in seeds:
+        return lines.get(("cells", cell, "seeds", str(seeds.index(seed))))
+    return lines.get(("cells", cell))
+
+
+def field_names(model: type[BaseModel]) -> frozenset[str]:
+    """Every field name of `model` and of the models its fields hold (lists, mappings, optionals)."""
+    import typing
+
+    names: set[str] = set()
+    todo: list[object] = [model]
+    seen: set[object] = set()
+    while todo:
+        tp = todo.pop()
+        if tp in seen:
+            continue
+        seen.add(tp)
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            for name, info in tp.model_fields.items():
+                names.add(info.alias or name)
+                todo.append(info.annotation)
+        else:
+            todo.extend(typing.get_args(tp))
+    return frozenset(names)
+
+
+def folded_fields(node: yaml.Node, lines: list[str], names: frozenset[str], loc: tuple[str, ...],
+                  display: str) -> list[Finding]:
+    """Unquoted values that swallowed a line starting with a field name: the field whose ':' is missing.
+
+    YAML folds a more-indented line into the unquoted value above it, so `contact: a@b.org` followed
+    by ` license CC-BY-4.0` reads as one contact and no licence. A line a value swallowed is reported
+    when its first word is a field name of the schema (long values that wrap, as YAML writers do,
+    are left alone).
+    """
+    out: list[Finding] = []
+    if isinstance(node, yaml.ScalarNode) and node.style is None and node.end_mark.line > node.start_mark.line:
+        for n in range(node.start_mark.line + 1, min(node.end_mark.line, len(lines) - 1) + 1):
+            word = lines[n].strip().split(" ", 1)[0]
+            if word in names:
+                out.append(Finding(display, n + 1, f"{word!r} reads as part of the value of {'.'.join(loc)!r} (line "
+                                                   f"{node.start_mark.line + 1}): a ':' is missing after {word!r}"))
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            out += folded_fields(value, lines, names, (*loc, str(key.value)), display)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            out += folded_fields(item, lines, names, (*loc, str(i)), display)
+    return out
 
 
 def _line_for(loc: tuple[str, ...], lines: Lines) -> int | None:

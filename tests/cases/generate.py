@@ -505,13 +505,13 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
     def _(c: Case) -> None:
         c.add_run(RUN)
         c.files.append("../minimal-agent/runs/r1.jsonl")
-        c.expected = [f"{c.name}/submission.yaml: files: '../minimal-agent/runs/r1.jsonl' escapes the submission folder"]
+        c.expected = [f"{c.name}/submission.yaml:18: files: '../minimal-agent/runs/r1.jsonl' escapes the submission folder"]
 
     @case("manifest-absolute-path")
     def _(c: Case) -> None:
         c.add_run(RUN)
         c.files.append("/etc/passwd")
-        c.expected = [f"{c.name}/submission.yaml: files: '/etc/passwd' is absolute"
+        c.expected = [f"{c.name}/submission.yaml:18: files: '/etc/passwd' is absolute"
                       " (paths must be relative to the submission folder)"]
 
     @case("symlink")
@@ -613,7 +613,7 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
 
     # ---------------------------------------------------------------- hostile submissions (issue 9)
     # Manifest paths: every way to name a file outside the folder, or a name that is not what it seems.
-    man = "{n}/submission.yaml: files: "
+    man = "{n}/submission.yaml:18: files: "  # the listed path's line: the second item of `files:`
     rule = "names may use only A-Z a-z 0-9 . _ -"
     ambiguous = "a non-ASCII character: look-alike letters and Unicode normalisation make such names ambiguous"
 
@@ -649,8 +649,8 @@ def invalid_cases() -> list[tuple[Case, Callable[[Case], dict[str, bytes] | None
     def _(c: Case) -> None:
         c.add_run(RUN)
         c.files = ["runs/R1.jsonl"]
-        c.expected = [man.format(n=c.name) + "'runs/R1.jsonl' does not exist (names are case-sensitive: there is "
-                      "'runs/r1.jsonl')",
+        c.expected = [f"{c.name}/submission.yaml:17: files: 'runs/R1.jsonl' does not exist (names are case-sensitive: "
+                      "there is 'runs/r1.jsonl'); add the log, or remove the line",
                       f"{c.name}/{RUN}: run log is not listed in submission.yaml"]
 
     # Reserved submission ids: `index` would overwrite results/index.json and the submissions index page.

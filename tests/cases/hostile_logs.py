@@ -73,7 +73,9 @@ class HostileCase(g.Case):
 
 def missing_slot(name: str, seed: str = "s1") -> str:
     """verify's finding for a declared seed whose only log cannot be read (its header names no cell or seed)."""
-    return (f"{name}: cell FULL, seed {seed}: declared in prereg.yaml but no readable run log is reported for it; "
+    # at its line of prereg.yaml: line 7 of generate.PREREG_AGENT holds `seeds: [s1]`
+    return (f"{name}/prereg.yaml:7: cell FULL, seed {seed}: declared in prereg.yaml but no readable run log is reported "
+            "for it; "
             "every declared run counts (as the worst outcome while missing): add its log, or withdraw the seed in "
             "prereg.yaml (cells.<cell>.withdrawn) before it runs")
 

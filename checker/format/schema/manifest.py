@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -75,6 +75,7 @@ class Submission(Model):
         "license": "CC-BY-4.0", "paper": "https://example.org/paper.pdf", "doi": "10.1234/example",
         "synthetic": False, "citation": "Example, A. (2026). Toy agent. Example Lab. MIT licence.",
         "description": "A toy submission.", "files": ["runs/full-seed1.jsonl"],
+        "logs_sha256": {"runs/full-seed1.jsonl": "9f2c" + "0" * 60},
         "claims": [{"cell": "FULL", "metric": "gds_bind", "value": 0.25, "source": "paper, Table 2"}],
     }]})
 
@@ -111,10 +112,19 @@ class Submission(Model):
     """Free text shown on the submission page."""
     files: list[str] = Field(min_length=1)
     """Every run log, relative to the submission folder (e.g. `runs/full-seed1.jsonl`)."""
+    logs_sha256: dict[str, Sha256Hex] = Field(default_factory=dict, max_length=10_000)
+    """SHA-256 of the run logs of `files` as they were written (path -> hex digest; optional, per log).
+    A hash chain cannot see an edit of a log's last line (nothing follows it): `validate` compares
+    each recorded digest with the file and reports a log that changed after it was written. The
+    Inspect importer and the example harnesses write it."""
     claims: list[ClaimedFigure] = Field(default_factory=list)
     """Figures the submitter reports; shown only next to the recomputed value."""
 
     _id_not_reserved = field_validator("id")(not_reserved)
+
+    def record(self) -> dict[str, Any]:
+        """The manifest as results files store it: `logs_sha256` only when recorded (older results keep their bytes)."""
+        return self.model_dump(mode="json", exclude={"logs_sha256"} if not self.logs_sha256 else None)
 
 
 class Cell(Model):

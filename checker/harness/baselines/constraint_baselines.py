@@ -282,6 +282,8 @@ def prereg(digest: str) -> dict[str, object]:
         "format_version": "1.0",
         "submission_id": SUBMISSION_ID,
         "track": "constraint",
+        # not the ranked profile, on purpose: this reference checks the scorer against DRIFT-Bench's semantics
+        # (conformance), shown apart and never ranked (checker/stages/rules.py REPRODUCTION_PROFILES)
         "profile": "drift-bench-v1",
         "cells": {f"{MODEL}/{m}": {"flags": {}, "seeds": ["0"], "comparator": False, "description": d}
                   for m, d in zip(METHODS, (

@@ -16,6 +16,7 @@ import functools
 from pathlib import Path
 
 from inspect_ai import Task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
@@ -39,20 +40,64 @@ DEFAULT_CONFIG = GenerateConfig(temperature=0.0, max_tokens=2048)
 """DRIFT-Bench's generation defaults (temperature 0, 2,048 output tokens); the command line overrides them."""
 
 
+class TaskArgumentError(PrerequisiteError, ValueError):
+    """A task argument Inspect cannot run with: `inspect eval` prints its one line, no traceback."""
+
+    def __init__(self, message: str) -> None:
+        PrerequisiteError.__init__(self, message)
+        ValueError.__init__(self, message)
+
+
+TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+"""The tokenizer Inspect's token estimate downloads on first use (`mockllm/model` counts tokens with it)."""
+
+
+def tokenizer_cached() -> bool:
+    """Whether tiktoken has the o200k_base tokenizer in its cache (the cache tiktoken itself reads)."""
+    import hashlib
+    import os
+    import tempfile
+
+    folder = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR") or str(
+        Path(tempfile.gettempdir()) / "data-gym-cache")
+    return (Path(folder) / hashlib.sha1(TIKTOKEN_URL.encode()).hexdigest()).is_file()
+
+
+def refuse_offline_mockllm() -> None:
+    """Refuse `--model mockllm/...` when its token count would download a tokenizer (one line, not a traceback).
+
+    Raises:
+        TaskArgumentError: the active model is Inspect's mockllm and the tokenizer is not cached.
+    """
+    from inspect_ai.model._model import active_model
+
+    model = active_model()
+    if model is None or not str(model).startswith("mockllm/") or tokenizer_cached():
+        return
+    raise TaskArgumentError(
+        "--model mockllm/model counts tokens with a tokenizer Inspect downloads (o200k_base, not cached here): for "
+        "an offline dry run use --model driftboard/scripted -M behaviour=perfect -M problems=DIR (the -T problems "
+        "folder), see site/inspect.md, 'Try it offline'")
+
+
 @functools.cache
 def load_set(problems: str) -> tuple[dict[str, Problem], str, str]:
     """(problems by id, set name, set digest) of a problem-set folder.
 
     Raises:
-        ValueError: the folder is missing, empty or holds invalid problems.
+        TaskArgumentError: the folder is missing, empty or holds invalid problems (one line per problem).
     """
     path = Path(problems)
     try:
         loaded, errors = load_problems([path])
-    except Exception as exc:  # UsageError for a missing path; shown by Inspect as a task error
-        raise ValueError(str(exc)) from None
+    except Exception as exc:  # UsageError for a missing path
+        raise TaskArgumentError(f"-T problems={problems}: {exc} (give the folder of a problem set, e.g. "
+                                "problems/drift-bench-v1-lite)") from None
     if errors:
-        raise ValueError(f"{len(errors)} problem(s) in {problems}:\n" + "\n".join(errors[:20]))
+        raise TaskArgumentError(f"-T problems={problems}: {len(errors)} problem(s) refused:\n" + "\n".join(errors[:20]))
+    if not loaded:
+        raise TaskArgumentError(f"-T problems={problems}: no problem (*.json) in this folder (give the folder of a "
+                                "problem set, e.g. problems/drift-bench-v1-lite)")
     pset = sets_of(loaded, path.name or "problems")[0]
     return {p.problem_id: p for p in loaded}, pset.name, pset.digest
 
@@ -114,7 +159,8 @@ def build_task(problems: str, method: str = "direct", seed: int | None = None) -
         ValueError: unknown method, or an unreadable problem set.
     """
     if method not in METHODS:
-        raise ValueError(f"method {method!r} is not one of {', '.join(METHODS)}")
+        raise TaskArgumentError(f"-T method={method}: not one of {', '.join(METHODS)}")
+    refuse_offline_mockllm()
     by_id, name, digest = load_set(problems)
     samples = [
         Sample(id=pid, input=turn_prompt(p, 1, method, [] if method in LEDGER_METHODS else None), target="",
