@@ -49,11 +49,10 @@ from checker.cli.ci_git import (
     first_parent_problems,
     head_tree,
     prereg_not_merged,
-    problem_set_changes,
-    release_changes,
     repo_root,
     resolve,
 )
+from checker.cli.ci_scope import Scope, first_parent_rewrites, scope_check, scope_line
 from checker.cli.ci_summary import code, load_document, outcome, parse_document, render_summary, table
 from checker.format.errors import UsageError
 from checker.format.report import safe_json
@@ -84,6 +83,7 @@ def ci_history_command(head: str, since: str | None, fmt: str = "text") -> int:
     """
     root = repo_root()
     found = first_parent_problems(root, head, since)
+    found += first_parent_rewrites(root, resolve(root, head), resolve(root, since) if since else None)
     if fmt == "json":
         click.echo(safe_json({"command": "ci-history", "ok": not found, "exit_code": 1 if found else 0,
                               "head": resolve(root, head), "since": resolve(root, since) if since else None,
@@ -92,7 +92,8 @@ def ci_history_command(head: str, since: str | None, fmt: str = "text") -> int:
     for p in found:
         click.echo(f"{p['path']}: {p['message']}")
     if not found:
-        click.echo("every run log on the first-parent history follows its merged pre-registration")
+        click.echo("every run log on the first-parent history follows its merged pre-registration, and no merged run "
+                   "log or pre-registration was deleted or rewritten")
     return 1 if found else 0
 
 
@@ -136,9 +137,12 @@ def run_checker(args: Sequence[str], cwd: Path) -> ChildDoc:
 # --------------------------------------------------------------------------- the command
 
 
-def changes_section(detection: Detection, base: str, head: str) -> list[str]:
+def changes_section(detection: Detection, base: str, head: str, scope: Scope | None = None) -> list[str]:
     """What the pull request touches, for the top of the summary."""
     out = [f"Compared `{base[:12]}...{head[:12]}` (merge base to head).", ""]
+    said = scope_line(scope) if scope is not None else None
+    if said:
+        out += [said, ""]
     if not detection.changes:
         out += ["This pull request changes no submission under `submissions/`.", ""]
     else:
@@ -229,17 +233,18 @@ def _verify(targets: list[str], tree: Path, problem_dirs: list[str]) -> ChildDoc
         return run_checker([*args, "--no-cache", "--out", results], tree)
 
 
-def _check(root: Path, base: str, head: str, problem_dirs: list[str]) -> tuple[Detection, VerifyDocument]:
-    """Detect the touched submissions, validate all, verify the touched ones: the merged document."""
+def _check(root: Path, base: str, head: str, problem_dirs: list[str],
+           maintainer: bool = False) -> tuple[Detection, VerifyDocument, Scope]:
+    """The whitelist over the whole diff, validate all, verify the touched submissions: the merged document."""
     with head_tree(root, head) as (tree, live):
         detection = detect_changes(root, base, head, tree, worktree=live)
-        extra = [*problem_set_changes(root, base, head), *release_changes(root, base, head),
-                 *prereg_not_merged(root, base, head, tree, live, detection.changes)]
+        scope = scope_check(root, base, head, tree, live, maintainer)
+        extra = list(scope.problems)
         validate = run_validate(tree) if (tree / SUBMISSIONS).is_dir() else ValidateDoc()
         targets, refused = _targets(tree, detection.changes)
         verify = _verify(targets, tree, problem_dirs)
     validate = split_validate(validate, [c.path for c in detection.changes])
-    return detection, parse_document(_merge(verify, validate, extra + refused), "driftboard ci")
+    return detection, parse_document(_merge(verify, validate, extra + refused), "driftboard ci"), scope
 
 
 def _print_in_actions(doc: VerifyDocument, detection: Detection, text: str) -> None:
@@ -257,8 +262,12 @@ def _print_in_actions(doc: VerifyDocument, detection: Detection, text: str) -> N
                                         "(reported, not verified)"))
 
 
-def ci_command(base: str, head: str, summary: Path | None, problems: list[Path], fmt: str = "text") -> int:
-    """`driftboard ci`: detect touched submissions, validate all, verify the touched ones, summarise.
+def ci_command(base: str, head: str, summary: Path | None, problems: list[Path], fmt: str = "text",
+               maintainer: bool = False) -> int:
+    """`driftboard ci`: the whitelist over the whole diff, validate all, verify the touched submissions, summarise.
+
+    `maintainer`: changes outside a submission pull request's whitelist are reported as warnings
+    (`checker.cli.ci_scope`), except edits and deletions of merged run logs and pre-registrations.
 
     With `fmt="json"` it prints, instead of the Markdown summary, the document the summary is
     rendered from (see `ci_json`); `--summary` still writes the Markdown.
@@ -268,8 +277,8 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path],
     """
     root = repo_root()
     base_sha, head_sha = resolve(root, base), resolve(root, head)
-    detection, doc = _check(root, base_sha, head_sha, _problem_dirs(problems))
-    text = render_summary(doc, "Driftboard: pull-request check", changes_section(detection, base_sha, head_sha))
+    detection, doc, scope = _check(root, base_sha, head_sha, _problem_dirs(problems), maintainer)
+    text = render_summary(doc, "Driftboard: pull-request check", changes_section(detection, base_sha, head_sha, scope))
     if summary is not None:
         summary.parent.mkdir(parents=True, exist_ok=True)
         summary.write_text(text, encoding="utf-8")

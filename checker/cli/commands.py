@@ -120,6 +120,8 @@ def _submission_text(sub: SubmissionResult) -> None:
     from checker.cli.report_text import track_text
 
     _echo(f"== {sub.path} (profile {sub.profile})" + (" (cached)" if sub.cached else ""))
+    if sub.awaiting_runs:
+        _echo("   pre-registered; awaiting runs (listed on the Pre-registered page; nothing to score yet)")
     handle = sub.results
     summary = handle.summary if handle is not None else None  # never the full results file: the cell tables come from its cells
     if summary is not None:

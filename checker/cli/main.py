@@ -291,10 +291,16 @@ def merge(shards: tuple[Path, ...], out: Path) -> None:
               help="Also write the Markdown job summary here (e.g. $GITHUB_STEP_SUMMARY).")
 @click.option("--problems", "problems", multiple=True, type=click.Path(path_type=Path),
               help="Constraint problem set folder (repeatable).")
+@click.option("--maintainer", is_flag=True,
+              help="A maintainer's pull request: changes outside a submission's whitelist are warnings (edits of "
+                   "merged run logs and pre-registrations still fail).")
 @format_option
-def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...], fmt: str) -> None:
-    """Run locally what the pull-request check runs: detect changed submissions, validate, verify, summarise.
+def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...], maintainer: bool, fmt: str) -> None:
+    """Run locally what the pull-request check runs: judge the whole diff, validate, verify, summarise.
 
+    A submission pull request may only add a new folder with submission.yaml + prereg.yaml, add run
+    logs (and their manifest entries) to one submission whose prereg.yaml is merged, or add its
+    withdrawal.yaml; every other changed file fails with a message naming it and the rule.
     Prints the Markdown summary; with --format json, the document the summary is rendered from.
 
     \b
@@ -303,7 +309,7 @@ def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...], f
     """
     from checker.cli.ci import ci_command
 
-    run_stage(lambda: ci_command(base, head, summary, list(problems), fmt))
+    run_stage(lambda: ci_command(base, head, summary, list(problems), fmt, maintainer))
 
 
 @cli.command("ci-history")

@@ -36,6 +36,8 @@ class SubmissionResult:
     """The results file (None for loose run files, and for a submission without a valid manifest)."""
     prereg_sha256: str | None = None
     """SHA-256 of `prereg.yaml` as the load stage read it (None when missing or refused)."""
+    awaiting_runs: bool = False
+    """Pre-registered, no run yet (`files: []`, no run file): listed, not scored (no results file)."""
 
 
 @dataclass

@@ -133,12 +133,21 @@ def _plan(targets: list[Target], profile: str | None, shard: tuple[int, int] | N
     for root in roots:
         sub, logs, key = _load(root, profile, sets, stores.cache_dir)
         report.submissions.append(sub)
+        sub.awaiting_runs = awaiting_runs(sub, logs)
+        if sub.awaiting_runs:
+            continue  # pre-registered, no run yet: listed (Pre-registered page), nothing to score or rank
         if not _from_cache(sub, key, stores, report):
             work.append(Job(len(report.submissions) - 1, sub, logs, key, stores))
     if loose:
         report.submissions.append(SubmissionResult("(run files)", None, None, profile or "driftboard"))
         work.append(Job(len(report.submissions) - 1, report.submissions[-1], loose, None, stores))
     return work
+
+
+def awaiting_runs(sub: SubmissionResult, logs: tuple[Log, ...]) -> bool:
+    """A pre-registration on its own: manifest with `files: []`, a prereg, no run file at all, no problem."""
+    return (sub.manifest is not None and not sub.manifest.files and sub.prereg is not None and not logs
+            and not sub.runs and not any(f.severity == "error" for f in sub.findings))
 
 
 def _targets(targets: list[Target], shard: tuple[int, int] | None) -> tuple[list[Path], tuple[Log, ...]]:

@@ -108,8 +108,10 @@ class Submission(Model):
     licence, for runs imported from a published benchmark); shown with the submission."""
     description: str | None = None
     """Free text shown on the submission page."""
-    files: list[str] = Field(min_length=1)
-    """Every run log, relative to the submission folder (e.g. `runs/full-seed1.jsonl`)."""
+    files: list[str] = Field(default_factory=list)
+    """Every run log, relative to the submission folder (e.g. `runs/full-seed1.jsonl`). Empty (`files: []`) in
+    the first pull request, which pre-registers: the submission is then listed as pre-registered, awaiting runs;
+    the runs and their entries here follow in a second pull request (entries are only ever appended)."""
     claims: list[ClaimedFigure] = Field(default_factory=list)
     """Figures the submitter reports; shown only next to the recomputed value."""
 
