@@ -160,6 +160,7 @@ def _echo(text: str, nl: bool = True) -> None:
 def build_command(submissions: Path, results: Path, out: Path, verify: bool = True, project: Path | None = None) -> int:
     """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site."""
     from checker.format.errors import UsageError
+    from checker.pipeline.registry import registry
     from checker.pipeline.results import INDEX
     from checker.pipeline.verify import ensure_results
     from checker.render.site import build_site, project_root, results_of_tree, stray_results
@@ -176,7 +177,7 @@ def build_command(submissions: Path, results: Path, out: Path, verify: bool = Tr
     if skipped:
         click.echo(f"build: left out {len(skipped)} results file(s) not verified for this tree: "
                    + ", ".join(visible(s) for s in skipped), err=True)
-    code = build_site(results, out, only=only, logs_root=Path("."), project=root)
+    code = build_site(results, out, only=only, logs_root=Path("."), project=root, registry=registry(submissions))
     click.echo(built_line(out))
     return code
 
