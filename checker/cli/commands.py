@@ -157,9 +157,16 @@ def _echo(text: str, nl: bool = True) -> None:
     click.echo(visible(text, keep="\n"), nl=nl)
 
 
-def build_command(submissions: Path, results: Path, out: Path, verify: bool = True, project: Path | None = None) -> int:
-    """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site."""
+def build_command(submissions: Path, results: Path, out: Path, verify: bool = True, project: Path | None = None,
+                  job: str | None = None) -> int:
+    """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site.
+
+    Publication computes, never reads: the results folder must be bound to this job, this code and
+    this tree (`checker.pipeline.binding.check_binding`); a results file that is not is refused
+    (exit 1, nothing built). After `verify` here, stale files of another tree are left out (listed).
+    """
     from checker.format.errors import UsageError
+    from checker.pipeline.binding import check_binding
     from checker.pipeline.registry import registry
     from checker.pipeline.results import INDEX
     from checker.pipeline.verify import ensure_results
@@ -173,6 +180,14 @@ def build_command(submissions: Path, results: Path, out: Path, verify: bool = Tr
         raise UsageError(f"{results}: no {INDEX}; run `driftboard verify` (or `driftboard merge`) first")
     else:
         only = results_of_tree(submissions, results)
+    checked = check_binding(results, job, strays=not verify)
+    if checked.problems:
+        for line in checked.problems:
+            click.echo(f"build: {visible(line)}", err=True)
+        click.echo(f"build: refused ({plural(len(checked.problems), 'problem')}): publication computes, never reads; "
+                   "nothing built", err=True)
+        return 1
+    only &= {name.removesuffix(".json") for name in checked.accepted}
     skipped = stray_results(results, only)
     if skipped:
         click.echo(f"build: left out {len(skipped)} results file(s) not verified for this tree: "

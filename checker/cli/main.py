@@ -197,8 +197,14 @@ def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, .
 @click.option("--project", "project", type=click.Path(path_type=Path), default=None,
               help="Project root holding mkdocs.yml, site/ and CHANGELOG.md [default: the current folder when it "
                    "holds mkdocs.yml].")
-def build(submissions: Path, results: Path, out: Path, verify_first: bool, project: Path | None) -> None:
+@click.option("--job", "job", default=None, metavar="ID",
+              help="The publishing job's id (default: $DRIFTBOARD_JOB): results must have been computed by this job.")
+def build(submissions: Path, results: Path, out: Path, verify_first: bool, project: Path | None,
+          job: str | None) -> None:
     """Render verified results into pages and build the static site (mkdocs build --strict).
+
+    Publication computes, never reads: the results folder must carry the binding.json that verify or
+    merge wrote (this job, this checker's code, this tree's logs); otherwise nothing is built (exit 1).
 
     Prints how many pages it built, where, and the site URL the pages cite.
 
@@ -208,7 +214,7 @@ def build(submissions: Path, results: Path, out: Path, verify_first: bool, proje
     """
     from checker.cli.commands import build_command
 
-    run_stage(lambda: build_command(submissions, results, out, verify_first, project))
+    run_stage(lambda: build_command(submissions, results, out, verify_first, project, job))
 
 
 @cli.command()
@@ -272,8 +278,13 @@ def release(submissions: Path, results: Path, releases: Path, fmt: str) -> None:
 @cli.command()
 @click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="Merged results folder.")
-def merge(shards: tuple[Path, ...], out: Path) -> None:
+@click.option("--job", "job", default=None, metavar="ID",
+              help="The publishing job's id (default: $DRIFTBOARD_JOB): each shard must have been verified by this job.")
+def merge(shards: tuple[Path, ...], out: Path, job: str | None) -> None:
     """Combine shard results folders into exactly the bytes a single verify run writes.
+
+    Each shard is accepted only when its binding.json (written by `verify --shard`) names this job and
+    this checker's code, lists every results file with its bytes, and its inputs are this tree's logs.
 
     \b
     Example (after `driftboard verify submissions/ --shard K/2 --out build/shard-K` for K = 1, 2):
@@ -281,7 +292,7 @@ def merge(shards: tuple[Path, ...], out: Path) -> None:
     """
     from checker.pipeline.shard import merge_command
 
-    run_stage(lambda: merge_command(list(shards), out))
+    run_stage(lambda: merge_command(list(shards), out, job))
 
 
 @cli.command()

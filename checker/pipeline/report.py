@@ -40,6 +40,12 @@ class SubmissionResult:
     """Pre-registered, no run yet (`files: []`, no run file): listed, not scored (no results file)."""
 
 
+def awaiting_runs(sub: SubmissionResult, logs: tuple[object, ...]) -> bool:
+    """A pre-registration on its own: manifest with `files: []`, a prereg, no run file at all, no problem."""
+    return (sub.manifest is not None and not sub.manifest.files and sub.prereg is not None and not logs
+            and not sub.runs and not any(f.severity == "error" for f in sub.findings))
+
+
 @dataclass
 class VerifyReport:
     """Everything `verify` found."""
