@@ -297,3 +297,18 @@ def test_ci_history_flags_a_deleted_or_rewritten_merged_log(repo, monkeypatch):
     assert ("submissions/keep/runs/r1.jsonl: commit " in result.output
             and "rewrites the merged file submissions/keep/runs/r1.jsonl: " + APPEND_ONLY in result.output)
     assert "deletes the merged file submissions/mod/prereg.yaml" in result.output
+
+
+def test_ci_history_flags_a_results_file_committed_on_main(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    base = git(repo, "rev-parse", "main").strip()
+    git(repo, "checkout", "-q", "main")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "numbers.yaml").write_text("results_format: '1.0'\nsubmission_id: keep\ncompletions: 86420\n")
+    (repo / "releases").mkdir()
+    (repo / "releases" / "2026-01-01-aaaaaaa.json").write_text(RESULTS_DOC)  # a maintainer's release record
+    commit(repo, "numbers")
+    result = ci_history(repo, base)
+    assert result.exit_code == 1
+    assert "docs/numbers.yaml: a results-looking file committed in the tree" in result.output
+    assert "releases/" not in result.output

@@ -52,7 +52,7 @@ from checker.cli.ci_git import (
     repo_root,
     resolve,
 )
-from checker.cli.ci_scope import Scope, first_parent_rewrites, scope_check, scope_line
+from checker.cli.ci_scope import Scope, committed_results_in_tree, first_parent_rewrites, scope_check, scope_line
 from checker.cli.ci_summary import code, load_document, outcome, parse_document, render_summary, table
 from checker.format.errors import UsageError
 from checker.format.report import safe_json
@@ -84,6 +84,7 @@ def ci_history_command(head: str, since: str | None, fmt: str = "text") -> int:
     root = repo_root()
     found = first_parent_problems(root, head, since)
     found += first_parent_rewrites(root, resolve(root, head), resolve(root, since) if since else None)
+    found += committed_results_in_tree(root, resolve(root, head))
     if fmt == "json":
         click.echo(safe_json({"command": "ci-history", "ok": not found, "exit_code": 1 if found else 0,
                               "head": resolve(root, head), "since": resolve(root, since) if since else None,
@@ -92,8 +93,8 @@ def ci_history_command(head: str, since: str | None, fmt: str = "text") -> int:
     for p in found:
         click.echo(f"{p['path']}: {p['message']}")
     if not found:
-        click.echo("every run log on the first-parent history follows its merged pre-registration, and no merged run "
-                   "log or pre-registration was deleted or rewritten")
+        click.echo("every run log on the first-parent history follows its merged pre-registration, no merged run "
+                   "log or pre-registration was deleted or rewritten, and no results file is committed")
     return 1 if found else 0
 
 

@@ -304,3 +304,42 @@ def first_parent_rewrites(root: Path, head_sha: str, since_sha: str | None) -> l
                 out.append(_problem(path, f"commit {commit[:12]} {'deletes' if gone else 'rewrites'} the merged file "
                                           f"{path}: {APPEND_ONLY}"))
     return out
+
+
+DATA_SUFFIXES = (".json", ".jsonl", ".yaml", ".yml", ".txt", ".csv", ".html")
+"""Files searched for committed results documents (source code and Markdown may name the keys)."""
+RECORDS = ("releases/",)
+"""Maintainers' records of what the site published (`driftboard release`): results-like by design."""
+
+
+def committed_results_in_tree(root: Path, rev: str) -> list[Problem]:
+    """Every results-looking data file committed at `rev` (any name, anywhere but `releases/`): one finding each.
+
+    Run logs (`submissions/<id>/runs/*.jsonl`) are validated as logs and not searched. The blobs are
+    read by one `git cat-file --batch`; only each file's first 64 KiB is looked at.
+    """
+    import subprocess
+
+    from checker.format.results_sniff import SNIFF_BYTES, looks_like_results
+
+    names = [n for n in _names(_git(root, "ls-tree", "-r", "-z", "--name-only", rev), "ls-tree")
+             if n.lower().endswith(DATA_SUFFIXES) and not n.startswith(RECORDS)
+             and not (n.startswith(f"{SUBMISSIONS}/") and "/runs/" in n and n.lower().endswith(".jsonl"))
+             and "\n" not in n]
+    if not names:
+        return []
+    batch = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"], capture_output=True, check=False,
+                           input="".join(f"{rev}:{n}\n" for n in names).encode())
+    out, data, at = [], batch.stdout, 0
+    for name in names:
+        end = data.find(b"\n", at)
+        header = data[at:end].split()
+        if len(header) != 3 or header[1] != b"blob":
+            at = end + 1
+            continue
+        size = int(header[2])
+        if looks_like_results(data[end + 1:end + 1 + min(size, SNIFF_BYTES)]):
+            out.append(_problem(name, f"{name}: a results-looking file committed in the tree ({rev[:12]}): "
+                                      f"{RESULTS_HINT}; remove it ({MAINTAINER})"))
+        at = end + 1 + size + 1
+    return out
