@@ -305,14 +305,15 @@ def test_warm_cache_hits_give_the_bytes_of_an_uncached_run(run_a, source, locale
 def test_the_compared_trees_hold_every_kind_of_output(run_a):
     """Guards the comparisons above against comparing two empty or partial trees."""
     results = tree_files(run_a.results)
-    assert sorted(results) == ["boards.json", "drift-bench-examples.json", "driftboard-constraint-baselines.json",
+    assert sorted(results) == ["binding.json", "boards.json", "drift-bench-examples.json",
+                               "driftboard-constraint-baselines.json",
                                "driftboard-microworld-agent.json", "driftboard-reference-lite.json", "index.json",
                                "tau-bench-gpt-4o-airline.json"]
     site = tree_files(run_a.site)
     for rel in ("index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", "search/search_index.json",
                 "leaderboards/agent/index.html", "leaderboards/constraint/index.html",
                 "leaderboards/completion/index.html", "submissions/tau-bench-gpt-4o-airline/index.html",
-                "submissions/driftboard-microworld-agent/index.html"):
+                "submissions/driftboard-microworld-agent/index.html", "preregistered/index.html"):
         assert rel in site, rel
     assert any(r.startswith("downloads/") and r.endswith(".csv") for r in site)
     assert any(r.startswith("assets/charts/") and r.endswith(".json") for r in site)

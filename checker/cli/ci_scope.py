@@ -132,7 +132,7 @@ def _outside(tree: Path, path: str, status: str) -> str:
 def _merged_change(path: str, rel: str, status: str) -> str:
     """The message for an edit, rename or deletion of a merged file of a submission."""
     verb = "deletes (or renames)" if status == "deleted" else "changes"
-    if rel == PREREG or rel.lower().endswith(".jsonl"):
+    if rel in (PREREG, WITHDRAWAL) or rel.lower().endswith(".jsonl"):
         return f"{path}: this pull request {verb} a merged file; {APPEND_ONLY}; {MAINTAINER}"
     return f"{path}: this pull request {verb} a merged file: merged files are fixed ({WHITELIST}); {MAINTAINER}"
 
@@ -179,6 +179,8 @@ def _file_problem(root: Path, merge_base: str, tree: Path, folder: _Folder, rel:
     status, existed = folder.files[rel]
     if (tree / path).is_symlink():
         return f"{path}: a symbolic link: submission files are regular files ({WHITELIST})"
+    if status != "deleted" and not (tree / path).is_file():
+        return f"{path}: not a regular file (a submodule or a special file): submission files are regular files"
     if existed:
         if rel == MANIFEST and status != "deleted":
             return manifest_append_only(root, merge_base, tree, folder.path)

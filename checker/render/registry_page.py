@@ -14,6 +14,8 @@ from checker.render.text import md_escape, slug
 from checker.render.writer import Writer
 
 PAGE = "preregistered.md"
+SHOWN_SEEDS = 8
+"""Seed labels listed per cell (the count is always shown)."""
 
 INTRO = """# Pre-registered
 
@@ -29,7 +31,9 @@ Dates are those of the merges on the published branch, never dates a submitter w
 def _cells(e: RegistryEntry) -> str:
     parts = []
     for c in e.cells:
-        seeds = ", ".join(str(md_escape(s)) for s in c.seeds)
+        seeds = ", ".join(str(md_escape(s)) for s in c.seeds[:SHOWN_SEEDS])
+        if len(c.seeds) > SHOWN_SEEDS:
+            seeds += f", … and {len(c.seeds) - SHOWN_SEEDS} more"
         gone = f"; withdrawn: {', '.join(str(md_escape(s)) for s in c.withdrawn)}" if c.withdrawn else ""
         parts.append(f"{md_escape(c.name)}{' (comparator)' if c.comparator else ''}: {len(c.seeds)} seed(s) "
                      f"({seeds}{gone})")
