@@ -4,8 +4,11 @@
    (merge-base semantics), each path mapped to its `submissions/<id>` folder. When HEAD is the
    checked-out commit, uncommitted and untracked files under `submissions/` count too, so a
    submitter can run the check before committing.
-   A touched submission whose run logs change must already have its `prereg.yaml`, byte for
-   byte, on the base branch (two pull requests: pre-registration first, runs later).
+   The whole diff (every path, not only `submissions/`) is judged by a whitelist
+   (`checker.cli.ci_scope`): a new folder holding exactly `submission.yaml` + `prereg.yaml`
+   ("pre-registered; awaiting runs"); runs and appended manifest entries for ONE submission whose
+   `prereg.yaml` is on the base byte for byte; or its `withdrawal.yaml`. Anything else fails, one
+   message per file (`--maintainer`: warnings, except edits of merged logs and preregs).
 2. `driftboard validate submissions/` over everything (fast; catches duplicate run ids across
    submissions).
 3. `driftboard verify --format json` over the touched submissions only.
@@ -16,11 +19,12 @@ The checker runs as a child process (`python -m checker`), so its JSON is exactl
 submitter gets from the command line. Git is called with argument lists, never a shell
 (`checker.cli.ci_git` reads the changes and applies the rules on them).
 
-`driftboard ci-history` checks the two-pull-request rule on the main branch's history, and
+`driftboard ci-history` checks the two-pull-request rule on the main branch's history (and that no
+merged run log or prereg was deleted or rewritten, and no results file is committed), and
 `driftboard ci-summary` renders a saved verify document as the same summary and annotations.
 
-Exit codes: 0 every touched submission verified; 1 format problems, chain breaks, unreadable
-files or claimed figures that disagree; 2 usage (not a git repository, unknown ref).
+Exit codes: 0 every touched submission verified; 1 a file outside the whitelist, format problems,
+chain breaks, unreadable files or claimed figures that disagree; 2 usage (not a git repository, unknown ref).
 INVALID and INCOMPLETE runs are results, not failures.
 """
 
@@ -155,7 +159,7 @@ def changes_section(detection: Detection, base: str, head: str, scope: Scope | N
     if detection.ignored:
         shown = ", ".join(code(p) for p in detection.ignored[:MAX_LISTED])
         more = f" and {len(detection.ignored) - MAX_LISTED} more" if len(detection.ignored) > MAX_LISTED else ""
-        out += [f"- Ignored (not inside a submission folder): {shown}{more}", ""]
+        out += [f"- Not inside a submission folder (refused by the whitelist below): {shown}{more}", ""]
     return out
 
 

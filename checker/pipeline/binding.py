@@ -145,7 +145,7 @@ def _file_problems(results_dir: Path, name: str, doc: dict[str, Any], tree: Path
     listed = doc.get("files", {}).get(name)
     if listed is None:
         return [f"{path}: not written by the verification that wrote {BINDING} (a results file found, not "
-                "computed): refused"]
+                "computed): refused; a stale file of another tree? empty the folder and run `driftboard verify` again"]
     raw = path.read_bytes()
     if hashlib.sha256(raw).hexdigest() != listed:
         return [f"{path}: changed after it was written (its SHA-256 is not the one {BINDING} records): refused"]
