@@ -92,7 +92,8 @@ def test_a_prereg_only_tree_verifies_and_builds_with_a_pre_registered_page(leade
     assert verified.exit_code == 0, verified.output
     doc = json.loads(verified.stdout)
     assert doc["exit_code"] == 0 and [p for p in doc.get("problems", []) if p["severity"] == "error"] == []
-    assert sorted(p.name for p in (leaderboard / "build" / "results").glob("*.json")) == ["boards.json", "index.json"]
+    assert sorted(p.name for p in (leaderboard / "build" / "results").glob("*.json")) == ["binding.json", "boards.json",
+                                                                                   "index.json"]
     built = run_line(["build", "--project", str(REPO), "--out", "build/site"])
     assert built.exit_code == 0, built.output
     html = (leaderboard / "build" / "site" / "preregistered" / "index.html").read_text()
@@ -103,3 +104,34 @@ def test_a_prereg_only_tree_verifies_and_builds_with_a_pre_registered_page(leade
     assert "<i>overall</i>" not in html  # submitted text is escaped
     nav = (leaderboard / "build" / "site" / "index.html").read_text()
     assert "preregistered/" in nav
+
+
+def test_results_dates_and_pinned_commit_come_from_the_merges(tmp_path, run_line, monkeypatch):
+    """A results file's submitted/verified dates and commit are main's merges, not the submitter's back-dated commits."""
+    from test_ci import make_submission
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main", when="2026-11-01T00:00:00+00:00")
+    (repo / "README.md").write_text("leaderboard\n")
+    git(repo, "add", "-A", when="2026-11-01T00:00:00+00:00")
+    git(repo, "commit", "-q", "-m", "base", when="2026-11-01T00:00:00+00:00")
+    pull_request(repo, "pr-1", prereg_files("toy"), merged="2026-11-20T09:00:00+00:00")
+    scratch = tmp_path / "scratch"
+    make_submission(scratch, "toy")  # the same prereg bytes, a run and its manifest entry
+    runs = {f"submissions/toy/{p.relative_to(scratch / 'submissions' / 'toy').as_posix()}": p.read_text()
+            for p in (scratch / "submissions" / "toy").rglob("*") if p.is_file() and p.name != "prereg.yaml"}
+    pull_request(repo, "pr-2", runs, merged="2026-11-22T09:00:00+00:00")
+    merge = git(repo, "rev-parse", "main", when=SUBMITTER_DATE).strip()
+    monkeypatch.chdir(repo)
+    assert run_line(["verify", "submissions/", "--no-cache", "--out", "out"]).exit_code == 0
+    provenance = json.loads((repo / "out" / "toy.json").read_text())["provenance"]
+    assert provenance == {"submitted": "2026-11-20", "verified": "2026-11-22", "commit": merge, "uncommitted": False}
+
+
+def test_the_workflows_bind_publication_to_the_job_and_recognise_maintainers():
+    publish = (REPO / ".github" / "workflows" / "publish.yml").read_text()
+    assert "DRIFTBOARD_JOB: ${{ github.run_id }}-${{ github.run_attempt }}" in publish
+    check = (REPO / ".github" / "workflows" / "check-submission.yml").read_text()
+    assert "AUTHOR_ASSOCIATION: ${{ github.event.pull_request.author_association }}" in check
+    assert "OWNER | MEMBER | COLLABORATOR) set -- --maintainer ;;" in check
