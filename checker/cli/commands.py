@@ -318,10 +318,14 @@ def _verified_results(submissions: Path, results: Path) -> list[ResultsFile]:
     Raises:
         ReleaseError: a submission has no results for this tree, or results of another commit.
     """
+    from checker.pipeline.binding import check_binding
     from checker.pipeline.releases import ReleaseError
     from checker.render.site import _manifest_id, load_results
 
     root = submissions.resolve()
+    checked = check_binding(results, strays=False)  # publication computes: only results bound to this tree and code
+    if checked.problems:
+        raise ReleaseError("; ".join(visible(p) for p in checked.problems[:5]))
     folders = {_manifest_id(p): p for p in sorted(submissions.iterdir()) if (p / "submission.yaml").is_file()}
     loaded = load_results(results, _tree_ids(submissions, results, set(folders)))
     stale = [r.submission_id for r in loaded if not _verified_at_last_commit(root, r, folders[r.submission_id])]
@@ -350,7 +354,8 @@ def _tree_ids(submissions: Path, results: Path, ids: set[str | None]) -> set[str
 
 def _verified_at_last_commit(root: Path, r: ResultsFile, folder: Path) -> bool:
     """The results were verified from the folder as committed at its last commit (no uncommitted change)."""
-    last = _git_lines(root, "log", "-1", "--format=%H", "--", str(folder.resolve()))
+    # first-parent, as `checker.pipeline.provenance` pins it: the merge on the published branch
+    last = _git_lines(root, "log", "--first-parent", "-1", "--format=%H", "--", str(folder.resolve()))
     return not r.provenance.uncommitted and bool(last) and r.provenance.commit == last[0]
 
 
