@@ -135,3 +135,18 @@ def test_the_workflows_bind_publication_to_the_job_and_recognise_maintainers():
     check = (REPO / ".github" / "workflows" / "check-submission.yml").read_text()
     assert "AUTHOR_ASSOCIATION: ${{ github.event.pull_request.author_association }}" in check
     assert "OWNER | MEMBER | COLLABORATOR) set -- --maintainer ;;" in check
+
+
+def test_the_publish_jobs_steps_succeed_on_a_prereg_only_tree(leaderboard, run_line, monkeypatch):
+    """ci-history, verify --shard, merge, build --no-verify (as publish.yml runs them) all exit 0."""
+    monkeypatch.chdir(leaderboard)
+    monkeypatch.setenv("DRIFTBOARD_JOB", "run-42-1")
+    assert run_line(["ci-history"]).exit_code == 0
+    shard = run_line(["verify", "submissions/", "--shard", "1/1", "--no-cache", "--out", "build/shard-1"])
+    assert shard.exit_code == 0, shard.output
+    assert sorted(p.name for p in (leaderboard / "build" / "shard-1").iterdir()) == ["binding.json"]  # not empty
+    merged = run_line(["merge", "build/shard-1", "--out", "build/merged"])
+    assert merged.exit_code == 0, merged.output
+    built = run_line(["build", "--no-verify", "--results", "build/merged", "--project", str(REPO), "--out", "build/pub"])
+    assert built.exit_code == 0, built.output
+    assert "awaiting runs" in (leaderboard / "build" / "pub" / "preregistered" / "index.html").read_text()
