@@ -199,25 +199,31 @@ def test_uncommitted_changes_count_only_in_the_work_tree(repo):
 
 
 def test_ci_passes_on_valid_and_invalid_new_submissions(repo, ci, tmp_path):
-    """A VALID run passes; an INVALID one is a result to publish, not a failure."""
+    """A VALID run passes; an INVALID one is a result to publish, not a failure (one submission per pull request)."""
     __import__("checker.agent.scorer")
     preregister(repo, "new")
     preregister(repo, "tight", ceiling=100)
     make_submission(repo, "new")
-    make_submission(repo, "tight", ceiling=100)  # the 800-token render breaks the ceiling
     commit(repo, "pr")
     summary = tmp_path / "summary.md"
     result = ci("--base", "main", "--summary", str(summary), actions=True)
     assert result.exit_code == 0, result.output
     text = summary.read_text()
     assert text in result.stdout
-    assert "**✅ Passed.** Verified: 2 submission(s), 1 VALID, 1 INVALID." in text
+    assert "**✅ Passed.** Verified: 1 submission(s), 1 VALID." in text
     assert "| <code>submissions/new</code> | modified | verified |" in text  # its prereg.yaml is on main
     assert re.search(r"\| <code>new-r1</code> \| FULL \| s1 \| VALID \|", text)
+    assert "submissions/keep" not in text  # untouched submissions are validated, not listed
+    git(repo, "checkout", "-q", "-b", "pr-tight", "main")
+    make_submission(repo, "tight", ceiling=100)  # the 800-token render breaks the ceiling
+    commit(repo, "pr-tight")
+    result = ci("--base", "main", "--summary", str(summary), actions=True)
+    assert result.exit_code == 0, result.output
+    text = summary.read_text()
+    assert "**✅ Passed.** Verified: 1 submission(s), 1 INVALID." in text
     assert re.search(r"\| <code>tight-r1</code> \| FULL \| s1 \| \*\*INVALID\*\* \|", text)
     assert "#### Validity gate" in text and "❌ FAIL" in text
     assert "#### Per-cell figures" in text
-    assert "submissions/keep" not in text  # untouched submissions are validated, not listed
     assert "::notice file=submissions/tight/runs/r1.jsonl,line=" in result.stdout
     assert "::error" not in result.stdout
 
@@ -251,11 +257,13 @@ def test_ci_fails_when_a_claimed_figure_disagrees(repo, ci):
     assert "❌ **disagrees**" in result.stdout
 
 
-def test_ci_reports_a_deleted_submission_without_failing(repo, ci):
+def test_ci_fails_on_a_deleted_submission(repo, ci):
+    """Merged records are append-only (issue 29): deleting a submission fails; it is still reported, not verified."""
     git(repo, "rm", "-r", "-q", "submissions/gone")
     commit(repo, "pr")
     result = ci("--base", "main", actions=True)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
+    assert "deletes (or renames) a merged file; merged run logs and pre-registrations are append-only" in result.stdout
     assert "| <code>submissions/gone</code> | deleted | reported only: not verified |" in result.stdout
     assert "::warning::submissions/gone is deleted by this pull request (reported, not verified)" in result.stdout
 

@@ -34,6 +34,7 @@ import pytest
 
 import checker
 from checker.format.errors import UsageError
+from checker.format.results_io import canonical_json
 from checker.render.site import build_epoch
 
 REPO = Path(__file__).resolve().parent.parent
@@ -289,6 +290,13 @@ def test_warm_cache_hits_give_the_bytes_of_an_uncached_run(run_a, source, locale
     # four shipped submissions: all computed, then all served from the cache
     assert counts == [{"hits": 0, "misses": 5}, {"hits": 5, "misses": 0}], counts
     assert_same_tree(run_a.results, work / "cold", "results of a cold-cache run")
+    # binding.json records which results files came from the cache (a publishing job refuses those,
+    # issue 29): that one list differs, nothing else does
+    binding = json.loads((work / "warm" / "binding.json").read_text())
+    assert binding["cached"] == sorted(p.name for p in (work / "warm").glob("*.json")
+                                       if p.name not in ("binding.json", "boards.json", "index.json"))
+    binding["cached"] = []
+    (work / "warm" / "binding.json").write_text(canonical_json(binding))
     assert_same_tree(run_a.results, work / "warm", "results served from the cache")
     driftboard(work, env, "build", "--no-verify", "--results", "warm", "--out", "build/site")
     assert_same_tree(run_a.site, work / "build" / "site", "site built from cached results")
@@ -297,14 +305,15 @@ def test_warm_cache_hits_give_the_bytes_of_an_uncached_run(run_a, source, locale
 def test_the_compared_trees_hold_every_kind_of_output(run_a):
     """Guards the comparisons above against comparing two empty or partial trees."""
     results = tree_files(run_a.results)
-    assert sorted(results) == ["boards.json", "drift-bench-examples.json", "driftboard-constraint-baselines.json",
+    assert sorted(results) == ["binding.json", "boards.json", "drift-bench-examples.json",
+                               "driftboard-constraint-baselines.json",
                                "driftboard-microworld-agent.json", "driftboard-reference-lite.json", "index.json",
                                "tau-bench-gpt-4o-airline.json"]
     site = tree_files(run_a.site)
     for rel in ("index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", "search/search_index.json",
                 "leaderboards/agent/index.html", "leaderboards/constraint/index.html",
                 "leaderboards/completion/index.html", "submissions/tau-bench-gpt-4o-airline/index.html",
-                "submissions/driftboard-microworld-agent/index.html"):
+                "submissions/driftboard-microworld-agent/index.html", "preregistered/index.html"):
         assert rel in site, rel
     assert any(r.startswith("downloads/") and r.endswith(".csv") for r in site)
     assert any(r.startswith("assets/charts/") and r.endswith(".json") for r in site)

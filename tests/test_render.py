@@ -325,11 +325,17 @@ def test_serve_binds_loopback(site: Path) -> None:
 def test_build_command_cli(run_line, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from driftboard_tools.generate.results import synthetic_results, write_results_dir
 
+    import checker.pipeline.binding
     import checker.pipeline.verify
-
-    monkeypatch.setattr(checker.pipeline.verify, "ensure_results", lambda submissions, results, progress=None: None)
+    from checker.format.results_io import is_results_name
 
     results = write_results_dir(synthetic_results(1), tmp_path / "results")
+    names = [p.name for p in results.glob("*.json") if is_results_name(p.name)]
+    # the command's wiring only: synthetic results stand for a verification (test_publication.py tests the binding)
+    monkeypatch.setattr(checker.pipeline.verify, "ensure_results",
+                        lambda submissions, results, progress=None: {n.removesuffix(".json") for n in names})
+    monkeypatch.setattr(checker.pipeline.binding, "check_binding",
+                        lambda *a, **k: checker.pipeline.binding.Checked(accepted=names))
     (tmp_path / "subs").mkdir()
     r = run_line(["build", "--submissions", str(tmp_path / "subs"), "--results", str(results),
                   "--out", str(tmp_path / "site")])

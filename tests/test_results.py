@@ -149,9 +149,12 @@ def test_shards_merge_to_the_same_bytes_as_one_run(tmp_path, run_line):
     assert merged.exit_code == 0, merged.output
     single = {p.name: p.read_bytes() for p in (tmp_path / "single").iterdir()}
     combined = {p.name: p.read_bytes() for p in (tmp_path / "merged").iterdir()}
-    assert sorted(single) == ["boards.json", "index.json", "s-shard-0.json", "s-shard-1.json", "s-shard-2.json"]
+    # binding.json: what binds the folder to the job, the code and the logs (issue 29, publication computes)
+    assert sorted(single) == ["binding.json", "boards.json", "index.json", "s-shard-0.json", "s-shard-1.json",
+                              "s-shard-2.json"]
     assert combined == single
-    assert sorted(p.name for p in (tmp_path / "shard1").iterdir()) == ["s-shard-0.json", "s-shard-2.json"]
+    assert sorted(p.name for p in (tmp_path / "shard1").iterdir()) == ["binding.json", "s-shard-0.json",
+                                                                       "s-shard-2.json"]
 
 
 def test_bad_shard_is_usage_error(tmp_path, run_line):

@@ -4,8 +4,11 @@
    (merge-base semantics), each path mapped to its `submissions/<id>` folder. When HEAD is the
    checked-out commit, uncommitted and untracked files under `submissions/` count too, so a
    submitter can run the check before committing.
-   A touched submission whose run logs change must already have its `prereg.yaml`, byte for
-   byte, on the base branch (two pull requests: pre-registration first, runs later).
+   The whole diff (every path, not only `submissions/`) is judged by a whitelist
+   (`checker.cli.ci_scope`): a new folder holding exactly `submission.yaml` + `prereg.yaml`
+   ("pre-registered; awaiting runs"); runs and appended manifest entries for ONE submission whose
+   `prereg.yaml` is on the base byte for byte; or its `withdrawal.yaml`. Anything else fails, one
+   message per file (`--maintainer`: warnings, except edits of merged logs and preregs).
 2. `driftboard validate submissions/` over everything (fast; catches duplicate run ids across
    submissions).
 3. `driftboard verify --format json` over the touched submissions only.
@@ -16,11 +19,12 @@ The checker runs as a child process (`python -m checker`), so its JSON is exactl
 submitter gets from the command line. Git is called with argument lists, never a shell
 (`checker.cli.ci_git` reads the changes and applies the rules on them).
 
-`driftboard ci-history` checks the two-pull-request rule on the main branch's history, and
+`driftboard ci-history` checks the two-pull-request rule on the main branch's history (and that no
+merged run log or prereg was deleted or rewritten, and no results file is committed), and
 `driftboard ci-summary` renders a saved verify document as the same summary and annotations.
 
-Exit codes: 0 every touched submission verified; 1 format problems, chain breaks, unreadable
-files or claimed figures that disagree; 2 usage (not a git repository, unknown ref).
+Exit codes: 0 every touched submission verified; 1 a file outside the whitelist, format problems,
+chain breaks, unreadable files or claimed figures that disagree; 2 usage (not a git repository, unknown ref).
 INVALID and INCOMPLETE runs are results, not failures.
 """
 
@@ -49,11 +53,10 @@ from checker.cli.ci_git import (
     first_parent_problems,
     head_tree,
     prereg_not_merged,
-    problem_set_changes,
-    release_changes,
     repo_root,
     resolve,
 )
+from checker.cli.ci_scope import Scope, committed_results_in_tree, first_parent_rewrites, scope_check, scope_line
 from checker.cli.ci_summary import code, load_document, outcome, parse_document, render_summary, table
 from checker.format.errors import UsageError
 from checker.format.report import safe_json
@@ -84,6 +87,8 @@ def ci_history_command(head: str, since: str | None, fmt: str = "text") -> int:
     """
     root = repo_root()
     found = first_parent_problems(root, head, since)
+    found += first_parent_rewrites(root, resolve(root, head), resolve(root, since) if since else None)
+    found += committed_results_in_tree(root, resolve(root, head))
     if fmt == "json":
         click.echo(safe_json({"command": "ci-history", "ok": not found, "exit_code": 1 if found else 0,
                               "head": resolve(root, head), "since": resolve(root, since) if since else None,
@@ -92,7 +97,8 @@ def ci_history_command(head: str, since: str | None, fmt: str = "text") -> int:
     for p in found:
         click.echo(f"{p['path']}: {p['message']}")
     if not found:
-        click.echo("every run log on the first-parent history follows its merged pre-registration")
+        click.echo("every run log on the first-parent history follows its merged pre-registration, no merged run "
+                   "log or pre-registration was deleted or rewritten, and no results file is committed")
     return 1 if found else 0
 
 
@@ -136,9 +142,12 @@ def run_checker(args: Sequence[str], cwd: Path) -> ChildDoc:
 # --------------------------------------------------------------------------- the command
 
 
-def changes_section(detection: Detection, base: str, head: str) -> list[str]:
+def changes_section(detection: Detection, base: str, head: str, scope: Scope | None = None) -> list[str]:
     """What the pull request touches, for the top of the summary."""
     out = [f"Compared `{base[:12]}...{head[:12]}` (merge base to head).", ""]
+    said = scope_line(scope) if scope is not None else None
+    if said:
+        out += [said, ""]
     if not detection.changes:
         out += ["This pull request changes no submission under `submissions/`.", ""]
     else:
@@ -150,7 +159,7 @@ def changes_section(detection: Detection, base: str, head: str) -> list[str]:
     if detection.ignored:
         shown = ", ".join(code(p) for p in detection.ignored[:MAX_LISTED])
         more = f" and {len(detection.ignored) - MAX_LISTED} more" if len(detection.ignored) > MAX_LISTED else ""
-        out += [f"- Ignored (not inside a submission folder): {shown}{more}", ""]
+        out += [f"- Not inside a submission folder (refused by the whitelist below): {shown}{more}", ""]
     return out
 
 
@@ -229,17 +238,18 @@ def _verify(targets: list[str], tree: Path, problem_dirs: list[str]) -> ChildDoc
         return run_checker([*args, "--no-cache", "--out", results], tree)
 
 
-def _check(root: Path, base: str, head: str, problem_dirs: list[str]) -> tuple[Detection, VerifyDocument]:
-    """Detect the touched submissions, validate all, verify the touched ones: the merged document."""
+def _check(root: Path, base: str, head: str, problem_dirs: list[str],
+           maintainer: bool = False) -> tuple[Detection, VerifyDocument, Scope]:
+    """The whitelist over the whole diff, validate all, verify the touched submissions: the merged document."""
     with head_tree(root, head) as (tree, live):
         detection = detect_changes(root, base, head, tree, worktree=live)
-        extra = [*problem_set_changes(root, base, head), *release_changes(root, base, head),
-                 *prereg_not_merged(root, base, head, tree, live, detection.changes)]
+        scope = scope_check(root, base, head, tree, live, maintainer)
+        extra = list(scope.problems)
         validate = run_validate(tree) if (tree / SUBMISSIONS).is_dir() else ValidateDoc()
         targets, refused = _targets(tree, detection.changes)
         verify = _verify(targets, tree, problem_dirs)
     validate = split_validate(validate, [c.path for c in detection.changes])
-    return detection, parse_document(_merge(verify, validate, extra + refused), "driftboard ci")
+    return detection, parse_document(_merge(verify, validate, extra + refused), "driftboard ci"), scope
 
 
 def _print_in_actions(doc: VerifyDocument, detection: Detection, text: str) -> None:
@@ -257,8 +267,12 @@ def _print_in_actions(doc: VerifyDocument, detection: Detection, text: str) -> N
                                         "(reported, not verified)"))
 
 
-def ci_command(base: str, head: str, summary: Path | None, problems: list[Path], fmt: str = "text") -> int:
-    """`driftboard ci`: detect touched submissions, validate all, verify the touched ones, summarise.
+def ci_command(base: str, head: str, summary: Path | None, problems: list[Path], fmt: str = "text",
+               maintainer: bool = False) -> int:
+    """`driftboard ci`: the whitelist over the whole diff, validate all, verify the touched submissions, summarise.
+
+    `maintainer`: changes outside a submission pull request's whitelist are reported as warnings
+    (`checker.cli.ci_scope`), except edits and deletions of merged run logs and pre-registrations.
 
     With `fmt="json"` it prints, instead of the Markdown summary, the document the summary is
     rendered from (see `ci_json`); `--summary` still writes the Markdown.
@@ -268,8 +282,8 @@ def ci_command(base: str, head: str, summary: Path | None, problems: list[Path],
     """
     root = repo_root()
     base_sha, head_sha = resolve(root, base), resolve(root, head)
-    detection, doc = _check(root, base_sha, head_sha, _problem_dirs(problems))
-    text = render_summary(doc, "Driftboard: pull-request check", changes_section(detection, base_sha, head_sha))
+    detection, doc, scope = _check(root, base_sha, head_sha, _problem_dirs(problems), maintainer)
+    text = render_summary(doc, "Driftboard: pull-request check", changes_section(detection, base_sha, head_sha, scope))
     if summary is not None:
         summary.parent.mkdir(parents=True, exist_ok=True)
         summary.write_text(text, encoding="utf-8")

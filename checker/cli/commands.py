@@ -120,6 +120,8 @@ def _submission_text(sub: SubmissionResult) -> None:
     from checker.cli.report_text import track_text
 
     _echo(f"== {sub.path} (profile {sub.profile})" + (" (cached)" if sub.cached else ""))
+    if sub.awaiting_runs:
+        _echo("   pre-registered; awaiting runs (listed on the Pre-registered page; nothing to score yet)")
     handle = sub.results
     summary = handle.summary if handle is not None else None  # never the full results file: the cell tables come from its cells
     if summary is not None:
@@ -155,10 +157,18 @@ def _echo(text: str, nl: bool = True) -> None:
     click.echo(visible(text, keep="\n"), nl=nl)
 
 
-def build_command(submissions: Path, results: Path, out: Path, verify: bool = True, project: Path | None = None) -> int:
-    """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site."""
+def build_command(submissions: Path, results: Path, out: Path, verify: bool = True, project: Path | None = None,
+                  job: str | None = None) -> int:
+    """`driftboard build`: verify (cached) into the results folder unless told not to, then render the site.
+
+    Publication computes, never reads: the results folder must be bound to this job, this code and
+    this tree (`checker.pipeline.binding.check_binding`); a results file that is not is refused
+    (exit 1, nothing built). After `verify` here, stale files of another tree are left out (listed).
+    """
     from checker.cli.workdir import check_workdir
     from checker.format.errors import UsageError
+    from checker.pipeline.binding import check_binding
+    from checker.pipeline.registry import registry
     from checker.pipeline.results import INDEX
     from checker.pipeline.verify import ensure_results
     from checker.render.site import build_site, project_root, results_of_tree, stray_results
@@ -173,11 +183,19 @@ def build_command(submissions: Path, results: Path, out: Path, verify: bool = Tr
         raise UsageError(f"{results}: no {INDEX}; run `driftboard verify` (or `driftboard merge`) first")
     else:
         only = results_of_tree(submissions, results)
+    checked = check_binding(results, job, strays=not verify)
+    if checked.problems:
+        for line in checked.problems:
+            click.echo(f"build: {visible(line)}", err=True)
+        click.echo(f"build: refused ({plural(len(checked.problems), 'problem')}): publication computes, never reads; "
+                   "nothing built", err=True)
+        return 1
+    only &= {name.removesuffix(".json") for name in checked.accepted}
     skipped = stray_results(results, only)
     if skipped:
         click.echo(f"build: left out {len(skipped)} results file(s) not verified for this tree: "
                    + ", ".join(visible(s) for s in skipped), err=True)
-    code = build_site(results, out, only=only, logs_root=Path("."), project=root)
+    code = build_site(results, out, only=only, logs_root=Path("."), project=root, registry=registry(submissions))
     click.echo(built_line(out))
     return code
 
@@ -303,10 +321,14 @@ def _verified_results(submissions: Path, results: Path) -> list[ResultsFile]:
     Raises:
         ReleaseError: a submission has no results for this tree, or results of another commit.
     """
+    from checker.pipeline.binding import check_binding
     from checker.pipeline.releases import ReleaseError
     from checker.render.site import _manifest_id, load_results
 
     root = submissions.resolve()
+    checked = check_binding(results, strays=False)  # publication computes: only results bound to this tree and code
+    if checked.problems:
+        raise ReleaseError("; ".join(visible(p) for p in checked.problems[:5]))
     folders = {_manifest_id(p): p for p in sorted(submissions.iterdir()) if (p / "submission.yaml").is_file()}
     loaded = load_results(results, _tree_ids(submissions, results, set(folders)))
     stale = [r.submission_id for r in loaded if not _verified_at_last_commit(root, r, folders[r.submission_id])]
@@ -335,7 +357,8 @@ def _tree_ids(submissions: Path, results: Path, ids: set[str | None]) -> set[str
 
 def _verified_at_last_commit(root: Path, r: ResultsFile, folder: Path) -> bool:
     """The results were verified from the folder as committed at its last commit (no uncommitted change)."""
-    last = _git_lines(root, "log", "-1", "--format=%H", "--", str(folder.resolve()))
+    # first-parent, as `checker.pipeline.provenance` pins it: the merge on the published branch
+    last = _git_lines(root, "log", "--first-parent", "-1", "--format=%H", "--", str(folder.resolve()))
     return not r.provenance.uncommitted and bool(last) and r.provenance.commit == last[0]
 
 

@@ -197,8 +197,14 @@ def verify(paths: tuple[Path, ...], profile: str | None, problems: tuple[Path, .
 @click.option("--project", "project", type=click.Path(path_type=Path), default=None,
               help="Project root holding mkdocs.yml, site/ and CHANGELOG.md [default: the current folder when it "
                    "holds mkdocs.yml].")
-def build(submissions: Path, results: Path, out: Path, verify_first: bool, project: Path | None) -> None:
+@click.option("--job", "job", default=None, metavar="ID",
+              help="The publishing job's id (default: $DRIFTBOARD_JOB): results must have been computed by this job.")
+def build(submissions: Path, results: Path, out: Path, verify_first: bool, project: Path | None,
+          job: str | None) -> None:
     """Render verified results into pages and build the static site (mkdocs build --strict).
+
+    Publication computes, never reads: the results folder must carry the binding.json that verify or
+    merge wrote (this job, this checker's code, this tree's logs); otherwise nothing is built (exit 1).
 
     Prints how many pages it built, where, and the site URL the pages cite.
 
@@ -208,7 +214,7 @@ def build(submissions: Path, results: Path, out: Path, verify_first: bool, proje
     """
     from checker.cli.commands import build_command
 
-    run_stage(lambda: build_command(submissions, results, out, verify_first, project))
+    run_stage(lambda: build_command(submissions, results, out, verify_first, project, job))
 
 
 @cli.command()
@@ -277,8 +283,13 @@ def release(submissions: Path, results: Path, releases: Path, fmt: str) -> None:
 @cli.command()
 @click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="Merged results folder.")
-def merge(shards: tuple[Path, ...], out: Path) -> None:
+@click.option("--job", "job", default=None, metavar="ID",
+              help="The publishing job's id (default: $DRIFTBOARD_JOB): each shard must have been verified by this job.")
+def merge(shards: tuple[Path, ...], out: Path, job: str | None) -> None:
     """Combine shard results folders into exactly the bytes a single verify run writes.
+
+    Each shard is accepted only when its binding.json (written by `verify --shard`) names this job and
+    this checker's code, lists every results file with its bytes, and its inputs are this tree's logs.
 
     \b
     Example (after `driftboard verify submissions/ --shard K/2 --out build/shard-K` for K = 1, 2):
@@ -286,7 +297,7 @@ def merge(shards: tuple[Path, ...], out: Path) -> None:
     """
     from checker.pipeline.shard import merge_command
 
-    run_stage(lambda: merge_command(list(shards), out))
+    run_stage(lambda: merge_command(list(shards), out, job))
 
 
 @cli.command()
@@ -296,10 +307,16 @@ def merge(shards: tuple[Path, ...], out: Path) -> None:
               help="Also write the Markdown job summary here (e.g. $GITHUB_STEP_SUMMARY).")
 @click.option("--problems", "problems", multiple=True, type=click.Path(path_type=Path),
               help="Constraint problem set folder (repeatable).")
+@click.option("--maintainer", is_flag=True,
+              help="A maintainer's pull request: changes outside a submission's whitelist are warnings (edits of "
+                   "merged run logs and pre-registrations still fail).")
 @format_option
-def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...], fmt: str) -> None:
-    """Run locally what the pull-request check runs: detect changed submissions, validate, verify, summarise.
+def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...], maintainer: bool, fmt: str) -> None:
+    """Run locally what the pull-request check runs: judge the whole diff, validate, verify, summarise.
 
+    A submission pull request may only add a new folder with submission.yaml + prereg.yaml, add run
+    logs (and their manifest entries) to one submission whose prereg.yaml is merged, or add its
+    withdrawal.yaml; every other changed file fails with a message naming it and the rule.
     Prints the Markdown summary; with --format json, the document the summary is rendered from.
 
     \b
@@ -308,7 +325,7 @@ def ci(base: str, head: str, summary: Path | None, problems: tuple[Path, ...], f
     """
     from checker.cli.ci import ci_command
 
-    run_stage(lambda: ci_command(base, head, summary, list(problems), fmt))
+    run_stage(lambda: ci_command(base, head, summary, list(problems), fmt, maintainer))
 
 
 @cli.command("ci-history")

@@ -18,11 +18,13 @@ from checker.format.results_model import ResultsFile
 INDEX = "index.json"
 BOARDS = "boards.json"
 """The boards document beside the index (`checker.pipeline.boards`): not a results file."""
+BINDING = "binding.json"
+"""What binds a results folder to the job, the code and the inputs that computed it (`checker.pipeline.binding`)."""
 
 
 def is_results_name(name: str) -> bool:
     """Whether a `.json` file of a results folder is a submission's results file (not the index, boards or a shard)."""
-    return name not in (INDEX, BOARDS) and not name.startswith("shard-")
+    return name not in (INDEX, BOARDS, BINDING) and not name.startswith("shard-")
 """The summary of a results folder, written beside one `<submission-id>.json` per submission."""
 
 

@@ -33,11 +33,13 @@ def submission_provenance(folder: Path) -> Provenance:
     root = folder if folder.is_dir() else folder.parent
     if git_output(root, "rev-parse", "--git-dir") is None:
         return Provenance()
-    last = git_output(root, "log", "-1", "--format=%H %cI", "--", str(folder))
+    # --first-parent: the commits of the branch being published (a merged pull request is its merge
+    # commit, dated when it was merged), never the submitter's own commits and the dates they set
+    last = git_output(root, "log", "--first-parent", "-1", "--format=%H %cI", "--", str(folder))
     if not last:
         return Provenance()
     commit, verified = last.split(" ", 1)
-    first = git_output(root, "log", "--diff-filter=A", "--format=%cI", "--", str(folder))
+    first = git_output(root, "log", "--first-parent", "--diff-filter=A", "--format=%cI", "--", str(folder))
     submitted = first.splitlines()[-1] if first else verified
     dirty = git_output(root, "status", "--porcelain", "--", str(folder))
     return Provenance(submitted=submitted[:10], verified=verified[:10], commit=commit, uncommitted=bool(dirty))

@@ -39,6 +39,14 @@ class SubmissionResult:
     """The results file (None for loose run files, and for a submission without a valid manifest)."""
     prereg_sha256: str | None = None
     """SHA-256 of `prereg.yaml` as the load stage read it (None when missing or refused)."""
+    awaiting_runs: bool = False
+    """Pre-registered, no run yet (`files: []`, no run file): listed, not scored (no results file)."""
+
+
+def awaiting_runs(sub: SubmissionResult, logs: tuple[object, ...]) -> bool:
+    """A pre-registration on its own: manifest with `files: []`, a prereg, no run file at all, no problem."""
+    return (sub.manifest is not None and not sub.manifest.files and sub.prereg is not None and not logs
+            and not sub.runs and not any(f.severity == "error" for f in sub.findings))
 
 
 @dataclass

@@ -6,11 +6,14 @@ K-th; `driftboard merge` combines the shard folders into the bytes one run write
 
 from __future__ import annotations
 
+import json
 import shutil
+import sys
 from pathlib import Path
 
 from checker.format.errors import UsageError
-from checker.format.results_io import is_results_name, read_results
+from checker.format.results_io import BOARDS, INDEX, read_results
+from checker.pipeline.binding import Bound, check_binding, inputs_of, write_binding
 from checker.pipeline.boards import write_boards
 from checker.pipeline.results import write_index
 
@@ -38,28 +41,45 @@ def in_shard(index: int, shard: tuple[int, int] | None) -> bool:
     return shard is None or index % shard[1] == shard[0] - 1
 
 
-def merge_command(shards: list[Path], out: Path) -> int:
-    """`driftboard merge`: copy every shard's results files into `out`, then write the index.
+def merge_command(shards: list[Path], out: Path, job: str | None = None) -> int:
+    """`driftboard merge`: check each shard's binding, copy its results files into `out`, write the index and binding.
+
+    A shard output is accepted only when `checker.pipeline.binding.check_binding` accepts it: its
+    `binding.json` names this job (`--job` / `$DRIFTBOARD_JOB`) and this checker's code, lists every
+    results file in it with its bytes, and every file's recorded inputs are the tree's (recomputed
+    here). Returns 1 (nothing merged) when any shard is refused, listing why.
 
     Raises:
         UsageError: a shard folder is missing, or two shards disagree on a submission.
     """
     seen: dict[str, Path] = {}
+    inputs: dict[str, Bound] = {}
+    cached: set[str] = set()
+    refused: list[str] = []
     for shard in shards:
         if not shard.is_dir():
             raise UsageError(f"{shard}: no such results folder")
-        for path in sorted(shard.glob("*.json")):
-            if not is_results_name(path.name):
-                continue
-            read_results(path)
-            if path.name in seen and seen[path.name].read_bytes() != path.read_bytes():
-                raise UsageError(f"{path.name}: shards {seen[path.name].parent} and {shard} disagree")
-            seen[path.name] = path
+        checked = check_binding(shard, job)
+        refused += checked.problems
+        cached |= set(checked.binding.get("cached", []))
+        for name in checked.accepted:
+            path = shard / name
+            if name in seen and seen[name].read_bytes() != path.read_bytes():
+                raise UsageError(f"{name}: shards {seen[name].parent} and {shard} disagree")
+            seen[name] = path
+            inputs[name] = inputs_of(json.loads(path.read_bytes()))
+    if refused:
+        for line in refused:
+            print(f"merge: {line}", file=sys.stderr)
+        print(f"merge: refused {len(refused)} problem(s); nothing merged (publication computes, never reads)",
+              file=sys.stderr)
+        return 1
     out.mkdir(parents=True, exist_ok=True)
     for name, path in sorted(seen.items()):
         if (out / name).resolve() != path.resolve():
             shutil.copyfile(path, out / name)
     write_index(out)
     write_boards([read_results(out / name) for name in sorted(seen)], out)
+    write_binding(out, [*seen, INDEX, BOARDS], cached, job, None, inputs)
     print(f"merged {len(seen)} results files from {len(shards)} shards into {out}")
     return 0

@@ -29,11 +29,12 @@ from checker.format.results_model import FindingRecord, ResultsFile, RunResult
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.manifest import Prereg
 from checker.format.storage import log_sha256
+from checker.pipeline.binding import bind_report, cache_entry_problem, committed_results
 from checker.pipeline.boards import write_boards
 from checker.pipeline.cache import cache_put, cached_results, default_cache_dir, repository, submission_cache_key
 from checker.pipeline.handle import ResultsHandle
 from checker.pipeline.inputs import default_problem_dirs, is_task_set, load_problem_sets, load_task_sets
-from checker.pipeline.report import SubmissionResult, VerifyReport, gather_findings
+from checker.pipeline.report import SubmissionResult, VerifyReport, awaiting_runs, gather_findings
 from checker.pipeline.results import build_results, index_row, write_index
 from checker.pipeline.run_log import kept_record, read_run
 from checker.pipeline.scorers import release_scorers, scorer_for
@@ -121,6 +122,8 @@ def verify_paths(
     gather_findings(report)
     if results_dir is not None and shard is None:
         _write_index(report.submissions, results_dir)
+    if results_dir is not None:
+        bind_report(report.submissions, results_dir, shard)  # publication computes: what this run wrote, bound
     return report
 
 
@@ -135,7 +138,10 @@ def _plan(targets: list[Target], profile: str | None, shard: tuple[int, int] | N
     for root in roots:
         sub, logs, key = _load(root, profile, sets, stores.cache_dir)
         report.submissions.append(sub)
-        if not _from_cache(sub, key, stores, report):
+        sub.awaiting_runs = awaiting_runs(sub, logs)
+        if sub.awaiting_runs:
+            continue  # pre-registered, no run yet: listed (Pre-registered page), nothing to score or rank
+        if not _from_cache(sub, key, stores, report, logs):
             work.append(Job(len(report.submissions) - 1, sub, logs, key, stores))
     if loose:
         report.submissions.append(SubmissionResult("(run files)", None, None, profile or "driftboard"))
@@ -156,7 +162,8 @@ def _load(root: Path, profile: str | None, sets: tuple[Mapping[str, Any], Mappin
     display = root.as_posix()
     loaded = load_submission(root, display)
     chosen = profile or (loaded.prereg.profile if loaded.prereg else "driftboard")
-    sub = SubmissionResult(display, loaded.manifest, loaded.prereg, chosen, findings=list(loaded.findings),
+    sub = SubmissionResult(display, loaded.manifest, loaded.prereg, chosen,
+                           findings=[*loaded.findings, *committed_results(root, display)],
                            prereg_sha256=loaded.prereg_sha256)
     # run files found but not read (links, FIFOs, unlisted...) are reported too: runs in = runs reported
     sub.runs.extend(judged_run([Fact("malformed", f"{display}/{rel}: {why}")], path=f"{display}/{rel}")
@@ -168,11 +175,20 @@ def _load(root: Path, profile: str | None, sets: tuple[Mapping[str, Any], Mappin
     return sub, logs, key
 
 
-def _from_cache(sub: SubmissionResult, key: str | None, stores: Stores, report: VerifyReport) -> bool:
-    """Restore `sub` from the cache when its key is there (counted as a hit, else as a miss); False: not restored."""
+def _from_cache(sub: SubmissionResult, key: str | None, stores: Stores, report: VerifyReport,
+                logs: tuple[Log, ...] = ()) -> bool:
+    """Restore `sub` from the cache when its key is there (counted as a hit, else as a miss); False: not restored.
+
+    An entry is never taken on trust: one whose content digest, log digests or prereg digest are not
+    those of the tree (`cache_entry_problem`) is a miss, recomputed, with a warning.
+    """
     if stores.cache_dir is None or key is None:
         return False
     hit = cached_results(stores.cache_dir, key)
+    why = cache_entry_problem(hit.path, sub.prereg_sha256, logs) if hit is not None else None
+    if why is not None:
+        report.findings.append(Finding(sub.path, None, why, "warning"))
+        hit = None
     if hit is None:
         report.cache_misses += 1
         return False

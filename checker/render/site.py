@@ -35,6 +35,7 @@ from typing import Any
 from checker.format.boards_model import BoardsDocument, read_boards
 from checker.format.errors import UsageError
 from checker.format.names import Name, Work
+from checker.format.registry_model import Registry
 from checker.format.release_model import ReleaseFile
 from checker.format.results_model import ResultsFile
 from checker.format.storage import LogStorageError, log_sha256
@@ -51,6 +52,7 @@ from checker.render.reference_pages import (
     write_reported,
     write_submit,
 )
+from checker.render.registry_page import write_registry
 from checker.render.releases import release_files, release_label
 from checker.render.runs import repository_url, run_pages
 from checker.render.shell import Stager, publish_runs, write_shell_sources
@@ -217,7 +219,8 @@ def _index_pages(w: Writer, summaries: Sequence[LightResults], releases: list[Re
 
 
 def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None,
-             downloads: Path | None = None, boards: BoardsDocument | None = None) -> list[Any]:
+             downloads: Path | None = None, boards: BoardsDocument | None = None,
+             registry: Registry | None = None) -> list[Any]:
     """Write every MkDocs source into `docs` (emptied first); returns the nav.
 
     `results` are consumed one at a time (a generator reading each results file when asked keeps
@@ -230,6 +233,8 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
     the tables' CSV/JSON downloads (`downloads/...`) are written instead of the docs folder (`build_site`
     moves them into the site after MkDocs, which then neither lists nor copies thousands of files).
     `boards`: the boards document of the results (`boards.json`; None: nothing is ranked).
+    `registry`: the tree's pre-registrations (`checker.pipeline.registry`), for the Pre-registered page
+    (None: no such page).
 
     Raises:
         UsageError: two results files hold the same submission id; `docs` was not written by a build.
@@ -247,6 +252,7 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
     for rel, text in release_files(releases, summaries, w.downloads).items():
         w.text(rel, text)
     write_submit(w, docs)
+    write_registry(w, registry, {s.submission_id for s in summaries})
     return nav(docs)
 
 
@@ -260,6 +266,7 @@ def nav(docs: Path) -> list[Any]:
                                           {"Constraint track": "leaderboards/constraint.md"},
                                           {"Completion track": "leaderboards/completion.md"}]},
                         {"Submissions": "submissions/index.md"},
+                        *([{"Pre-registered": "preregistered.md"}] if have("preregistered.md") else []),
                         {"Releases": "releases/index.md"},
                         {"Reported, not verified": "reported.md"},
                         {"Metrics": [{"Overview and both tracks": "metrics.md"},
@@ -372,13 +379,14 @@ def project_root(given: Path | None = None) -> Path:
 
 
 def build_site(results_dir: Path, out: Path, only: set[str] | None = None, logs_root: Path | None = None,
-               project: Path | None = None) -> int:
+               project: Path | None = None, registry: Registry | None = None) -> int:
     """Render the verified results in `results_dir` into a static site at `out`; returns 0.
 
     `only`: the submission ids to render (the tree being built; see `results_of_tree`); None renders
     every results file in the folder (tests and benchmarks that wrote the folder themselves).
     `logs_root`: where run paths resolve, to draw agent run timelines from the logs (None: none).
     `project`: the project root (`project_root`). Results are read one file at a time (`assemble`).
+    `registry`: the tree's pre-registrations, for the Pre-registered page (None: no such page).
 
     Raises:
         UsageError: no mkdocs.yml, the results folder is missing or holds a file that is not a results file.
@@ -392,7 +400,7 @@ def build_site(results_dir: Path, out: Path, only: set[str] | None = None, logs_
         shutil.rmtree(stage)
     stage.mkdir(parents=True)
     nav_items = assemble(iter_results(paths), docs, repo=root, logs_root=logs_root, downloads=stage,
-                         boards=read_boards(results_dir))
+                         boards=read_boards(results_dir), registry=registry)
     run_mkdocs(docs, out, nav_items, config=root / "mkdocs.yml")
     publish_runs(docs, out)
     if (stage / "downloads").is_dir():

@@ -110,8 +110,10 @@ class Submission(Model):
     licence, for runs imported from a published benchmark); shown with the submission."""
     description: str | None = None
     """Free text shown on the submission page."""
-    files: list[str] = Field(min_length=1)
-    """Every run log, relative to the submission folder (e.g. `runs/full-seed1.jsonl`)."""
+    files: list[str] = Field(default_factory=list)
+    """Every run log, relative to the submission folder (e.g. `runs/full-seed1.jsonl`). Empty (`files: []`) in
+    the first pull request, which pre-registers: the submission is then listed as pre-registered, awaiting runs;
+    the runs and their entries here follow in a second pull request (entries are only ever appended)."""
     logs_sha256: dict[str, Sha256Hex] = Field(default_factory=dict, max_length=10_000)
     """SHA-256 of the run logs of `files` as they were written (path -> hex digest; optional, per log).
     A hash chain cannot see an edit of a log's last line (nothing follows it): `validate` compares

@@ -268,9 +268,10 @@ def curve_points(n: int) -> list[int]:
 
 
 def _dir_digest(root: Path) -> str:
+    """Digest of a results folder's files; `binding.json` left out (it records which files came from the cache)."""
     h = hashlib.sha256()
     for p in sorted(root.rglob("*")):
-        if p.is_file():
+        if p.is_file() and p.name != "binding.json":
             h.update(p.relative_to(root).as_posix().encode() + b"\0")
             with p.open("rb") as fh:
                 for block in iter(functools.partial(fh.read, 1 << 20), b""):
