@@ -164,7 +164,6 @@ def test_the_agent_dry_run_ends_ranked_on_the_built_site(clone):
     assert (clone / "build" / "site" / "submissions" / "mylab-dry-agent" / "index.html").is_file()
 
 
-@pytest.mark.xfail(strict=False, reason="needs the prereg-first rule from branch scope")
 @pytest.mark.parametrize("track", ["constraint", "agent"])
 def test_first_pull_request_is_the_preregistration(clone, track):
     first = dry_run_blocks(track)[0]
