@@ -169,6 +169,40 @@ def test_merged_manifest_may_get_appended_entries(repo, ci):
     assert not any(p["path"] == "submissions/mod/runs/r2.jsonl" and "may only" in p["message"] for p in found)
 
 
+def test_a_compressed_run_log_may_be_added(repo, ci):
+    """Kind (b) with the log stored as .jsonl.zst (checker.format.storage): the same whitelist as a plain log."""
+    import zstandard
+
+    folder = repo / "submissions" / "mod"
+    (folder / "runs" / "r2.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress((folder / "runs" / "r1.jsonl")
+                                                                                       .read_bytes()))
+    m = folder / "submission.yaml"
+    m.write_text(m.read_text() + "  - runs/r2.jsonl.zst\n")
+    commit(repo, "append a compressed run")
+    _code, found = run_json(ci)
+    # the log is a copy of r1 (validate says so); the scope rules say nothing against it
+    assert not any(p["path"] == "submissions/mod/runs/r2.jsonl.zst" and ("may add" in p["message"]
+                   or "limit for plain logs" in p["message"]) for p in found), found
+
+
+def test_a_plain_run_log_over_the_limit_fails_with_the_remedy(repo, ci, monkeypatch):
+    """50 MiB is the limit for a plain log (GitHub warns at 50 MB); patched to 1 KiB here, so the test stays small."""
+    from checker.cli import ci_scope
+
+    monkeypatch.setattr(ci_scope, "MAX_PLAIN_LOG_BYTES", 1024)
+    folder = repo / "submissions" / "mod"
+    big = folder / "runs" / "r2.jsonl"
+    big.write_bytes((folder / "runs" / "r1.jsonl").read_bytes())
+    assert big.stat().st_size > 1024
+    m = folder / "submission.yaml"
+    m.write_text(m.read_text() + "  - runs/r2.jsonl\n")
+    commit(repo, "append a large plain run")
+    code, found = run_json(ci)
+    assert code == 1
+    (message,) = [m for m in errors_for(found, "submissions/mod/runs/r2.jsonl") if "limit" in m]  # (and a copy)
+    assert "over the 1,024-byte limit for plain logs: compress it (driftboard compress submissions/mod)" in message
+
+
 @pytest.mark.parametrize(("path", "rule"), [
     ("README.md", "outside submissions/<id>/"),
     ("checker/evil.py", "outside submissions/<id>/"),

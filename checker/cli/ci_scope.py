@@ -31,6 +31,7 @@ from pathlib import Path
 
 from checker.cli.ci_git import DIFF, SUBMISSIONS, Problem, _blob, _git, _merge_base, _names
 from checker.format.results_sniff import file_looks_like_results
+from checker.format.storage import storage_of
 
 MAINTAINER = "this change needs a maintainer's pull request (see CONTRIBUTING.md, \"Changing the checker or the site\")"
 WHITELIST = ("a submission pull request may only add a new folder submissions/<id>/ holding submission.yaml and "
@@ -190,10 +191,27 @@ def _file_problem(root: Path, merge_base: str, tree: Path, folder: _Folder, rel:
             return None
         hint = f"; {RESULTS_HINT}" if _looks_like_results(tree, path) else ""
         return f"{path}: {FIRST_PR}{hint}"
-    if rel in (MANIFEST, WITHDRAWAL) or (rel.startswith("runs/") and rel.lower().endswith(".jsonl")):
-        return _runs_problem(root, merge_base, tree, folder.path, path, rel)
+    if rel in (MANIFEST, WITHDRAWAL) or (rel.startswith("runs/") and storage_of(rel) is not None):
+        return _runs_problem(root, merge_base, tree, folder.path, path, rel) or _too_large(tree, path)
     hint = f"; {RESULTS_HINT}" if _looks_like_results(tree, path) else ""
     return f"{path}: not a file a submission pull request may add ({WHITELIST}){hint}"
+
+
+MAX_PLAIN_LOG_BYTES = 50 << 20
+"""Largest plain `.jsonl` run log a pull request may add (50 MiB): GitHub warns at 50 MB and refuses files over
+100 MB, and every pull-request check clones the repository. A larger log is committed compressed (`.jsonl.zst`,
+`driftboard compress`: 4-15x smaller, results unchanged); the repository budget is in CONTRIBUTING.md."""
+
+
+def _too_large(tree: Path, path: str) -> str | None:
+    """A plain run log over `MAX_PLAIN_LOG_BYTES`, with what to do (None: within it, or compressed)."""
+    if storage_of(path) != "plain":
+        return None
+    size = (tree / path).stat().st_size
+    if size <= MAX_PLAIN_LOG_BYTES:
+        return None
+    return (f"{path}: a plain run log of {size:,} bytes, over the {MAX_PLAIN_LOG_BYTES:,}-byte limit for plain logs: "
+            f"compress it (driftboard compress {path.rsplit('/runs/', 1)[0]}) and commit the .jsonl.zst instead")
 
 
 def _runs_problem(root: Path, merge_base: str, tree: Path, folder: str, path: str, rel: str) -> str | None:
