@@ -148,3 +148,24 @@ def test_the_writer_writes_compressed_logs_with_deterministic_bytes(tmp_path: Pa
     assert outs[0] == outs[1]
     with pytest.raises(ValueError, match="cannot append to a compressed log"):
         RunLogWriter(tmp_path / "1" / f"r1{suffix}")
+
+
+def test_compress_keeps_the_recorded_log_digests(run_line, tmp_path: Path) -> None:
+    """`logs_sha256` records each log's digest as written; compressed, the same digest holds (of the lines)."""
+    folder = _copy(tmp_path)
+    logs = sorted((folder / "runs").glob("*.jsonl"))
+    manifest = folder / "submission.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "logs_sha256:\n" + "".join(
+        f"  runs/{p.name}: {hashlib.sha256(p.read_bytes()).hexdigest()}\n" for p in logs), encoding="utf-8")
+    assert run_line(["validate", str(folder)]).exit_code == 0
+    assert run_line(["compress", str(folder)]).exit_code == 0
+    text = manifest.read_text(encoding="utf-8")
+    assert all(f"  runs/{p.name}.zst: " in text and f"- runs/{p.name}.zst" in text for p in logs), text
+    res = run_line(["validate", str(folder)])
+    assert res.exit_code == 0, res.output
+    # an edit after compression is still seen: the recorded digest no longer matches the lines
+    first = folder / "runs" / f"{logs[0].name}.zst"
+    lines = zstandard.ZstdDecompressor().decompressobj().decompress(first.read_bytes())
+    first.write_bytes(zstandard.ZstdCompressor().compress(lines.replace(b'"COMPLETED"', b'"ABORTED"')))
+    res = run_line(["validate", str(folder)])
+    assert res.exit_code == 1 and "the log changed after it was written" in res.output, res.output

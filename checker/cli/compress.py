@@ -29,6 +29,11 @@ def _entry_pattern(rel: str) -> re.Pattern[str]:
     return re.compile(rf"^(\s*-\s*['\"]?){re.escape(rel)}(['\"]?\s*(?:#.*)?)$", re.MULTILINE)
 
 
+def _key_pattern(rel: str) -> re.Pattern[str]:
+    """A manifest line whose mapping key is exactly `rel` (`logs_sha256`), quoted or not."""
+    return re.compile(rf"^(\s+['\"]?){re.escape(rel)}(['\"]?\s*:)", re.MULTILINE)
+
+
 def compress_command(folder: Path, storage: Storage) -> int:
     """Compress every plain log `folder/submission.yaml` lists; returns the exit code (0, or 2 on bad usage)."""
     manifest = folder / "submission.yaml"
@@ -58,6 +63,8 @@ def compress_command(folder: Path, storage: Storage) -> int:
                 raise UsageError(f"{manifest}: lists {rel} more than once; fix the manifest first")
             renamed = rel + SUFFIX[storage].removeprefix(".jsonl")
             text = _entry_pattern(rel).sub(lambda m: f"{m.group(1)}{renamed}{m.group(2)}", text)  # noqa: B023 (called here)
+            # its recorded digest (logs_sha256, a mapping keyed by the path) is of the lines: it stays, renamed
+            text = _key_pattern(rel).sub(lambda m: f"{m.group(1)}{renamed}{m.group(2)}", text)  # noqa: B023
     except BaseException:
         for _, dst in done:
             dst.unlink(missing_ok=True)

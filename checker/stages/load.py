@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 
 from checker.format.errors import Finding, UsageError, is_invisible, visible
 from checker.format.schema.manifest import Prereg, Submission
-from checker.format.storage import storage_of
+from checker.format.storage import LogStorageError, open_stream, storage_of
 from checker.stages.files import LINK_MESSAGE, NAME_RULE, RefusedFile, bad_char, open_regular, refusal, unsafe_name
 from checker.stages.manifest_yaml import MAX_YAML_BYTES, node_lines, parse_yaml, read_small, read_yaml
 from checker.stages.rules import prereg_findings
@@ -339,12 +339,14 @@ def _digest_differs(out: SubmissionFiles, name: str, recorded: str, display_root
     """The finding for a listed log whose SHA-256 is not the one the manifest records (none when it is)."""
     try:
         sha = hashlib.sha256()
-        with open_regular(out.root / name) as fh:
+        raw = open_regular(out.root / name)
+        # the digest of the log's lines: of the decompressed bytes when it is stored compressed
+        with open_stream(raw, storage_of(name) or "plain", name, os.fstat(raw.fileno()).st_size) as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 sha.update(chunk)
         digest = sha.hexdigest()
-    except (OSError, RefusedFile):
-        return []  # refused or unreadable: reported where the log is read
+    except (OSError, RefusedFile, LogStorageError):
+        return []  # refused, unreadable or a broken stream: reported where the log is read
     if digest == recorded:
         return []
     line = out.manifest_lines.get(("logs_sha256", name))
