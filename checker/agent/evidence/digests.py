@@ -32,7 +32,7 @@ def chain_breaks(state: AgentState) -> dict[int, Mismatch]:
     first_break: dict[tuple[str, str], int] = {}
     for turn, line, k in order:
         ev = state.evidence[k]
-        key = (ev.kind, str(ev.subject))
+        key: tuple[str, str] = (ev.kind, str(ev.subject))
         records.setdefault(key, []).append((turn, line))
         prev = last.get(key)
         if prev is not None and ev.before != prev[0]:
