@@ -1,0 +1,61 @@
+"""Issue 29, principle 5: every count a gate condition reads is derived from the log's rows or cross-checked.
+
+Hand-computed figures of the shipped full-s3 (micro-world, profile driftboard): SURVEYOR 30 reject rows +
+2 MISSING_CANARY rows = 32 rejects; its calls record 37 accepted ops; the log holds 38 rows such ops write
+(rule versions + goal versions + relevance edges), so 37 stand; WER 32 / 69 = 0.464 > 0.25: INVALID. The
+FULL cell has 2 VALID runs (full-s1, full-s2). On be291a9, inflating `ops_accepted` on each call made
+full-s3 VALID (FULL: 3 VALID runs) with exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agent_helpers import llm, make_run, startup
+from test_evidence import Events, fields, forge, verify
+
+from checker.agent.gate import run_gate
+from checker.agent.replay import replay
+from checker.format.schema.manifest import Thresholds
+
+
+def _inflate(organs: tuple[str, ...], factor: int):
+    def mutate(events: Events) -> None:
+        for ev in events:
+            if ev["type"] == "llm_call" and ev["organ"] in organs:
+                ev["ops_accepted"] = ev.get("ops_accepted", 0) * factor + 3
+    return mutate
+
+
+def test_surveyor_ops_accepted_inflated_on_each_call(run_line, tmp_path):
+    code, res = verify(run_line, forge(tmp_path, "full-s3", _inflate(("SURVEYOR",), 4)), "full-s3")
+    assert code == 0 and res["verdict"] == "INVALID"
+    (m,) = [m for m in fields(res, "ops_accepted") if "store row(s)" in m["reason"]]
+    assert m["recomputed"] == 38 and m["recorded"] > 96
+    assert "an accepted op writes at least one" in m["reason"]
+    wer = res["gate"]["write_error_rate"]
+    assert wer["status"] == "FAIL" and wer["organs"]["SURVEYOR"]["rejects"] == 32
+    assert wer["organs"]["SURVEYOR"]["accepted"] == 38 and wer["organs"]["SURVEYOR"]["wer"] == 0.457
+
+
+def test_every_organ_inflated_keeps_the_full_cell_at_two_valid_runs(run_line, tmp_path):
+    sub = forge(tmp_path, "full-s3", _inflate(("SURVEYOR", "OBSERVER"), 4))
+    res = run_line(["verify", str(sub), "--format", "json", "--no-cache", "--no-results"])
+    (doc,) = json.loads(res.stdout)["submissions"]
+    full = [r for r in doc["runs"] if r["cell"] == "FULL"]
+    assert sum(r["verdict"] == "VALID" for r in full) == 2
+    bad = next(r for r in full if r["run_id"].endswith("full-s3"))
+    organs = {m["reason"].split()[1] for m in fields(bad, "ops_accepted") if "store row(s)" in m["reason"]}
+    assert organs == {"SURVEYOR"}  # the Observer's accepted ops have no row bound (trusted, see written_rows)
+
+
+def test_honest_counts_raise_nothing(run_line, tmp_path):
+    code, res = verify(run_line, forge(tmp_path, "full-s1", lambda e: None), "full-s1")
+    assert code == 0 and res["verdict"] == "VALID" and not fields(res, "ops_accepted")
+
+
+def test_min_ops_zero_with_an_organ_of_no_op_does_not_divide_by_zero(tmp_path):
+    state = replay(make_run(tmp_path, [startup(), llm(1, "OBSERVER", prompt_tokens=10)]))
+    gate = run_gate(state, Thresholds(wer_min_ops=0), "driftboard")
+    wer = gate.conditions.write_error_rate
+    assert wer.status == "NOT_APPLICABLE" and wer.organs["OBSERVER"].wer is None and not wer.organs["OBSERVER"].judged
