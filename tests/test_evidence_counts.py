@@ -10,9 +10,10 @@ full-s3 VALID (FULL: 3 VALID runs) with exit 0.
 from __future__ import annotations
 
 import json
+import shutil
 
 from agent_helpers import llm, make_run, startup
-from test_evidence import Events, fields, forge, verify
+from test_evidence import SUB, Events, fields, forge, verify
 
 from checker.agent.gate import run_gate
 from checker.agent.replay import replay
@@ -59,3 +60,35 @@ def test_min_ops_zero_with_an_organ_of_no_op_does_not_divide_by_zero(tmp_path):
     gate = run_gate(state, Thresholds(wer_min_ops=0), "driftboard")
     wer = gate.conditions.write_error_rate
     assert wer.status == "NOT_APPLICABLE" and wer.organs["OBSERVER"].wer is None and not wer.organs["OBSERVER"].judged
+
+
+# ---- reproduction profiles keep the reference system's trust, never silently ---------------------------
+
+def test_arg_profile_lists_landings_the_geometry_contradicts(run_line, tmp_path):
+    # the shipped j0-s2 records 9 click landings its geometry contradicts (actuator noise logged as the
+    # intended target); profile driftboard derives landings (J0 gds_bind mean 0.375 = (0.396 + 0.209 + 0.519) / 3),
+    # arg-v1.0 reads them as recorded, as ARG does (0.305): the figure may stay, but never silently
+    sub = tmp_path / SUB.name
+    shutil.copytree(SUB, sub)
+    res = run_line(["verify", str(sub), "--format", "json", "--no-cache", "--no-results", "--profile", "arg-v1.0"])
+    assert "Traceback" not in res.output and res.exit_code == 0
+    doc = json.loads(res.stdout)
+    (warning,) = [p for p in doc["problems"] if p["path"].endswith("j0-s2.jsonl")]
+    assert warning["severity"] == "warning"
+    assert "profile arg-v1.0 reads recorded labels as the reference system does" in warning["message"]
+    assert "target_ref × 9" in warning["message"] and "profile driftboard derives them from the log" in warning["message"]
+    (submission,) = doc["submissions"]
+    j0 = next(c for c in submission["cells"] if c["cell"] == "J0")
+    assert round(j0["metrics"]["gds_bind"]["mean"], 3) == 0.305
+    text = run_line(["verify", str(sub), "--no-cache", "--no-results", "--profile", "arg-v1.0"])
+    assert "warning: " in text.output and "target_ref × 9" in text.output
+
+
+def test_leaderboard_profile_has_no_such_warning(run_line, tmp_path):
+    sub = tmp_path / SUB.name
+    shutil.copytree(SUB, sub)
+    res = run_line(["verify", str(sub), "--format", "json", "--no-cache", "--no-results"])
+    doc = json.loads(res.stdout)
+    assert res.exit_code == 0 and not [p for p in doc["problems"] if "reads recorded labels" in p["message"]]
+    j0 = next(c for c in doc["submissions"][0]["cells"] if c["cell"] == "J0")
+    assert round(j0["metrics"]["gds_bind"]["mean"], 3) == 0.375
