@@ -139,3 +139,36 @@ def test_honest_chain_of_transitions_verifies_each_claim(tmp_path):
               _claim(2, "M2", step_started_turn=2)]
     ms = milestones(replay(make_run(tmp_path, events)))
     assert ms.figures.milestones_verified == 2 and not ms.mismatches
+
+
+# ---- variants (issue 29: rules, not cases) -----------------------------------------------------------
+
+def test_subjects_differing_only_in_case_and_spaces_are_one_subject(run_line, tmp_path):
+    n = iter(range(100))
+
+    def make(claim: dict[str, Any]) -> dict[str, Any]:
+        k = next(n)
+        return {**_digest(claim), "subject": (" OUT/Report.txt" if k % 2 else "out/report.txt ")}
+
+    code, res = verify(run_line, forge(tmp_path, "full-s1", _at_each_claim(make)), "full-s1")
+    _assert_kept(code, res)
+
+
+def test_level_evidence_that_is_not_an_integer_is_not_evidence(run_line, tmp_path):
+    def make(claim: dict[str, Any]) -> dict[str, Any]:
+        return {**_level(claim), "after": "1.0"}
+
+    code, res = verify(run_line, forge(tmp_path, "full-s1", _at_each_claim(make)), "full-s1")
+    _assert_kept(code, res)
+    assert any("as an integer" in m["reason"] for m in fields(res, "after"))
+
+
+def test_matched_receipts_of_one_beat_are_one_piece(tmp_path):
+    def receipt(ctx: str) -> dict[str, Any]:
+        return {"type": "receipt", "turn": 1, "action": "ACTION6", "target_ref": "R1", "context_class": ctx,
+                "predictor_kind": "STEP", "match": 1}
+
+    events = [beat(1), receipt("C1"), receipt("C2"), receipt("C3"),
+              _claim(2, "M1", step_started_turn=0), _claim(2, "M2", step_started_turn=0)]
+    ms = milestones(replay(make_run(tmp_path, events)))
+    assert ms.figures.milestones_verified == 1

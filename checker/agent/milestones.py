@@ -21,12 +21,13 @@ By default only irreversible evidence verifies (`include_reversible=False`).
 
 from __future__ import annotations
 
+import contextlib
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from operator import itemgetter
 
 from checker.agent.evidence import Contradiction, contradiction
-from checker.agent.evidence.digests import chain_breaks
+from checker.agent.evidence.digests import chain_breaks, subject_key
 from checker.agent.evidence_pool import MinTree
 from checker.agent.figures import Figures
 from checker.agent.replay import AgentState
@@ -144,8 +145,7 @@ def _matched_receipts(state: AgentState, receipt_match: list[int | None] | None)
     matches = receipt_match if receipt_match is not None else [rc.match for rc in state.receipts]
     for rc, line, match in zip(state.receipts, state.receipt_lines, matches, strict=True):
         if rc.predictor_kind is not None and match == 1:
-            items.append((line, rc.turn, "receipt", ("receipt", rc.turn, rc.action, rc.target_ref, rc.context_class,
-                                                     rc.predictor_kind)))
+            items.append((line, rc.turn, "receipt", ("receipt", rc.turn)))  # one beat: one action, one observation
     return items
 
 
@@ -162,9 +162,11 @@ def _counts_as_evidence(ev: Evidence, include_reversible: bool) -> bool:
 
 def _evidence_key(ev: Evidence) -> Key:
     """A piece of evidence's identity: a level / score value reached once, else (kind, subject, transition, beat)."""
-    if ev.kind in ("level", "score") and ev.after is not None and ev.after.strip().isdigit():
-        return ("level_counter" if ev.kind == "level" else "score", int(ev.after))
-    return (ev.kind, ev.subject, ev.before, ev.after, ev.exit_code, ev.turn)
+    if ev.kind in ("level", "score") and ev.after is not None:
+        with contextlib.suppress(ValueError):
+            return ("level_counter" if ev.kind == "level" else "score", int(ev.after))
+    subject = subject_key(ev.subject) if ev.subject is not None else None
+    return (ev.kind, subject, ev.before, ev.after, ev.exit_code, ev.turn)
 
 
 def _evidence_events(state: AgentState, include_reversible: bool, as_recorded: bool,
@@ -236,15 +238,16 @@ def _unbacked_counter(reached: _Reached, kind: str, after: str | None, turn: int
 
     The per-beat counters are the evidence, exactly as for level events: the beats up to the
     evidence's beat must reach `after`, and the beats before it must not (else the counter rose
-    earlier and this row repeats a rise its beat did not see). An `after` that is not an integer is not checked.
+    earlier and this row repeats a rise its beat did not see). An `after` that is not an integer is not evidence.
     """
+    field = "level_counter" if kind == "level" else "score"
     try:
         value = int(after) if after is not None else None
     except ValueError:
-        return None
-    if value is None:
-        return None
-    field = "level_counter" if kind == "level" else "score"
+        value = None
+    if value is None:  # a level no beat can report cannot be backed by one
+        return Mismatch(line=line, field="after", recorded=after, recomputed=None,
+                        reason=f"{kind} evidence must give the {field} reached as an integer: not evidence")
     k = 0 if kind == "level" else 1
     top, before = reached.at(turn)[k], reached.at(turn - 1)[k]
     if value > top:

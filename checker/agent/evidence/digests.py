@@ -1,20 +1,28 @@
 """Evidence is consistent before it verifies anything: per subject, transitions chain.
 
 An `evidence` event that records a transition (`subject`, `before`, `after` all given) says the
-subject held `before` when it was observed, and `after` afterwards. Taken in beat order (then
-line order), across the whole run, the transitions of one (kind, subject) must chain: each
-`before` equals the previous `after`. A transition whose `before` contradicts the previous
-`after` is listed as a mismatch (field `before`), and then no record of that (kind, subject) is
-evidence, the first one included: which of them is the true one, the log cannot tell (a log that
-records the same `a → b` change of one file at every claim contradicts itself from the second
-record on, and keeping the first would still credit a change the log disowns). The chain continues
-from the contradicting record's `after`, so one bad record is one mismatch, not a cascade.
+subject held `before` when it was observed, and `after` afterwards. Taken in beat order (then line
+order), across the whole run, the transitions of one (kind, subject) must chain: each `before`
+equals the previous `after` (subjects compared after NFKC, stripping and case folding). A transition
+whose `before` contradicts the previous `after` is listed as a mismatch (field `before`), and then
+no record of that (kind, subject) is evidence, the first one included: which of them is the true
+one, the log cannot tell (a log that records the same `a → b` change of one file at every claim
+contradicts itself from the second record on, and keeping the first would still credit a change the
+log disowns). The chain continues from the contradicting record's `after`, so one bad record is one
+mismatch, not a cascade.
 """
 
 from __future__ import annotations
 
+import unicodedata
+
 from checker.agent.replay import AgentState
 from checker.format.results_model import Mismatch
+
+
+def subject_key(subject: str) -> str:
+    """A subject as compared: NFKC, outer spaces stripped, case folded (`a.txt ` and `A.TXT` are one subject)."""
+    return unicodedata.normalize("NFKC", subject).strip().casefold()
 
 
 def chain_breaks(state: AgentState) -> dict[int, Mismatch]:
@@ -32,7 +40,7 @@ def chain_breaks(state: AgentState) -> dict[int, Mismatch]:
     first_break: dict[tuple[str, str], int] = {}
     for turn, line, k in order:
         ev = state.evidence[k]
-        key: tuple[str, str] = (ev.kind, str(ev.subject))
+        key: tuple[str, str] = (ev.kind, subject_key(str(ev.subject)))
         records.setdefault(key, []).append((turn, line))
         prev = last.get(key)
         if prev is not None and ev.before != prev[0]:
