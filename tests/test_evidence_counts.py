@@ -92,3 +92,22 @@ def test_leaderboard_profile_has_no_such_warning(run_line, tmp_path):
     assert res.exit_code == 0 and not [p for p in doc["problems"] if "reads recorded labels" in p["message"]]
     j0 = next(c for c in doc["submissions"][0]["cells"] if c["cell"] == "J0")
     assert round(j0["metrics"]["gds_bind"]["mean"], 3) == 0.375
+
+
+def test_reject_rows_and_call_counts_deleted_together_leave_the_retries(run_line, tmp_path):
+    # both records of the SURVEYOR's rejections removed consistently (rows deleted, ops_rejected zeroed); its
+    # 11 corrective retry calls remain, and a retry follows a rejected op: rejects >= 2 MISSING_CANARY + 11,
+    # WER >= 13 / (13 + 37) = 0.26 > 0.25, so full-s3 stays INVALID (FULL: 2 VALID runs)
+    def mutate(events: Events) -> Events:
+        for ev in events:
+            if ev["type"] == "llm_call" and ev["organ"] == "SURVEYOR":
+                ev["ops_rejected"] = 0
+        return [ev for ev in events if not (ev["type"] == "write_reject" and ev["organ"] == "SURVEYOR"
+                                            and ev.get("violation_class") != "MISSING_CANARY")]
+
+    code, res = verify(run_line, forge(tmp_path, "full-s3", mutate), "full-s3")
+    assert code == 0 and res["verdict"] == "INVALID"
+    (m,) = fields(res, "retry_count")
+    assert (m["recorded"], m["recomputed"]) == (0, 11) and "a retry follows a rejected op" in m["reason"]
+    surveyor = res["gate"]["write_error_rate"]["organs"]["SURVEYOR"]
+    assert (surveyor["rejects"], surveyor["accepted"], surveyor["wer"]) == (13, 37, 0.26)

@@ -55,6 +55,22 @@ def _missing_canary(canary: dict[str, int], deaf: dict[str, int], deaf_line: dic
                                        f"{n_rows} MISSING_CANARY write_reject row(s) for {who}: {n_deaf} counted"))
 
 
+def _first_attempts(state: AgentState) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """Per organ: (retry calls, first-attempt reject rows other than MISSING_CANARY, Σ `ops_rejected` of first calls)."""
+    retries: dict[str, int] = {}
+    called: dict[str, int] = {}
+    for call in state.llm_calls:
+        if call.retry_count:
+            retries[call.organ] = retries.get(call.organ, 0) + 1
+        else:
+            called[call.organ] = called.get(call.organ, 0) + call.ops_rejected
+    rows: dict[str, int] = {}
+    for wr in state.write_rejects:
+        if not wr.retry_count and wr.violation_class != CANARY_VIOLATION:
+            rows[wr.organ] = rows.get(wr.organ, 0) + 1
+    return retries, rows, called
+
+
 def reject_counts(state: AgentState, echoed: list[bool] | None = None) -> tuple[dict[str, int], list[Contradiction]]:
     """Rejected ops per organ from both the reject rows and the calls' `ops_rejected`, and the disagreements.
 
@@ -64,7 +80,10 @@ def reject_counts(state: AgentState, echoed: list[bool] | None = None) -> tuple[
     salted call none of whose echoes echoed (`echo_values`): ARG writes one MISSING_CANARY row per
     deaf call (arg-spec.md §b), so fewer rows than deaf calls means rows were removed. Totals per
     organ, not per beat: ARG's Actuator records a click's rejections on the call of another beat
-    than its reject rows. `echoed` is `echo_values(state)[0]` when the caller has it already.
+    than its reject rows. A corrective retry call (`retry_count` ≥ 1) follows a rejected op (ARG
+    retries once per call with rejections, arg-spec.md §c.5): an organ with more retry calls than
+    first-attempt rejections (rows or calls, whichever is larger) has that many more counted.
+    `echoed` is `echo_values(state)[0]` when the caller has it already.
     """
     rows, canary = _reject_rows(state)
     called: dict[str, int] = {}
@@ -76,9 +95,18 @@ def reject_counts(state: AgentState, echoed: list[bool] | None = None) -> tuple[
     out: dict[str, int] = {}
     found: list[Contradiction] = []
     _missing_canary(canary, deaf, deaf_line, out, found)
-    for organ in sorted(set(rows) | set(called)):
+    retries, first_rows, first_called = _first_attempts(state)
+    for organ in sorted(set(rows) | set(called) | set(retries)):
         r, c = rows.get(organ, 0), called.get(organ, 0)
         out[organ] = out.get(organ, 0) + max(r, c)
+        floor = max(first_rows.get(organ, 0), first_called.get(organ, 0))
+        if retries.get(organ, 0) > floor:
+            out[organ] += retries[organ] - floor
+            found.append(contradiction("write_rejects", first_line.get(organ, 1), "retry_count", floor,
+                                       retries[organ],
+                                       f"the {organ} makes {retries[organ]} corrective retry call(s), but the log "
+                                       f"records {floor} first-attempt rejection(s) (a retry follows a rejected op): "
+                                       f"{retries[organ] - floor} more counted as rejected"))
         if r != c:
             found.append(contradiction("write_rejects", first_line.get(organ, 1), "ops_rejected", c, r,
                                        f"the {organ} calls record {c} rejected op(s) in all but the log has {r} "
