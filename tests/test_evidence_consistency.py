@@ -172,3 +172,24 @@ def test_matched_receipts_of_one_beat_are_one_piece(tmp_path):
               _claim(2, "M1", step_started_turn=0), _claim(2, "M2", step_started_turn=0)]
     ms = milestones(replay(make_run(tmp_path, events)))
     assert ms.figures.milestones_verified == 1
+
+
+def _claims_over_one_piece(tmp_path, n: int) -> float:
+    # one piece of evidence, n claims over one window: every claim after the first finds it taken
+    import time
+    events = [{"type": "evidence", "turn": 0, "kind": "commit", "irreversible": True, "subject": "c"}]
+    events += [{"type": "evidence", "turn": 0, "kind": "commit", "irreversible": True, "subject": f"c{k}",
+                "exit_code": None} for k in range(n)]
+    events += [_claim(1, f"M{k}", step_started_turn=0) for k in range(2 * n)]
+    state = replay(make_run(tmp_path / str(n), events))
+    start = time.perf_counter()
+    ms = milestones(state)
+    elapsed = time.perf_counter() - start
+    assert ms.figures.milestones_verified == n + 1
+    return elapsed
+
+
+def test_claim_pool_cost_is_not_quadratic(tmp_path):
+    small = min(_claims_over_one_piece(tmp_path / f"a{k}", 2000) for k in range(3))
+    large = min(_claims_over_one_piece(tmp_path / f"b{k}", 8000) for k in range(3))
+    assert large / small <= 6, (small, large)

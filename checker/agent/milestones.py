@@ -297,6 +297,8 @@ class _Pool:
         self.items = items
         self.turns = [it[1] for it in items]
         self.tree = MinTree([it[0] for it in items])
+        self.all = MinTree([it[0] for it in items])
+        """The same lines, never taken: which taken piece a claim's window held (for the message)."""
         self.rows: dict[Key, list[int]] = {}
         for k, it in enumerate(items):
             self.rows.setdefault(it[3], []).append(k)
@@ -315,8 +317,8 @@ class _Pool:
             for row in self.rows.pop(hit[3]):
                 self.tree.take(row)
             return hit, None
-        spent = next((it for it in self.items[lo:hi] if it[0] < line), None)  # only for the message
-        return None, spent
+        spent = self.all.find(lo, hi, line)
+        return None, self.items[spent] if spent is not None else None
 
 
 def _reused(claim: MilestoneClaim, line: int, spent: Item, by: MilestoneClaim) -> Mismatch:
