@@ -111,3 +111,16 @@ def test_reject_rows_and_call_counts_deleted_together_leave_the_retries(run_line
     assert (m["recorded"], m["recomputed"]) == (0, 11) and "a retry follows a rejected op" in m["reason"]
     surveyor = res["gate"]["write_error_rate"]["organs"]["SURVEYOR"]
     assert (surveyor["rejects"], surveyor["accepted"], surveyor["wer"]) == (13, 37, 0.26)
+
+
+def test_every_reproduction_profile_reports_its_disagreements():
+    from checker.format.results_model import Mismatch
+    from checker.stages.reproduction import disagreement_finding
+
+    found = [Mismatch(line=12, field="answer_correct", recorded=1, recomputed=0, reason="Z3: unsatisfied")]
+    for profile in ("arg-v1.0", "drift-bench-v1"):
+        f = disagreement_finding("s/runs/r.jsonl", profile, found)
+        assert f is not None and f.severity == "warning" and f.line == 12
+        assert f"profile {profile} reads recorded labels" in f.message and "answer_correct × 1 (line 12)" in f.message
+    assert disagreement_finding("s/runs/r.jsonl", "driftboard", found) is None  # there the log decides, and fails
+    assert disagreement_finding("s/runs/r.jsonl", "arg-v1.0", []) is None
