@@ -25,8 +25,12 @@ def _events(binds: int, beats: int = 4, *, probe: bool = True, render: int = 10)
     out = ([startup()] if probe else []) + [referent(0, "R1", [[1, 1]]), *STEP]
     for t in range(1, beats + 1):
         out.append(llm(t, "SURVEYOR", ops_accepted=2, prompt_tokens=100))
+        out += [{"type": "relevance_edge", "turn": t, "goal_id": "G1", "target_kind": "REFERENT", "target_id": "R1"}
+                for _ in range(2)]  # what the two accepted proposals wrote (issue 29: accepted ops are checked)
         x = 9 if t <= binds else 1
-        out.append(click(t, x, 1, step_id="S1", target_ref="R1", render_tokens=render))
+        # each run sees its own frames: runs differing in one click would be near-copies (issue 29)
+        frame = hashlib.sha256(f"{binds}/{beats}/{probe}/{render}/{t}".encode()).hexdigest()[:16]
+        out.append(click(t, x, 1, step_id="S1", target_ref="R1", render_tokens=render, post_frame_hash=frame))
     return out
 
 
