@@ -75,8 +75,8 @@ def test_arg_profile_lists_landings_the_geometry_contradicts(run_line, tmp_path)
     doc = json.loads(res.stdout)
     (warning,) = [p for p in doc["problems"] if p["path"].endswith("j0-s2.jsonl")]
     assert warning["severity"] == "warning"
-    assert "profile arg-v1.0 reads recorded labels as the reference system does" in warning["message"]
-    assert "target_ref × 9" in warning["message"] and "profile driftboard derives them from the log" in warning["message"]
+    assert "profile arg-v1.0 reproduces the reference system, and 9 recorded label(s) disagree" in warning["message"]
+    assert "target_ref × 9" in warning["message"] and "profile driftboard derives every one from the log" in warning["message"]
     (submission,) = doc["submissions"]
     j0 = next(c for c in submission["cells"] if c["cell"] == "J0")
     assert round(j0["metrics"]["gds_bind"]["mean"], 3) == 0.305
@@ -89,7 +89,7 @@ def test_leaderboard_profile_has_no_such_warning(run_line, tmp_path):
     shutil.copytree(SUB, sub)
     res = run_line(["verify", str(sub), "--format", "json", "--no-cache", "--no-results"])
     doc = json.loads(res.stdout)
-    assert res.exit_code == 0 and not [p for p in doc["problems"] if "reads recorded labels" in p["message"]]
+    assert res.exit_code == 0 and not [p for p in doc["problems"] if "reproduces the reference system" in p["message"]]
     j0 = next(c for c in doc["submissions"][0]["cells"] if c["cell"] == "J0")
     assert round(j0["metrics"]["gds_bind"]["mean"], 3) == 0.375
 
@@ -121,6 +121,6 @@ def test_every_reproduction_profile_reports_its_disagreements():
     for profile in ("arg-v1.0", "drift-bench-v1"):
         f = disagreement_finding("s/runs/r.jsonl", profile, found)
         assert f is not None and f.severity == "warning" and f.line == 12
-        assert f"profile {profile} reads recorded labels" in f.message and "answer_correct × 1 (line 12)" in f.message
+        assert f"profile {profile} reproduces the reference system" in f.message and "answer_correct × 1 (line 12)" in f.message
     assert disagreement_finding("s/runs/r.jsonl", "driftboard", found) is None  # there the log decides, and fails
     assert disagreement_finding("s/runs/r.jsonl", "arg-v1.0", []) is None

@@ -6,8 +6,8 @@ reference system's own output. That trust is never silent: a run whose recorded 
 with what its log shows (the run's `mismatches`: a click landing the geometry contradicts, an echo
 its output text contradicts, a receipt's `match` its own fields contradict, ...) gets one warning
 finding, in the verify output and in the submission's findings on its page, listing the
-disagreements by field with their first lines. The figure stays (that is the reproduction), is
-never ranked (only profile `driftboard` ranks), and the finding says which figure the log would give.
+disagreements by field with their first lines. A figure that reads such a label as recorded stays
+(that is the reproduction) and is never ranked (only profile `driftboard` ranks).
 """
 
 from __future__ import annotations
@@ -35,10 +35,11 @@ def disagreement_finding(path: str, profile: str | None, mismatches: Sequence[Mi
         parts.append(f"{name} × {len(lines)} (line {shown})")
     first = min(mismatches, key=lambda m: (m.line or 0, m.field))
     return Finding(path, first.line,
-                   f"profile {profile} reads recorded labels as the reference system does, and {len(mismatches)} of "
-                   f"them disagree with this log: {'; '.join(parts)}; first: {first.field} {first.recorded!r} vs "
-                   f"{first.recomputed!r} ({first.reason}). This run's figures follow the recorded labels (a "
-                   "reproduction, never ranked); profile driftboard derives them from the log",
+                   f"profile {profile} reproduces the reference system, and {len(mismatches)} recorded label(s) "
+                   f"disagree with this log: {'; '.join(parts)}; first: {first.field} {first.recorded!r} vs "
+                   f"{first.recomputed!r} ({first.reason}). Each is listed in the run's mismatches; a label this "
+                   "profile reads as recorded (as the reference system does) moves its figure, which is never "
+                   "ranked; profile driftboard derives every one from the log",
                    severity="warning")
 
 
