@@ -63,9 +63,14 @@ def make_agent_submission(
             for turn in range(1, 5):
                 log.write({"type": "llm_call", "turn": turn, "organ": "SURVEYOR", "prompt_tokens": 500,
                            "completion_tokens": 50, "render_tokens": 300, "ops_accepted": 2})
+                for _ in range(2):  # what the two accepted Surveyor proposals wrote (issue 29: counts are checked)
+                    log.write({"type": "relevance_edge", "turn": turn, "goal_id": "G0001", "target_kind": "REFERENT",
+                               "target_id": "R0001"})
+                # each beat sees its own frame: runs differing in one event would be near-copies (issue 29)
                 log.write({"type": "beat", "turn": turn, "action": "ACTION6", "params": {"x": 1, "y": 2},
                            "target_ref": "R0001", "step_id": "C0001-S0", "drift_ref": "LIVE",
-                           "source_stamp": "COMMITMENT_STEP", "level_counter": min(level, turn)})
+                           "source_stamp": "COMMITMENT_STEP", "level_counter": min(level, turn),
+                           "post_frame_hash": hashlib.sha256(f"{sid}/{cell}/{seed}/{turn}".encode()).hexdigest()[:16]})
             for k in range(level):
                 log.write({"type": "level", "turn": 4, "level_counter": k + 1, "score": k + 1})
     # titles are unique across submissions (principle 3, tests/test_identity.py)

@@ -104,7 +104,8 @@ def test_empty_denominators_arg_zero_driftboard_undefined(tmp_path):
 def test_cell_tables_and_compute_parity(tmp_path):
     full = [score_run(make_run(tmp_path, [startup(), llm(1, "OBSERVER", prompt_tokens=90, completion_tokens=10)],
                                name=f"f{i}.jsonl", seed=f"s{i}"), context()) for i in range(2)]
-    bare = score_run(make_run(tmp_path, [llm(t, "BASELINE", prompt_tokens=100) for t in range(4)], name="b.jsonl",
+    bare = score_run(make_run(tmp_path, [startup(), *(llm(t, "BASELINE", prompt_tokens=100) for t in range(4))],
+                              name="b.jsonl",
                               comparator=True, cell="BARE"),
                      context(cells={"FULL": {"seeds": ["s0", "s1"]}, "BARE": {"seeds": ["s1"], "comparator": True}}))
     tables = {cell: t.model_dump(mode="json") for cell, t in cell_tables([*full, bare]).items()}

@@ -94,8 +94,12 @@ def test_probe_only_agent_run_is_imported_and_gated(tmp_path):
     assert (m["deficit_stamps"], m["edges_verified"]) == (0, 0)  # the tables exist: 0 rows, not undefined
 
 
-def test_probe_only_baseline_stays_a_comparator(tmp_path):
+def test_probe_only_baseline_without_a_startup_row_is_invalid_as_arg_says(tmp_path):
+    # issue 29: ARG's own probe, given this store pair, prints INVALID (no startup row); so do we, in both
+    # profiles, and the run does not count toward compute parity (before: COMPARATOR, no gate run)
     state, probe = _store_pair(tmp_path, "argbare-ls20-1")
     assert import_submission(state, probe, tmp_path / "bare") == 0
     (res,) = _runs(tmp_path / "bare")
-    assert (res["verdict"], res["cell"]) == ("COMPARATOR", "BARE")
+    assert (res["verdict"], res["cell"], res["comparator"]) == ("INVALID", "BARE", True)
+    assert res["legibility"]["verdict"] == "INVALID" and res["legibility"]["startup_ok"] is False
+    assert any("startup" in r for r in res["reasons"])

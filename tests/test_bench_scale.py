@@ -112,11 +112,12 @@ def _rewrite(path: Path, edit) -> None:
 
 
 def test_generated_agent_runs_pass_every_evidence_check_and_a_forged_one_does_not(tmp_path: Path) -> None:
-    # 4 runs of about 2,000 events (about 300 beats each): the agent half's runs at a small size
+    # 4 runs of about 2,000 events (about 290 beats each): the agent half's runs at a small size
     half = generate_agent(tmp_path / "work", Sizes(agent_runs=4, agent_events=8_000, agent_seeds=1, jobs=1))
     (sub,) = half.submissions
     runs = _verified_runs(sub)
-    assert len(runs) == 4 and all(r.gds.reference_beats >= 250 for r in runs.values())
+    # (about 2,000 events a run, ±20 %; at 6.89 events a beat the shortest has about 225 beats)
+    assert len(runs) == 4 and all(r.gds.reference_beats >= 220 for r in runs.values())
     for run in runs.values():
         assert (run.verdict, run.mismatches, run.reasons) == ("VALID", [], [])
         assert {k: c.status for k, c in run.gate.items() if c.status != "NOT_APPLICABLE"} == {

@@ -162,9 +162,13 @@ def test_incomplete_run_keeps_its_gate(tmp_path):
     assert res["gate_verdict"] == "VALID"
 
 
-def test_comparator_runs_are_not_gated(tmp_path):
-    res = scored(make_run(tmp_path, [llm(1, "BASELINE", prompt_tokens=10)], comparator=True, cell="BARE"),
-                    context(cells={"BARE": {"seeds": ["s1"], "comparator": True}}))
-    assert res["verdict"] == "COMPARATOR"
-    assert res["gate"] is None  # no gate ran (not an empty table)
+def test_comparator_runs_are_gated_as_arg_gates_them(tmp_path):
+    # issue 29: ARG's legibility probe gates a comparator's store pair too (no startup row: INVALID)
+    ctx = context(cells={"BARE": {"seeds": ["s1"], "comparator": True}})
+    res = scored(make_run(tmp_path / "a", [llm(1, "BASELINE", prompt_tokens=10)], comparator=True, cell="BARE"), ctx)
+    assert res["verdict"] == "INVALID" and res["gate_verdict"] == "INVALID"
+    assert res["legibility"]["verdict"] == "INVALID" and res["legibility"]["startup_ok"] is False
     assert res["metrics"]["llm_tokens"] == 10
+    ok = scored(make_run(tmp_path / "b", [startup(), llm(1, "BASELINE", prompt_tokens=10)], comparator=True,
+                         cell="BARE"), ctx)
+    assert ok["verdict"] == "COMPARATOR" and ok["gate_verdict"] == "VALID"

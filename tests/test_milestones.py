@@ -6,7 +6,8 @@ from agent_helpers import beat, make_run
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checker.agent.milestones import FirstBelow, RangeMin, first_below, milestones
+from checker.agent.evidence_pool import MinTree
+from checker.agent.milestones import milestones
 from checker.agent.replay import replay
 
 
@@ -86,22 +87,14 @@ def test_no_claims_is_undefined(tmp_path):
 
 # ---------------------------------------------------------------- the window search (no n^2 on hostile logs)
 
-@given(st.lists(st.integers(0, 60), max_size=70), st.integers(0, 75), st.integers(0, 75), st.integers(-1, 65))
-def test_first_below_is_the_linear_scan(values, lo, hi, bound):
-    """The sparse-table search finds what the scan it replaced found: the first k in [lo, hi) below the bound."""
+@given(st.lists(st.integers(0, 60), max_size=70), st.lists(st.integers(0, 75), max_size=10), st.integers(0, 75),
+       st.integers(0, 75), st.integers(-1, 65))
+def test_min_tree_finds_what_the_linear_scan_finds(values, taken, lo, hi, bound):
+    """The segment tree finds the first k in [lo, hi) below the bound among the items not taken."""
     lo, hi = min(lo, len(values)), min(hi, len(values))
-    want = next((k for k in range(lo, hi) if values[k] < bound), None)
-    assert first_below(RangeMin(values), lo, hi, bound) == want
-
-
-@given(st.lists(st.integers(0, 60), max_size=70), st.booleans(), st.integers(0, 75), st.integers(0, 75),
-       st.integers(-1, 65))
-def test_first_below_without_a_table_when_sorted(values, ordered, lo, hi, bound):
-    """`FirstBelow` finds what the linear scan finds; a non-decreasing list (the usual log) builds no table."""
-    values = sorted(values) if ordered else values
-    lo, hi = min(lo, len(values)), min(hi, len(values))
-    want = next((k for k in range(lo, hi) if values[k] < bound), None)
-    search = FirstBelow(values)
-    assert search.find(lo, hi, bound) == want
-    if ordered:
-        assert search.table is None
+    tree = MinTree(values)
+    gone = {k for k in taken if k < len(values)}
+    for k in gone:
+        tree.take(k)
+    want = next((k for k in range(lo, hi) if k not in gone and values[k] < bound), None)
+    assert tree.find(lo, hi, bound) == want

@@ -25,8 +25,12 @@ def _events(binds: int, beats: int = 4, *, probe: bool = True, render: int = 10)
     out = ([startup()] if probe else []) + [referent(0, "R1", [[1, 1]]), *STEP]
     for t in range(1, beats + 1):
         out.append(llm(t, "SURVEYOR", ops_accepted=2, prompt_tokens=100))
+        out += [{"type": "relevance_edge", "turn": t, "goal_id": "G1", "target_kind": "REFERENT", "target_id": "R1"}
+                for _ in range(2)]  # what the two accepted proposals wrote (issue 29: accepted ops are checked)
         x = 9 if t <= binds else 1
-        out.append(click(t, x, 1, step_id="S1", target_ref="R1", render_tokens=render))
+        # each run sees its own frames: runs differing in one click would be near-copies (issue 29)
+        frame = hashlib.sha256(f"{binds}/{beats}/{probe}/{render}/{t}".encode()).hexdigest()[:16]
+        out.append(click(t, x, 1, step_id="S1", target_ref="R1", render_tokens=render, post_frame_hash=frame))
     return out
 
 
@@ -85,8 +89,9 @@ def test_run_cannot_exempt_itself_from_the_gate_by_claiming_comparator(tmp_path,
 
 
 def test_declared_comparator_cell_still_exempts_its_runs(tmp_path):
+    ok = make_run(tmp_path / "ok", [startup(), llm(1, "BASELINE", prompt_tokens=10)], comparator=True, cell="BARE")
+    assert scored(ok, context(cells={"BARE": {"seeds": ["s1"], "comparator": True}}))["verdict"] == "COMPARATOR"
     run = make_run(tmp_path, [llm(1, "BASELINE", prompt_tokens=10)], comparator=True, cell="BARE")
-    assert scored(run, context(cells={"BARE": {"seeds": ["s1"], "comparator": True}}))["verdict"] == "COMPARATOR"
     gated = scored(run, context())  # BARE not declared: the run's own flag is not enough
     assert gated["verdict"] == "INVALID" and gated["comparator"] is False
 
@@ -123,11 +128,12 @@ def test_incomplete_comparator_run_is_incomplete_and_left_out_of_parity(tmp_path
     cells = {"FULL": {"seeds": ["s1"]}, "BARE": {"seeds": ["b1", "b2"], "comparator": True}}
     ctx = context(cells=cells)
     full = score_run(make_run(tmp_path, [startup(), llm(1, "OBSERVER", prompt_tokens=100)], name="f.jsonl"), ctx)
-    done = score_run(make_run(tmp_path, [llm(t, "BASELINE", prompt_tokens=100) for t in range(4)], name="b1.jsonl",
+    done = score_run(make_run(tmp_path, [startup(), *(llm(t, "BASELINE", prompt_tokens=100) for t in range(4))],
+                              name="b1.jsonl",
                               comparator=True, cell="BARE", seed="b1"), ctx)
     cut = score_run(make_run(tmp_path, [llm(1, "BASELINE", prompt_tokens=100)], name="b2.jsonl", end=False,
                              comparator=True, cell="BARE", seed="b2"), ctx)
-    assert cut.verdict == "INCOMPLETE" and cut.gate_verdict is None
+    assert cut.verdict == "INCOMPLETE" and cut.gate_verdict == "INVALID"  # gated like any run (no startup row)
     assert cut.reasons[0] == "run has no run_end event: INCOMPLETE"
     tables = {cell: t.model_dump(mode="json") for cell, t in cell_tables([full, done, cut]).items()}
     assert tables["FULL"]["parity"]["calls"] == 0.25  # 1 call / 4 (the truncated comparator run is not counted)

@@ -21,11 +21,14 @@ By default only irreversible evidence verifies (`include_reversible=False`).
 
 from __future__ import annotations
 
+import contextlib
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from operator import itemgetter
 
 from checker.agent.evidence import Contradiction, contradiction
+from checker.agent.evidence.digests import chain_breaks, subject_key
+from checker.agent.evidence_pool import MinTree
 from checker.agent.figures import Figures
 from checker.agent.replay import AgentState
 from checker.format.metricdef import BOTH_UNDEF, NEVER, Metric
@@ -35,8 +38,11 @@ from checker.format.schema.agent import Evidence, MilestoneClaim
 REVERSIBLE_KINDS = frozenset({"read", "search", "fetch"})
 """Evidence kinds that are reversible by nature, whatever the event's `irreversible` flag says."""
 
-Item = tuple[int, int, str]
-"""A piece of evidence: (line, beat, kind)."""
+Key = tuple[object, ...]
+"""The identity of a piece of evidence: rows recording the same fact share it (see `_key`)."""
+
+Item = tuple[int, int, str, Key]
+"""A row that is evidence: (line, beat, kind, identity of the piece of evidence it records)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +70,7 @@ def _line(m: Mismatch) -> int:
     return m.line or 0
 
 
-def _level_events(state: AgentState, backed_by_later: bool = False) -> tuple[list[Item], list[Mismatch]]:
+def _level_events(state: AgentState, as_recorded: bool = False) -> tuple[list[Item], list[Mismatch]]:
     """`level` events that are evidence, and those whose level no beat backs (as mismatches).
 
     A `level` event is evidence only when it raises the level counter or the score above the
@@ -72,7 +78,7 @@ def _level_events(state: AgentState, backed_by_later: bool = False) -> tuple[lis
     level proves nothing. When the run has beats, the rise must also be backed by the environment's
     own per-beat counters: some beat at or before the event's beat reports at least that level (or
     that score, for a score-only rise); an unbacked level event is listed as a mismatch and is not
-    evidence. `backed_by_later=True` accepts a backing beat anywhere in the run (the labels as
+    evidence. `as_recorded=True` accepts a backing beat anywhere in the run (the labels as
     recorded, used only to tell whether the evidence rule changes a figure).
     """
     items: list[Item] = []
@@ -89,20 +95,20 @@ def _level_events(state: AgentState, backed_by_later: bool = False) -> tuple[lis
     for line, is_event, lev, sc in order:
         if is_event and (lev > level or sc > score):
             rise = ("level_counter", lev, 0) if lev > level else ("score", sc, 1)
-            unbacked = _unbacked_level(reached, top, line, turns[line], rise, backed_by_later) if top else None
+            unbacked = _unbacked_level(reached, top, line, turns[line], rise, as_recorded) if top else None
             if unbacked is not None:
                 mismatches.append(unbacked)
                 continue
-            items.append((line, turns[line], "level"))
+            items.append((line, turns[line], "level", (rise[0], rise[1])))
         level, score = max(level, lev), max(score, sc)
     return items, mismatches
 
 
 def _unbacked_level(reached: _Reached, top: tuple[int, int], line: int, turn: int, rise: tuple[str, int, int],
-                    backed_by_later: bool) -> Mismatch | None:
+                    as_recorded: bool) -> Mismatch | None:
     """A mismatch when no beat reports the level (or score) a level event rose to: `rise` = (field, value, index).
 
-    `top` is the highest (level, score) any beat reports; without `backed_by_later` the backing beat
+    `top` is the highest (level, score) any beat reports; without `as_recorded` the backing beat
     must also be at or before the event's beat.
     """
     field, recorded, k = rise
@@ -111,7 +117,7 @@ def _unbacked_level(reached: _Reached, top: tuple[int, int], line: int, turn: in
         return Mismatch(line=line, field=field, recorded=recorded, recomputed=backed,
                         reason=f"no beat reports {field} {recorded} (the highest any beat reports "
                                f"is {backed}): the level event is not evidence")
-    if recorded > backed_then and not backed_by_later:
+    if recorded > backed_then and not as_recorded:
         return Mismatch(line=line, field=field, recorded=recorded, recomputed=backed_then,
                         reason=f"no beat up to beat {turn} reports {field} {recorded} (the "
                                f"highest is {backed_then}; a later beat cannot back it): the level "
@@ -126,9 +132,9 @@ def _counter_rises(state: AgentState) -> list[Item]:
     for beat, line in zip(state.beats, state.beat_lines, strict=True):
         level, score = beat.level_counter, beat.score
         if prev_level is not None and level > prev_level:
-            items.append((line, beat.turn, "level"))
+            items.append((line, beat.turn, "level", ("level_counter", level)))
         elif prev_score is not None and score > prev_score:
-            items.append((line, beat.turn, "score"))
+            items.append((line, beat.turn, "score", ("score", score)))
         prev_level, prev_score = level, score
     return items
 
@@ -139,7 +145,7 @@ def _matched_receipts(state: AgentState, receipt_match: list[int | None] | None)
     matches = receipt_match if receipt_match is not None else [rc.match for rc in state.receipts]
     for rc, line, match in zip(state.receipts, state.receipt_lines, matches, strict=True):
         if rc.predictor_kind is not None and match == 1:
-            items.append((line, rc.turn, "receipt"))
+            items.append((line, rc.turn, "receipt", ("receipt", rc.turn)))  # one beat: one action, one observation
     return items
 
 
@@ -154,13 +160,31 @@ def _counts_as_evidence(ev: Evidence, include_reversible: bool) -> bool:
     return True
 
 
-def _evidence_events(state: AgentState, include_reversible: bool, backed_by_later: bool,
+def _evidence_key(ev: Evidence) -> Key:
+    """A piece of evidence's identity: a level / score value reached once, else (kind, subject, transition, beat)."""
+    if ev.kind in ("level", "score") and ev.after is not None:
+        with contextlib.suppress(ValueError):
+            return ("level_counter" if ev.kind == "level" else "score", int(ev.after))
+    subject = subject_key(ev.subject) if ev.subject is not None else None
+    return (ev.kind, subject, ev.before, ev.after, ev.exit_code, ev.turn)
+
+
+def _evidence_events(state: AgentState, include_reversible: bool, as_recorded: bool,
                      items: list[Item], mismatches: list[Mismatch]) -> None:
-    """The `evidence` events that are evidence (into `items`); level or score evidence no beat backs (`mismatches`)."""
+    """The `evidence` events that are evidence (into `items`); those the log contradicts (`mismatches`).
+
+    Unless `as_recorded`: a transition whose `before` is not its subject's previous `after`
+    (`chain_breaks`), and `level` / `score` evidence at a beat where no beat's counter rises to its
+    `after`, are not evidence.
+    """
     reached: _Reached | None = None
-    check_counters = bool(state.beats) and not backed_by_later
+    check_counters = bool(state.beats) and not as_recorded
+    breaks = chain_breaks(state) if not as_recorded else {}
     for ev, line in zip(state.evidence, state.evidence_lines, strict=True):
         if not _counts_as_evidence(ev, include_reversible):
+            continue
+        if line in breaks:
+            mismatches.append(breaks[line])
             continue
         if check_counters and ev.kind in ("level", "score"):
             reached = _Reached(state) if reached is None else reached
@@ -168,20 +192,21 @@ def _evidence_events(state: AgentState, include_reversible: bool, backed_by_late
             if unbacked is not None:
                 mismatches.append(unbacked)
                 continue
-        items.append((line, ev.turn, ev.kind))
+        items.append((line, ev.turn, ev.kind, _evidence_key(ev)))
 
 
 def _evidence(state: AgentState, include_reversible: bool, receipt_match: list[int | None] | None = None,
-              backed_by_later: bool = False) -> tuple[list[Item], list[Mismatch]]:
-    """Evidence that may verify a claim, as (line, beat, kind) sorted by beat then line; unbacked level events.
+              as_recorded: bool = False) -> tuple[list[Item], list[Mismatch]]:
+    """Evidence that may verify a claim, as (line, beat, kind, key) sorted by beat then line; what is refused.
 
-    The second list holds the level events no beat backs, as mismatches (see `_level_events`).
+    The second list holds the level events no beat backs and the `evidence` rows the log
+    contradicts, as mismatches (see `_level_events`, `_evidence_events`).
     `receipt_match` replaces the receipts' recorded `match` (see `checker.agent.evidence.receipt_match`).
     """
-    items, mismatches = _level_events(state, backed_by_later)
+    items, mismatches = _level_events(state, as_recorded)
     items.extend(_counter_rises(state))
     items.extend(_matched_receipts(state, receipt_match))
-    _evidence_events(state, include_reversible, backed_by_later, items, mismatches)
+    _evidence_events(state, include_reversible, as_recorded, items, mismatches)
     items.sort(key=_BEAT_THEN_LINE)
     return items, mismatches
 
@@ -209,79 +234,31 @@ class _Reached:
 
 
 def _unbacked_counter(reached: _Reached, kind: str, after: str | None, turn: int, line: int) -> Mismatch | None:
-    """A mismatch when `level` / `score` evidence says the counter reached `after` before any beat did.
+    """A mismatch when `level` / `score` evidence records no rise of the environment's own counter at its beat.
 
-    The environment's per-beat counters are the evidence: some beat at or before the evidence's
-    beat must report at least `after` (an `after` that is not an integer is not checked).
+    The per-beat counters are the evidence, exactly as for level events: the beats up to the
+    evidence's beat must reach `after`, and the beats before it must not (else the counter rose
+    earlier and this row repeats a rise its beat did not see). An `after` that is not an integer is not evidence.
     """
+    field = "level_counter" if kind == "level" else "score"
     try:
         value = int(after) if after is not None else None
     except ValueError:
-        return None
-    if value is None:
-        return None
-    field = "level_counter" if kind == "level" else "score"
-    top = reached.at(turn)[0 if kind == "level" else 1]
-    if value <= top:
-        return None
-    return Mismatch(line=line, field="after", recorded=after, recomputed=str(top),
-                    reason=f"no beat up to beat {turn} reports {field} {value} (the highest is {top}): "
-                           f"the {kind} evidence is not evidence")
-
-
-class RangeMin:
-    """Minimum of any slice of a fixed list in O(1) (a sparse table: O(n log n) to build)."""
-
-    def __init__(self, values: list[int]) -> None:
-        """Build the table: level j holds the minimum of each run of 2**j values."""
-        self.levels = [values]
-        width = 1
-        while 2 * width <= len(values):
-            prev = self.levels[-1]
-            self.levels.append([min(prev[i], prev[i + width]) for i in range(len(values) - 2 * width + 1)])
-            width *= 2
-
-    def min(self, lo: int, hi: int) -> int:
-        """Minimum of values[lo:hi] (hi > lo)."""
-        j = (hi - lo).bit_length() - 1
-        level = self.levels[j]
-        return min(level[lo], level[hi - (1 << j)])
-
-
-class FirstBelow:
-    """`first_below` over a fixed list; O(1) a query when the list is non-decreasing, else a `RangeMin`.
-
-    Evidence sorted by beat is almost always sorted by line too (a log is written beat by beat):
-    then the first value in a slice is its minimum and no table is built.
-    """
-
-    def __init__(self, values: list[int]) -> None:
-        """Keep the values; the sparse table is built on the first query only if they are not sorted."""
-        self.values = values
-        self.ordered = values == sorted(values)
-        self.table: RangeMin | None = None
-
-    def find(self, lo: int, hi: int, bound: int) -> int | None:
-        """The first index k in [lo, hi) with values[k] < bound, or None (as `first_below`)."""
-        if self.ordered:
-            return lo if lo < hi and self.values[lo] < bound else None
-        if self.table is None:
-            self.table = RangeMin(self.values)
-        return first_below(self.table, lo, hi, bound)
-
-
-def first_below(table: RangeMin, lo: int, hi: int, bound: int) -> int | None:
-    """The first index k in [lo, hi) with values[k] < bound, or None: a binary search on prefix minima."""
-    if lo >= hi or table.min(lo, hi) >= bound:
-        return None
-    a, b = lo, hi - 1  # invariant: min(values[lo:b + 1]) < bound
-    while a < b:
-        mid = (a + b) // 2
-        if table.min(lo, mid + 1) < bound:
-            b = mid
-        else:
-            a = mid + 1
-    return a
+        value = None
+    if value is None:  # a level no beat can report cannot be backed by one
+        return Mismatch(line=line, field="after", recorded=after, recomputed=None,
+                        reason=f"{kind} evidence must give the {field} reached as an integer: not evidence")
+    k = 0 if kind == "level" else 1
+    top, before = reached.at(turn)[k], reached.at(turn - 1)[k]
+    if value > top:
+        return Mismatch(line=line, field="after", recorded=after, recomputed=str(top),
+                        reason=f"no beat up to beat {turn} reports {field} {value} (the highest is {top}): "
+                               f"the {kind} evidence is not evidence")
+    if value <= before:
+        return Mismatch(line=line, field="after", recorded=after, recomputed=str(before),
+                        reason=f"no beat's {field} rises at beat {turn} (it was already {before} before): the "
+                               f"{kind} evidence repeats an earlier rise and is not evidence")
+    return None
 
 
 def _window_start(state: AgentState, claim: MilestoneClaim, line: int, mismatches: list[Mismatch]) -> int:
@@ -313,27 +290,69 @@ def _detail(claim: MilestoneClaim, line: int, start: int, hit: Item | None) -> M
                            status="VERIFIED", evidence_line=hit[0], evidence_kind=hit[2])
 
 
+class _Pool:
+    """Evidence sorted by (beat, line) that claims draw from; drawing a piece takes every row recording it."""
+
+    def __init__(self, items: list[Item]) -> None:
+        self.items = items
+        self.turns = [it[1] for it in items]
+        self.tree = MinTree([it[0] for it in items])
+        self.all = MinTree([it[0] for it in items])
+        """The same lines, never taken: which taken piece a claim's window held (for the message)."""
+        self.rows: dict[Key, list[int]] = {}
+        for k, it in enumerate(items):
+            self.rows.setdefault(it[3], []).append(k)
+        self.backed: dict[Key, MilestoneClaim] = {}
+
+    def draw(self, start: int, claim: MilestoneClaim, line: int) -> tuple[Item | None, Item | None]:
+        """(the earliest untaken evidence in the claim's window logged before it, taken; else a taken one that fits).
+
+        The second item names the evidence another claim already drew, when only such evidence fits.
+        """
+        lo, hi = bisect_left(self.turns, start), bisect_right(self.turns, claim.turn)
+        k = self.tree.find(lo, hi, line)
+        if k is not None:
+            hit = self.items[k]
+            self.backed[hit[3]] = claim
+            for row in self.rows.pop(hit[3]):
+                self.tree.take(row)
+            return hit, None
+        spent = self.all.find(lo, hi, line)
+        return None, self.items[spent] if spent is not None else None
+
+
+def _reused(claim: MilestoneClaim, line: int, spent: Item, by: MilestoneClaim) -> Mismatch:
+    return Mismatch(line=line, field="claim_id", recorded=claim.claim_id, recomputed=None,
+                    reason=f"the only evidence in claim {claim.claim_id}'s window ({spent[2]} at line {spent[0]}, "
+                           f"beat {spent[1]}) already backs claim {by.claim_id}: one piece of evidence backs at most "
+                           "one claim, so this claim is declared only")
+
+
 def milestones(state: AgentState, include_reversible: bool = False, receipt_match: list[int | None] | None = None,
-               backed_by_later: bool = False) -> Milestones:
+               as_recorded: bool = False) -> Milestones:
     """Per run: claims, verified, declared only, verified ratio (None with no claim), details and mismatches.
 
     `mismatches` lists recorded values the checker does not take as given: a claim's
     `step_started_turn` earlier than the beat its step was compiled (the window then starts at the
-    compilation beat), and level events no beat at or before them backs (see `_level_events`).
+    compilation beat), level events no beat at or before them backs (see `_level_events`),
+    `evidence` rows the log contradicts (`_evidence_events`), and claims whose only evidence
+    already backs an earlier claim (one piece of evidence backs at most one claim: the rows that
+    record one fact share a `Key`, and claims draw, in log order, the earliest untaken piece).
     `receipt_match` (per receipt, derived from predicted vs observed) replaces the recorded flags;
-    `backed_by_later` reads level events as recorded (only to tell whether the derivation moves a figure).
+    `as_recorded` reads level events and evidence rows as recorded (only to tell whether the
+    derivation moves a figure).
     """
-    items, mismatches = (_evidence(state, include_reversible, receipt_match, backed_by_later) if state.claims
+    items, mismatches = (_evidence(state, include_reversible, receipt_match, as_recorded) if state.claims
                          else ([], []))
-    turns = [it[1] for it in items]
-    lines = FirstBelow([it[0] for it in items])
+    pool = _Pool(items)
     details: list[MilestoneDetail] = []
     for claim, line in zip(state.claims, state.claim_lines, strict=True):
         start = _window_start(state, claim, line, mismatches)
-        # the earliest-beat evidence in the window logged before the claim: O(log^2 n) per claim, so a
-        # log of many claims over one wide window of late evidence costs n log^2 n, not n^2
-        k = lines.find(bisect_left(turns, start), bisect_right(turns, claim.turn), line)
-        details.append(_detail(claim, line, start, items[k] if k is not None else None))
+        # O(log n) per claim (a segment tree of lines over the evidence sorted by beat): no n^2 on hostile logs
+        hit, spent = pool.draw(start, claim, line)
+        if spent is not None:
+            mismatches.append(_reused(claim, line, spent, pool.backed[spent[3]]))
+        details.append(_detail(claim, line, start, hit))
     n = len(state.claims)
     verified = sum(d.status == "VERIFIED" for d in details)
     figures = MilestoneFigures(milestone_claims=n, milestones_verified=verified, milestones_declared_only=n - verified,
@@ -386,26 +405,33 @@ METRICS: tuple[Metric, ...] = (
 
 
 def figure_check(state: AgentState, verified: int, receipt_match: list[int | None]) -> list[Contradiction]:
-    """A mismatch when the milestone figure from the evidence differs from the one the labels give.
+    """Mismatches when the milestone figure from the evidence differs from the one the labels give.
 
-    `verified` is `milestones_verified` with receipts' `match` recomputed and level events backed
-    only at or before their beat; the labels as recorded (recorded `match`, level events backed by
-    any beat) give the other figure. A difference fails the run (`evidence` gate condition).
+    `verified` is `milestones_verified` with receipts' `match` recomputed, level events backed only
+    at or before their beat, and `evidence` rows the log contradicts refused (digest transitions
+    that do not chain; level / score evidence at a beat where no counter rises); the labels as
+    recorded give the other figure. A difference fails the run (`evidence` gate condition): one
+    mismatch for the figure, and one per claim the labels alone would verify.
     """
     if not state.claims:
         return []
-    as_recorded = milestones(state, backed_by_later=True)
+    as_recorded = milestones(state, as_recorded=True)
     recorded = as_recorded.figures.milestones_verified
     if recorded == verified:
         return []
     derived = milestones(state, receipt_match=receipt_match)
-    line = next((a.line for a, b in zip(as_recorded.details, derived.details, strict=True) if a.status != b.status),
-                state.claim_lines[0])
-    return [contradiction("milestones", line, "milestones_verified", recorded, verified,
-                          f"{recorded} of {len(state.claims)} milestone(s) are verified by "
-                          f"the recorded receipt matches and level events, {verified} by the evidence (match "
-                          "recomputed from predicted vs observed; a level event backed only by a later beat is not "
-                          "evidence)")]
+    changed = [(a, b) for a, b in zip(as_recorded.details, derived.details, strict=True) if a.status != b.status]
+    line = changed[0][0].line if changed else state.claim_lines[0]
+    out = [contradiction("milestones", line, "milestones_verified", recorded, verified,
+                         f"{recorded} of {len(state.claims)} milestone(s) are verified by the labels as recorded, "
+                         f"{verified} by the evidence (receipt match recomputed from predicted vs observed; a level "
+                         "event backed only by a later beat, a digest transition that does not chain and level "
+                         "evidence at a beat where no level rises are not evidence)")]
+    out += [contradiction("milestones", a.line, "claim_id", a.claim_id, None,
+                          f"claim {a.claim_id} is verified only by evidence the log contradicts (line "
+                          f"{a.evidence_line}, {a.evidence_kind}): declared only")
+            for a, _ in changed if a.status == "VERIFIED"]
+    return out
 
 
 __all__ = ["MilestoneFigures", "Milestones", "figure_check", "milestones"]

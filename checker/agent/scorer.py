@@ -7,11 +7,12 @@ merged into the metric table) and records what bears on the verdict as facts, wh
 
 * `run_id`, `native_run_id`, `track` ("agent"), `cell`, `seed`, `comparator`, `profile`;
 * `verdict`: VALID / INVALID from the gate's facts; INCOMPLETE when the log has no `run_end` (the
-  gate is still computed, see `gate_verdict`); COMPARATOR for BARE/RAW comparator runs, which
-  ARG never gates (they have no state store) and which only serve compute parity. A run is a
-  comparator only when its `run_start` says so *and* the pre-registration declares its cell a
-  comparator cell (else it is gated, and the disagreement is listed in `mismatches`); a
-  comparator run without `run_end` is INCOMPLETE (no gate: `gate_verdict` None);
+  gate is still computed, see `gate_verdict`); COMPARATOR for BARE/RAW comparator runs whose gate
+  passes, which only serve compute parity. A run is a comparator only when its `run_start` says so
+  *and* the pre-registration declares its cell a comparator cell (else the disagreement is listed
+  in `mismatches`). Every run is gated, comparators too: ARG's legibility probe, given a
+  comparator's store pair, gates it (no startup row: INVALID), and a gate failure outranks the
+  comparator cell (`checker.stages.verdict`); a comparator run without `run_end` is INCOMPLETE;
 * `reasons` (every reason), `gate` (condition -> status + numbers), `legibility` (the gate in
   the shape ARG's legibility probe prints), `metrics` (ARG's metric JSON keys exactly, plus
   `gds_aligned`, hypothesis formation and milestone counts), `gds` (counts),
@@ -98,10 +99,11 @@ class _Replayed:
 
         The milestone figure check is added to the evidence (so the `evidence` gate condition counts
         it) when a receipt's `match` or a milestone label (level event, step start) was not taken as recorded.
+        Under `arg-v1.0` the checks run for the record only: listed, never used in a figure or the gate.
         """
         ev = self.evidence
-        if ev is None:
-            return []
+        if ev is None:  # arg-v1.0 reads the labels as recorded; what the checks find is still listed (issue 29)
+            return check_evidence(self.state).public_mismatches()
         if ms.mismatches or any(c.check == "receipts" for c in ev.mismatches):
             ev.mismatches.extend(figure_check(self.state, ms.figures.milestones_verified, ev.receipt_match))
         return ev.public_mismatches()
@@ -124,13 +126,13 @@ def _comparator(run: RunRecord, ctx: VerifyContext) -> tuple[bool, Mismatch | No
     return run.start.comparator, None
 
 
-def _facts(run: RunRecord, comparator: bool, gate: GateResult | None) -> list[Fact]:
+def _facts(run: RunRecord, comparator: bool, gate: GateResult) -> list[Fact]:
     """What the agent track found that bears on the run's verdict (`checker.stages.verdict` judges them)."""
     facts = [Fact("incomplete", why)] if (why := incomplete_reason(run)) is not None else []
     if comparator:
-        facts.append(Fact("comparator", "comparator run: not gated (used for compute parity only)"))
-    if gate is not None:
-        facts.extend(Fact("invalid", reason) for reason in gate.reasons)
+        facts.append(Fact("comparator", "comparator run: used for compute parity only (its gate passed)"
+                          if not gate.reasons else "comparator run, but its own log fails the gate"))
+    facts.extend(Fact("invalid", reason) for reason in gate.reasons)
     return facts
 
 
@@ -144,8 +146,8 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     attribution = attribution_mismatches(scored.state)
     labels = scored.label_mismatches(ms)  # before the gate: the milestone figure's check counts in `evidence`
     comparator, not_comparator = _comparator(run, ctx)
-    gate = None if comparator else run_gate(scored.state, thresholds, profile, scored.evidence)
-    gate_verdict, conditions, legibility = (gate.verdict, gate.conditions, gate.legibility) if gate else (None, None, None)
+    gate = run_gate(scored.state, thresholds, profile, scored.evidence)  # comparators too, as ARG's probe does
+    gate_verdict, conditions, legibility = gate.verdict, gate.conditions, gate.legibility
     return judged_run(
         _facts(run, comparator, gate),
         end_status=run.end.status if run.end is not None else None, path=run.path, log_sha256=run.sha256,
@@ -156,7 +158,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
         metrics=scored.metric_table(run, thresholds, ms, len(attribution)), gds=scored.decomposition.counts(),
         milestones=ms.details,
         mismatches=[*attribution, *ms.mismatches, *labels, *(m for m in (past_horizon, not_comparator) if m is not None),
-                    *(gate.echo_mismatches if gate else ())],
+                    *gate.echo_mismatches],
     )
 
 

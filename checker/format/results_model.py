@@ -198,6 +198,9 @@ class RunResult(_Model):
     mismatches: list[Mismatch] = Field(default_factory=list)
     content_sha256: str | None = None
     """Digest of the run's event payloads (ids, chain fields left out): copies are detected by content (`stages.copies`)."""
+    content_sketch: str | None = None
+    """MinHash sketch of the run's events (64 minima, 8 hex digits each): near-copies (`stages.near_copies`);
+    None for a run of fewer than 20 events."""
     inputs_sha256: str | None = None
     """Digest of the run's declared inputs (flags, backbone, game, horizon, method, problem set)."""
     findings: list[FindingRecord] = Field(default_factory=list, exclude=True)

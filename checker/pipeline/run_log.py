@@ -21,7 +21,8 @@ from checker.stages.validate import KeptLog
 def kept_record(kept: KeptLog, shown: str) -> RunRecord:
     """The `RunRecord` of a log whose events validation kept (the same record `read_run` reads)."""
     return RunRecord(path=shown, sha256=kept.sha256, start=kept.start, end=kept.end, events=kept.events,
-                     lines=kept.lines, content_sha256=kept.content_sha256)
+                     lines=kept.lines, content_sha256=kept.content_sha256,
+                     content_sketch=kept.content_sketch)
 
 
 def read_run(path: Path, shown: str) -> RunRecord:
@@ -42,4 +43,4 @@ def read_run(path: Path, shown: str) -> RunRecord:
             payload.add(event)
     assert start is not None, "validated logs start with run_start"
     return RunRecord(path=shown, sha256=log_sha256(path), start=start, end=end, events=events, lines=lines,
-                     content_sha256=payload.hexdigest())
+                     content_sha256=payload.hexdigest(), content_sketch=payload.sketch())

@@ -41,6 +41,7 @@ from checker.pipeline.scorers import release_scorers, scorer_for
 from checker.pipeline.shard import in_shard
 from checker.stages.copies import inputs_digest, mark_copies
 from checker.stages.load import Target, discover, load_submission
+from checker.stages.reproduction import disagreement_finding
 from checker.stages.tracks import RunRecord, VerifyContext
 from checker.stages.validate import (
     INCOMPLETE_MESSAGE,
@@ -496,7 +497,12 @@ def _score_record(record: RunRecord, task: ScoreTask, findings: list[Finding]) -
             comparator=start.comparator, problem_set=start.problem_set.digest if start.problem_set else None)
     # a scorer's own findings (e.g. a declared ledger missing): they fail verification like format problems
     findings.extend(Finding(task.shown, f.line, f.message, f.severity) for f in result.findings)
+    # a reproduction profile keeps the reference system's trust, never silently (issue 29)
+    profile = result.profile or task.profile
+    if (disagreement := disagreement_finding(task.shown, profile, result.mismatches)) is not None:
+        findings.append(disagreement)
     return result.model_copy(update={
-        "findings": [], "content_sha256": record.content_sha256, "inputs_sha256": inputs_digest(start),
+        "findings": [], "content_sha256": record.content_sha256,
+        "content_sketch": record.content_sketch, "inputs_sha256": inputs_digest(start),
         "game_id": start.game_id if start.track == "agent" else None,
         "model_recorded": recorded_model(start.source, result.backbone)})

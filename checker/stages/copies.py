@@ -8,6 +8,9 @@ and `run_end`, each as canonical JSON (compact, fields in schema order, null fie
 `run_start` (ids, labels, `started_at` and the other declared inputs) and `run_end` (status and
 free-text reason) are left out; events carry no other timestamp.
 
+Near-copies are copies (issue 29): runs whose events mostly equal another run's (estimated Jaccard
+similarity of their events at least 0.9, `checker.stages.near_copies`) are grouped with it too.
+
 Rule: copies are flagged on every copy (an error finding naming the others), and within one
 submission the copy that sorts first by path counts, the others are INVALID ("counts once").
 
@@ -31,6 +34,7 @@ from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.common import RunStart
 from checker.format.schema.events import Event, canonical_line, payload_bytes
 from checker.format.schema.manifest import Prereg
+from checker.stages.near_copies import THRESHOLD, element, near_pairs, sketch
 from checker.stages.verdict import with_fact
 
 
@@ -44,6 +48,7 @@ class PayloadDigest:
 
     def __init__(self) -> None:
         self._h = hashlib.sha256()
+        self._elements: list[int] = []
 
     def add(self, event: Event) -> None:
         """Add one body event (not `run_start` / `run_end`)."""
@@ -51,7 +56,9 @@ class PayloadDigest:
 
     def add_canonical(self, line: bytes) -> None:
         """Add one body event by its canonical bytes (`canonical_line` of the event)."""
-        self._h.update(payload_bytes(line) + b"\n")
+        payload = payload_bytes(line)
+        self._h.update(payload + b"\n")
+        self._elements.append(element(payload))
 
     def add_all(self, events: Iterable[Event]) -> None:
         """Add body events in order."""
@@ -61,6 +68,10 @@ class PayloadDigest:
     def hexdigest(self) -> str:
         """The digest of the events added so far."""
         return self._h.hexdigest()
+
+    def sketch(self) -> str | None:
+        """The MinHash sketch of the events added so far (`checker.stages.near_copies.sketch`)."""
+        return sketch(self._elements)
 
 
 def inputs_digest(start: RunStart) -> str:
@@ -89,16 +100,44 @@ def excused(a: Copy, b: Copy) -> bool:
 
 
 def groups(runs: Iterable[Copy]) -> list[list[Copy]]:
-    """Runs with one payload digest, grouped (only groups of two or more), each sorted by path."""
-    by_digest: dict[str, list[Copy]] = {}
-    for item in runs:
-        if item[1].content_sha256 is not None and item[1].verdict != "MALFORMED":
-            by_digest.setdefault(item[1].content_sha256, []).append(item)
-    return [sorted(g, key=lambda c: c[1].path) for _, g in sorted(by_digest.items()) if len(g) > 1]
+    """Copies grouped (only groups of two or more), each sorted by path, the groups in a fixed order.
+
+    Two runs are in one group when their payload digests are equal, or when they are near-copies
+    (`checker.stages.near_copies`: estimated Jaccard similarity of their events at least 0.9),
+    and groups are closed under both (union-find).
+    """
+    items = [c for c in runs if c[1].content_sha256 is not None and c[1].verdict != "MALFORMED"]
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[str, int] = {}
+    for i, c in enumerate(items):
+        parent[root(i)] = root(first.setdefault(str(c[1].content_sha256), i))
+    for i, j, _ in near_pairs([c[1].content_sketch for c in items]):
+        parent[root(j)] = root(i)
+    by_root: dict[int, list[Copy]] = {}
+    for i, c in enumerate(items):
+        by_root.setdefault(root(i), []).append(c)
+    out = [sorted(g, key=lambda c: c[1].path) for g in by_root.values() if len(g) > 1]
+    return sorted(out, key=lambda g: (g[0][1].path, g[0][0]))
 
 
-def message(others: list[str]) -> str:
+def is_near(group: list[Copy]) -> bool:
+    """True when the group holds runs of different payload digests (near-copies, not byte-equal payloads)."""
+    return len({c[1].content_sha256 for c in group}) > 1
+
+
+def message(others: list[str], near: bool = False) -> str:
     """The finding text on one copy."""
+    if near:
+        return (f"events mostly equal to {', '.join(others)}'s (estimated Jaccard similarity of the events at "
+                f"least {THRESHOLD}; ids, seed labels, chain fields, event order aside): a copied run, "
+                "near-copies are copies; it counts once")
     return (f"same event payloads as {', '.join(others)} (ids, seed labels, chain fields and timestamps aside): "
             "a copied run; it counts once")
 
@@ -113,11 +152,13 @@ def mark_copies(sub_path: str, runs: list[RunResult], prereg: Prereg | None) -> 
     invalid: dict[str, str] = {}
     for group in groups((sub_path, r, prereg) for r in runs):
         copies = _unexcused(group)
+        near = is_near(group)
         for n, (_, run, _) in enumerate(copies):
             others = [o[1].path for o in copies if o[1] is not run]
-            out.append(Finding(run.path, 1, message(others)))
+            out.append(Finding(run.path, 1, message(others, near)))
             if n > 0:
-                invalid[run.path] = f"a copy of {copies[0][1].path} (same event payloads): the run counts once"
+                how = "events mostly equal" if near else "same event payloads"
+                invalid[run.path] = f"a copy of {copies[0][1].path} ({how}): the run counts once"
     marked = [with_fact(r, Fact("copy", invalid[r.path])) if r.path in invalid else r for r in runs]
     return marked, out
 
@@ -136,9 +177,9 @@ def copies_across(subs: Iterable[tuple[str, list[RunResult], Prereg | None]]) ->
             others = [o[1].path for o in group if o[0] != item[0] and not excused(item, o)
                       and o[1].run_id != item[1].run_id]  # one run id twice is reported by id
             if others:
-                out.append(Finding(item[1].path, 1, message(others)))
+                out.append(Finding(item[1].path, 1, message(others, is_near(group))))
     return out
 
 
-__all__ = ["PayloadDigest", "copies_across", "excused", "groups", "inputs_digest", "mark_copies",
+__all__ = ["PayloadDigest", "copies_across", "excused", "groups", "inputs_digest", "is_near", "mark_copies",
            "message"]

@@ -43,6 +43,8 @@ class RunRecord:
     """Line number of each event in `events` (for `path:line` findings)."""
     content_sha256: str | None = None
     """Payload digest of the events between run_start and run_end (`checker.stages.copies`), for copy detection."""
+    content_sketch: str | None = None
+    """MinHash sketch of the same events (`checker.stages.near_copies`), for near-copy detection."""
 
 
 def incomplete_reason(run: RunRecord) -> str | None:

@@ -103,6 +103,8 @@ class KeptLog:
     """SHA-256 of the file's bytes (when `complete`)."""
     content_sha256: str = ""
     """Payload digest of `events` (`checker.stages.copies.PayloadDigest`; when `complete`)."""
+    content_sketch: str | None = None
+    """MinHash sketch of `events` (`checker.stages.near_copies`; when `complete`)."""
 
 
 @dataclass
@@ -354,4 +356,5 @@ class KeptEvents:
         if kept is not None:
             kept.sha256 = self.file_hash.hexdigest()
             kept.content_sha256 = self.payload.hexdigest()
+            kept.content_sketch = self.payload.sketch()
             kept.complete = True

@@ -13,13 +13,16 @@ VALID. The reasons shown are every fact's reason, in the order the stages record
 | 3 | `copy`         | INVALID    | the same event payloads as an earlier run of the submission: a copy counts once |
 | 4 | `inconsistent` | INVALID    | the log contradicts what it must match (its problem set, its pre-registration) |
 | 5 | `incomplete`   | INCOMPLETE | the run did not finish: no `run_end`, ABORTED or FAILED, or declared turns missing |
-| 6 | `comparator`   | COMPARATOR | a run of a pre-registered comparator cell (BARE, RAW): not gated, compute parity only |
-| 7 | `invalid`      | INVALID    | a condition of the validity gate failed |
+| 6 | `invalid`      | INVALID    | a condition of the validity gate failed |
+| 7 | `comparator`   | COMPARATOR | a run of a pre-registered comparator cell (BARE, RAW) whose gate passed: compute parity only |
 | - | (none)         | VALID      | every check passed |
 
 A contradiction outranks an unfinished run (a reader is told first that the log disagrees with its
 inputs, not that it stopped early); a gate failure does not (an unfinished run is judged unfinished
-first, its gate outcome stays in `gate_verdict`).
+first, its gate outcome stays in `gate_verdict`). A gate failure outranks a comparator cell: every
+run is gated, as ARG's legibility probe gates every run it is given (a probe-only store pair of a
+comparator cell with no startup row is INVALID there, issue 29); a comparator run counts toward
+compute parity only when its own log passes the gate.
 Every verdict but VALID and COMPARATOR counts as the worst outcome in a ranked figure
 (intent-to-treat), so the order decides only which name a reader sees first, never whether a run counts.
 """
@@ -48,8 +51,8 @@ PRECEDENCE: tuple[Rule, ...] = (
     Rule("copy", "INVALID", "a copy of another run of the submission: it counts once"),
     Rule("inconsistent", "INVALID", "the log contradicts what it must match (problem set, pre-registration)"),
     Rule("incomplete", "INCOMPLETE", "the run did not finish"),
-    Rule("comparator", "COMPARATOR", "a pre-registered comparator run: not gated"),
     Rule("invalid", "INVALID", "a condition of the validity gate failed"),
+    Rule("comparator", "COMPARATOR", "a pre-registered comparator run whose gate passed: compute parity only"),
 )
 """Highest precedence first; `judge` takes the first rule whose kind is among a run's facts."""
 

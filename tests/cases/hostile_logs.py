@@ -31,6 +31,14 @@ SEQ_REMEDY = g.SEQ_REMEDY
 REPO = Path(__file__).resolve().parents[2]
 ORACLE = REPO / "submissions" / "driftboard-constraint-baselines" / "runs" / "oracle-0.jsonl"
 R1, R2 = "runs/r1.jsonl", "runs/r2.jsonl"
+
+
+def reproduction_warning(name: str, field: str, recorded: object, recomputed: object, reason: str) -> str:
+    """The warning a reproduction profile gives for one recorded label of r1's line 3 the log contradicts (issue 29)."""
+    return (f"{name}/{R1}:3: profile drift-bench-v1 reproduces the reference system, and 1 recorded label(s) disagree "
+            f"with this log: {field} × 1 (line 3); first: {field} {recorded!r} vs {recomputed!r} ({reason}). Each is "
+            "listed in the run's mismatches; a label this profile reads as recorded (as the reference system does) "
+            "moves its figure, which is never ranked; profile driftboard derives every one from the log")
 MAX_INT = (1 << 63) - 1
 
 Mutation = Callable[[g.Case], dict[str, bytes] | None]
@@ -565,7 +573,9 @@ def forged_cases() -> list[tuple[g.Case, Mutation]]:
             objs[2]["ledger"].append({"id": "C999", "type": "ordered", "args": ["Chen", "Hana", "pet"]})
             assert objs[2]["z3_sat"] == 1
         constraint(c, change)
-        c.verify = {"exit_code": 0, "problems": [], "verdicts": {R1: "VALID", R2: "VALID"},
+        c.verify = {"exit_code": 0, "verdicts": {R1: "VALID", R2: "VALID"},
+                    "problems": [reproduction_warning(c.name, "z3_sat", 1, 0,
+                                                      "SAT(base axioms ∧ recorded ledger) is false")],
                     "mismatches": [{"run": R1, "line": 3, "field": "z3_sat", "recorded": 1, "recomputed": 0}]}
 
     @case("forged-answer-correct", "constraint")
@@ -578,7 +588,9 @@ def forged_cases() -> list[tuple[g.Case, Mutation]]:
                 '"pet": "Dog"', '"pet": "Bird"').replace('"pet": "@"', '"pet": "Dog"')
             assert objs[2]["answer_correct"] == 1
         constraint(c, change)
-        c.verify = {"exit_code": 0, "problems": [], "verdicts": {R1: "VALID", R2: "VALID"},
+        c.verify = {"exit_code": 0, "verdicts": {R1: "VALID", R2: "VALID"},
+                    "problems": [reproduction_warning(c.name, "answer_correct", 1, 0, "the parsed answer does not extend "
+                                                      "to a solution of the gold cumulative constraints")],
                     "mismatches": [{"run": R1, "line": 3, "field": "answer_correct", "recorded": 1, "recomputed": 0}],
                     "metrics": {R1: {"correct_turns": 3, "turns": 4}, R2: {"correct_turns": 4, "turns": 4}}}
 
@@ -588,7 +600,10 @@ def forged_cases() -> list[tuple[g.Case, Mutation]]:
         def change(objs: list[dict[str, Any]]) -> None:
             objs[2]["user_message"] += " Hint: Hana has the Dog and Chen the Bird."
         constraint(c, change)
-        c.verify = {"exit_code": 0, "problems": [], "verdicts": {R1: "INVALID", R2: "VALID"},
+        asked = "Hana's pet comes before Chen's in the order Cat, Dog, Bird, Fish. Also, Emil and Fumi have different colors."
+        c.verify = {"exit_code": 0, "verdicts": {R1: "INVALID", R2: "VALID"},
+                    "problems": [reproduction_warning(c.name, "user_message", asked + " Hint: Hana has the Dog and Chen the "
+                                                      "Bird.", asked, "the problem set's user message for this turn differs")],
                     "mismatches": [{"run": R1, "line": 3, "field": "user_message"}]}
 
     @case("forged-unknown-problem", "constraint")

@@ -45,8 +45,9 @@ def evaluate(state: AgentState, floor: float, min_ops: int, rejects: dict[str, i
     for organ in sorted(set(rej) | set(acc)):
         r, a = rej.get(organ, 0), acc.get(organ, 0)
         n = r + a
-        organs[organ] = OrganWer(rejects=r, accepted=a, ops=n, judged=n >= min_ops, wer=round3(r / n) if n else None)
-        if n >= min_ops and r / n > floor:
+        counted = n >= min_ops and n > 0  # an organ with no op has no rate, whatever `min_ops` says (0 included)
+        organs[organ] = OrganWer(rejects=r, accepted=a, ops=n, judged=counted, wer=round3(r / n) if n else None)
+        if counted and r / n > floor:
             failed.append(organ)
     judged = sum(e.judged for e in organs.values())
     status = NOT_APPLICABLE if judged == 0 else FAIL if failed else PASS

@@ -78,7 +78,7 @@ class RunStart(EventBase):
     started_at: str
     """ISO 8601 start time as recorded by the harness (never used in results)."""
     comparator: bool = False
-    """True for a BARE/RAW comparator run (not gated, used for compute parity)."""
+    """True for a BARE/RAW comparator run (gated like every run; used for compute parity only, when its gate passes)."""
     horizon: Int64Max | None = Field(default=None, ge=0, json_schema_extra=unit("actions"))
     """Action cap of the run (agent track)."""
     game_id: str | None = None

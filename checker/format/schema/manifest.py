@@ -137,7 +137,7 @@ class Cell(Model):
     seeds: list[Label] = Field(min_length=1)
     """Replicate labels declared for this cell; every one must be reported."""
     comparator: bool = False
-    """True for a BARE/RAW comparator cell (not gated, used for compute parity). Only the comparator
+    """True for a BARE/RAW comparator cell (gated like every run; used for compute parity only). Only the comparator
     kinds (cells named BARE or RAW, agent track) may be comparators."""
     deterministic: bool = False
     """The cell's method is deterministic: its runs may have identical event payloads when their

@@ -50,6 +50,7 @@ def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> in
         w({"type": "goal", "turn": 0, "goal_id": "G0001", "statement": "synthetic"})
         # each run's own first frame: runs with identical events would be copies (checker.stages.copies)
         first_frame = hashlib.sha256(str(start["run_id"]).encode()).hexdigest()[:16]
+        hash_seed = int(first_frame, 16)
         w({"type": "beat", "turn": 0, "action": "RESET", "drift_ref": "LIVE", "source_stamp": "RESET",
            "post_frame_hash": first_frame})
         for t in range(1, beats + 1):
@@ -61,7 +62,9 @@ def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> in
                "step_id": "C0001-S0" if live else None,
                "shadow_step_id": None if live else f"G0001|ACTION6|R{(t + 1) % 40:04d}|RU0001",
                "drift_ref": "LIVE" if live else "SHADOW", "source_stamp": "COMMITMENT_STEP" if live else "PROBE",
-               "render_tokens": 400 + t % 50, "match": t % 2, "level_counter": t // 1000, "score": t // 500})
+               "render_tokens": 400 + t % 50, "match": t % 2, "level_counter": t // 1000, "score": t // 500,
+               # each run sees its own frames: runs differing in one event would be near-copies (issue 29)
+               "post_frame_hash": f"{(hash_seed + t * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF:016x}"})
             w({"type": "receipt", "turn": t, "action": "ACTION6", "target_ref": ref, "context_class": "CC0001",
                "observed": {"cells_changed": 4}})
             w({"type": "receipt", "turn": t, "action": "ACTION6", "target_ref": ref, "context_class": "CC0001",
@@ -77,6 +80,9 @@ def generate(path: Path, beats: int, header: dict[str, Any] | None = None) -> in
                        "nonce": f"ZQ{t:08x}"})
                 w({"type": "llm_call", "turn": t, "organ": "SURVEYOR", "call_idx": t // 5, "prompt_tokens": 900 + t % 97,
                    "completion_tokens": 120, "render_tokens": 800, "ops_accepted": 3, "ops_rejected": int(t % 50 == 0)})
+                for k in range(3):  # what the three accepted proposals wrote (issue 29: accepted ops are checked)
+                    w({"type": "relevance_edge", "turn": t, "goal_id": "G0001", "target_kind": "REFERENT",
+                       "target_id": f"R{(t + k) % 40:04d}"})
                 for zone in ("Z2", "Z3", "Z6"):
                     w({"type": "canary_echo", "turn": t, "organ": "SURVEYOR", "call_idx": t // 5, "zone": zone,
                        "nonce": f"ZQ{t:08x}", "echoed": True})
