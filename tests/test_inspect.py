@@ -95,7 +95,10 @@ EXPECTED_EPOCH1 = [
     ("logic_grid_001", 2, False, "drift", True, None),
     ("logic_grid_001", 3, True, "contradiction", False, ["C005"]),
     ("logic_grid_001", 4, True, "contradiction", False, ["C005"]),
-    *[("scheduling_003", t, True, "consistent", True, None) for t in (1, 2, 3, 4)],
+    *[("scheduling_003", t, True, "consistent", True, None) for t in (1, 2)],
+    # the script's ledger leaves out the constraint turn 3 states (ledger sizes 4 -> 4 below), and never adds it: in
+    # profile driftboard a ledger that cannot be checked against what the dialogue stated is unverifiable (issue 29)
+    *[("scheduling_003", t, True, "unverifiable", True, None) for t in (3, 4)],
     ("seating_007", 1, True, "consistent", True, None),
     ("seating_007", 2, False, "drift", True, None),
     ("seating_007", 3, False, "other", True, None),
@@ -200,7 +203,7 @@ def test_ledger_run_round_trip_matches_hand_computed_channels(ledger_log, tmp_pa
         sizes.setdefault(t["problem_id"], []).append(t["ledger_size"])
     assert sizes == EXPECTED_LEDGER_SIZES
     m = one["metrics"]
-    assert (m["turns"], m["correct_turns"], m["consistent"], m["drift"], m["contradiction"], m["other"]) == (12, 9, 6, 2, 3, 1)
+    assert (m["turns"], m["correct_turns"], m["consistent"], m["drift"], m["contradiction"], m["other"]) == (12, 9, 4, 2, 3, 1)
     assert m["turn_accuracy"] == 0.75 and m["problems_covered"] == 3
     assert {(t["correct"], t["channel"]) for t in two["turns"]} == {(True, "consistent")} and len(two["turns"]) == 12
 

@@ -26,7 +26,7 @@ def _page(site: Path, rel: str) -> BeautifulSoup:
 
 def test_agent_run_timeline_from_the_log(viewer_site: Path) -> None:
     results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json"))
-               if p.name not in ("index.json", "boards.json")]
+               if p.name not in ("index.json", "boards.json", "binding.json")]
     agent = next(r for r in results if r.track == "agent")
     run = agent.runs[0]
     rel = runs_module.run_path(agent, run).removesuffix("index.md")
@@ -71,7 +71,7 @@ def test_constraint_run_page_shows_the_dialogue_from_the_log(viewer_site: Path) 
     import json
 
     results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json"))
-               if p.name not in ("index.json", "boards.json")]
+               if p.name not in ("index.json", "boards.json", "binding.json")]
     constraint = next(r for r in results if r.track == "constraint")
     run = constraint.runs[0]
     logged = {n: json.loads(line) for n, line in enumerate((LOGS_ROOT / run.path).read_text().splitlines(), start=1)}
@@ -121,7 +121,7 @@ def test_the_pager_shows_a_window_of_constant_size() -> None:
 def test_a_long_constraint_run_pages_by_bytes(viewer_site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With a byte budget of about two rows, every page of a constraint run holds at most that, and all its turns."""
     results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json"))
-               if p.name not in ("index.json", "boards.json")]
+               if p.name not in ("index.json", "boards.json", "binding.json")]
     constraint = next(r for r in results if r.track == "constraint")
     first = next(t for x in constraint.runs for t in x.turns or [])
     run = constraint.runs[0].model_copy(update={"turns": [first.model_copy(update={"line": i}) for i in (3, 4, 5, 6)]})

@@ -10,6 +10,8 @@ import pytest
 import yaml
 from conftest import CASES, REPO
 
+from checker.format.storage import open_log
+
 
 def _shipped_submissions() -> list[Path]:
     roots = [p for p in (CASES / "valid").iterdir() if p.is_dir()]
@@ -47,7 +49,9 @@ def test_shipped_logs_validate_against_the_schema(root, schemas):
     )
     n = 0
     for name in manifest["files"]:
-        for line in (root / name).read_text(encoding="utf-8").splitlines():
+        with open_log(root / name) as fh:  # a compressed log (.jsonl.zst) is read as its lines
+            text = fh.read().decode("utf-8")
+        for line in text.splitlines():
             event.validate(json.loads(line))
             n += 1
     assert n > 0

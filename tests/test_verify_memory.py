@@ -25,7 +25,8 @@ SUITE = REPO / "problems" / "driftboard-suite-v1"
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+    """The results folder's files, but binding.json, whose `cached` list says which came from the cache (it must)."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name != "binding.json"}
 
 
 def _agent_subs(root: Path, n: int) -> Path:

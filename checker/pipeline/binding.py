@@ -36,6 +36,7 @@ from checker.format.errors import Finding
 from checker.format.logio import file_sha256
 from checker.format.results_io import BINDING, BOARDS, INDEX, canonical_json, content_digest, is_results_name
 from checker.format.results_sniff import file_looks_like_results
+from checker.format.storage import LogStorageError, log_sha256
 from checker.pipeline.cache import checker_code_digest
 from checker.pipeline.report import SubmissionResult
 
@@ -54,6 +55,14 @@ def _sha(path: Path) -> str | None:
     try:
         return file_sha256(path)
     except OSError:
+        return None
+
+
+def _log_sha(path: Path) -> str | None:
+    """A run log's digest as results record it: of its lines (decompressed when it is stored compressed)."""
+    try:
+        return log_sha256(path)
+    except (OSError, LogStorageError):
         return None
 
 
@@ -165,7 +174,7 @@ def _tree_problems(path: Path, recorded: Bound, tree: Path) -> list[str]:
     """The recorded inputs, recomputed from the tree now: every log and the prereg must have the recorded digest."""
     out = []
     for log, sha in sorted(recorded.logs.items()):
-        now = _sha(tree / log)
+        now = _log_sha(tree / log)
         if now != sha:
             out.append(f"{path}: run log {log} is {'missing from' if now is None else 'not the same in'} this tree "
                        "(recorded digest differs): results of other logs are never published; verify this tree")
@@ -250,7 +259,7 @@ def cache_entry_problem(path: Path | None, prereg_sha256: str | None, logs: tupl
     if not isinstance(data, dict) or data.get("digest") != content_digest(data):
         return f"cache entry {path.name}: its content digest does not match its content (edited?); ignored, recomputed"
     recorded = inputs_of(data)
-    tree = {shown: _sha(p) for p, shown in logs}
+    tree = {shown: _log_sha(p) for p, shown in logs}
     if (recorded.prereg != prereg_sha256 or any(recorded.logs.get(shown) != sha for shown, sha in tree.items())
             or set(recorded.logs) - set(tree)):
         return f"cache entry {path.name}: its recorded inputs are not this tree's logs; ignored, recomputed"
