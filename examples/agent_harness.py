@@ -237,10 +237,12 @@ def play(out: Path, model_for: Callable[[], ModelFn], model_name: str, *,
                     "source": "the harness's own level count"}],
     }
     manifest_path = folder / "submission.yaml"
-    if manifest_path.exists():  # keep the submitter's own fields (what `driftboard init` wrote and they filled in)
+    if manifest_path.exists():  # the merged manifest (the first pull request's): the runs' pull request only appends
         old = yaml.safe_load(manifest_path.read_text(encoding="utf-8")) or {}
-        manifest.update({k: old[k] for k in ("title", "authors", "contact", "license") if k in old
-                         and "FILL IN" not in str(old[k])})
+        listed = list(old.get("files") or [])
+        manifest = {**old, "files": listed + [f for f in files if f not in listed],
+                    "logs_sha256": {**manifest["logs_sha256"], **(old.get("logs_sha256") or {})},
+                    "claims": list(old.get("claims") or []) + manifest["claims"]}
     manifest_path.write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
     return folder
 

@@ -304,10 +304,19 @@ def test_a_symbolic_link_fails(repo, ci):
 
 
 def test_uncommitted_changes_are_judged_too(repo, ci):
-    (repo / "Makefile").write_text("all:\n")  # untracked, never committed
+    """Under submissions/ the work tree counts (a submitter checks before committing); elsewhere only what is
+    committed is in the pull request (an eval's untracked log folder is not)."""
+    (repo / "submissions" / "keep" / "notes.txt").write_text("draft\n")  # untracked, never committed
+    (repo / "logs").mkdir()
+    (repo / "logs" / "eval.json").write_text("{}\n")  # untracked, outside submissions/: not in the pull request
     code, found = run_json(ci)
     assert code == 1
-    assert errors_for(found, "Makefile")
+    assert errors_for(found, "submissions/keep/notes.txt")
+    assert not [p for p in found if p["path"].startswith("logs/")], found
+    git(repo, "add", "logs")
+    git(repo, "commit", "-q", "-m", "commit the logs folder")
+    code, found = run_json(ci)
+    assert errors_for(found, "logs/eval.json")  # committed: outside every submission folder
 
 
 # --------------------------------------------------------------------------- main's history

@@ -309,8 +309,9 @@ def test_first_screen_states_who_ranks_first_with_interval_and_n(page, base_url:
     from site_fixtures import REAL_BACKBONE, fixture_results
 
     page.goto(base_url)
-    # the fixture's one LLM (the hostile submission's logs record calls to it) ranks on the agent board
-    assert page.locator("#ranked-models").inner_text().strip() == f"Language models ranked: {REAL_BACKBONE}."
+    # the fixture's one LLM (the hostile submission's logs record calls to it) ranks on the agent board; no importer
+    # recorded that model, so its name is the submitter's word: marked declared (issue 29, principle 3)
+    assert page.locator("#ranked-models").inner_text().strip() == f"Language models ranked: {REAL_BACKBONE} (declared)."
     # the lowest all-declared drift_total of a cell with 5 declared seeds: nothing can be significantly better
     figures = {(r.submission_id, c.cell): c.all_declared["drift_total"].value for r in fixture_results()
                if r.track == "agent" for c in r.cells

@@ -63,11 +63,17 @@ def _problem(path: str, message: str, severity: str = "error") -> Problem:
 
 
 def changed_paths(root: Path, merge_base: str, head: str, worktree: bool) -> list[str]:
-    """Every path that differs between the merge base and the head (and the work tree's, when it is checked out)."""
+    """Every path that differs between the merge base and the head, and the work tree's under `submissions/`.
+
+    When the head is checked out, uncommitted or untracked files under `submissions/` count (a submitter checks
+    before committing). Uncommitted files elsewhere (an eval's log folder, a build) are not in the pull request: only committed
+    changes outside `submissions/` are judged.
+    """
     names = _names(_git(root, *DIFF, merge_base, head), "diff")
     if worktree:
-        names += _names(_git(root, *DIFF, head), "diff")
-        names += _names(_git(root, "ls-files", "-z", "--others", "--exclude-standard"), "ls-files")
+        local = _names(_git(root, *DIFF, head), "diff")
+        local += _names(_git(root, "ls-files", "-z", "--others", "--exclude-standard"), "ls-files")
+        names += [n for n in local if n.startswith("submissions/")]
     return sorted(set(names))
 
 
@@ -153,14 +159,18 @@ def manifest_append_only(root: Path, merge_base: str, tree: Path, folder: str) -
     if before is None or after is None:
         return None if after is None else f"{shown}: the merged manifest does not parse; {MAINTAINER}"
     old, new = before.model_dump(mode="json"), after.model_dump(mode="json")
-    changed = sorted(k for k in old.keys() | new.keys() if k not in ("files", "claims") and old.get(k) != new.get(k))
+    changed = sorted(k for k in old.keys() | new.keys()
+                     if k not in ("files", "claims", "logs_sha256") and old.get(k) != new.get(k))
     for key in ("files", "claims"):
         if new[key][:len(old[key])] != old[key]:
             changed.append(f"{key} (existing entries must stay, in order; new ones go at the end)")
+    # the digests recorded for the logs (a mapping): those of merged logs stay, new logs add theirs
+    if any(new["logs_sha256"].get(k) != v for k, v in old["logs_sha256"].items()):
+        changed.append("logs_sha256 (the digests of merged logs must stay)")
     if not changed:
         return None
     return (f"{shown}: this pull request changes the merged manifest's {', '.join(changed)}: a submission pull request "
-            f"may only append entries to files: and claims:; {MAINTAINER}")
+            f"may only append entries to files:, claims: and logs_sha256:; {MAINTAINER}")
 
 
 @dataclass

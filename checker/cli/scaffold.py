@@ -95,7 +95,7 @@ defeaters:                  # results that would defeat your claim, checked on t
 
 
 def _manifest(sid: str, track: str, model: str, files: Sequence[str], harness: str) -> str:
-    listed = "\n".join(f"  - {f}" for f in files)
+    listed = ", ".join(files)
     return f"""\
 # Manifest of {sid}: who sent it, what produced the runs, and the run files. Every field:
 # site/format-reference/manifests.md#submission-yaml
@@ -113,10 +113,10 @@ harness:                    # the code that ran it: name, version, and a commit 
   version: "1.0"
   commit: "0000000"
 license: "CC-BY-4.0"        # the licence of the run logs
-# The run logs, relative to this folder: the ones the documented path writes (the importer or the
-# harness rewrites this list when the runs arrive). `driftboard validate` reports each missing one.
-files:
-{listed}
+# The run logs, relative to this folder. Empty in the first pull request (the pre-registration:
+# "pre-registered; awaiting runs"); the importer or the harness lists them when the runs arrive,
+# in the second pull request: {listed}
+files: []
 claims: []                  # figures you computed yourself: the checker recomputes each and fails on a mismatch
 """
 

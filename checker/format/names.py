@@ -27,6 +27,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from checker.format.cost import gc_paused
 from checker.format.errors import Finding
 from checker.format.identity import deletion_keys, edit_distance, identity_key, near_bound, slug, slug_key
 from checker.format.schema.manifest import Prereg, Submission
@@ -118,10 +119,13 @@ def _near_ids(ids: list[Name]) -> Iterator[Finding]:
     """Submission ids within the near-duplicate bound of each other (distinct identity keys)."""
     keyed = {identity_key(n.value): n for n in ids}
     index: dict[str, set[str]] = {}
-    for key in keyed:
-        for variant in deletion_keys(key):
-            index.setdefault(variant, set()).add(key)
-    for a, b in sorted(_candidates(index, {k: _DIGITS.sub("0", n.value) for k, n in keyed.items()})):
+    with gc_paused():  # hundreds of small sets per id: the collector's passes over them would make this superlinear
+        for key in keyed:
+            for variant in deletion_keys(key):
+                index.setdefault(variant, set()).add(key)
+        pairs = sorted(_candidates(index, {k: _DIGITS.sub("0", n.value) for k, n in keyed.items()}))
+    del index
+    for a, b in pairs:
         bound = near_bound(a, b)
         distance = edit_distance(a, b, bound)
         if distance > bound:

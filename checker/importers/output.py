@@ -28,14 +28,13 @@ def yaml_bytes(data: Mapping[str, object]) -> bytes:
 KEPT = ("prereg.yaml", "submission.yaml")
 """The files an import keeps in `out` (what `driftboard init` writes): the pre-registration, and the manifest's own fields."""
 
-MANIFEST_FIELDS_KEPT = ("title", "authors", "contact", "license", "paper", "doi", "citation")
-"""Fields of an existing `submission.yaml` the importers keep (the submitter's); the rest describes the runs."""
-
-
 def kept_manifest(out: Path, written: dict[str, object]) -> dict[str, object]:
-    """`written` with the submitter's fields (`MANIFEST_FIELDS_KEPT`) of an existing `out/submission.yaml` put back.
+    """The existing `out/submission.yaml` (the one the first pull request merged) with the runs appended, else `written`.
 
-    A field still holding a `FILL IN` placeholder, or a manifest that is not a readable mapping, keeps nothing.
+    The runs' pull request may only append to a merged manifest (`checker.cli.ci_scope`): every field of the
+    existing one stays as it is (what `driftboard init` wrote and the submitter filled in), the imported logs go
+    at the end of `files`, their digests into `logs_sha256`, new claims at the end of `claims`. A manifest that is
+    not a readable mapping keeps nothing (`written` is returned).
     """
     path = out / "submission.yaml"
     if not path.is_file():
@@ -46,11 +45,24 @@ def kept_manifest(out: Path, written: dict[str, object]) -> dict[str, object]:
         return written
     if not isinstance(old, dict):
         return written
-    merged = dict(written)
-    for key in MANIFEST_FIELDS_KEPT:
-        if key in old and "FILL IN" not in str(old[key]):
-            merged[key] = old[key]
+    merged = dict(old)
+    files = list(old.get("files") or [])
+    merged["files"] = files + [f for f in _list(written.get("files")) if f not in files]
+    claims = list(old.get("claims") or [])
+    new_claims = [c for c in _list(written.get("claims")) if c not in claims]
+    if claims or new_claims or "claims" in old:
+        merged["claims"] = claims + new_claims
+    digests = dict(old.get("logs_sha256") or {})
+    written_digests = written.get("logs_sha256")
+    if isinstance(written_digests, dict):
+        digests.update({k: v for k, v in written_digests.items() if k not in digests})
+    if digests:
+        merged["logs_sha256"] = digests
     return merged
+
+
+def _list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
 
 
 def out_state(out: Path) -> bytes | None:
@@ -80,4 +92,4 @@ def iso_utc(ts: object) -> str:
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
-__all__ = ["KEPT", "MANIFEST_FIELDS_KEPT", "iso_utc", "kept_manifest", "out_state", "yaml_bytes"]
+__all__ = ["KEPT", "iso_utc", "kept_manifest", "out_state", "yaml_bytes"]
