@@ -309,7 +309,12 @@ def test_unreadable_replies_are_organ_failures_not_crashes(tmp_path, run_line):
     assert run["metrics"]["decision_mix"] == {"FALLBACK": 4, "PROBE": 6, "RESET": 1}
 
 
-def test_epochs_are_seeds_and_fresh_canaries_keep_runs_apart(tmp_path, run_line):
+def test_epochs_are_seeds_and_a_deterministic_replay_of_one_world_is_never_counted_twice(tmp_path, run_line):
+    """Two epochs of the deterministic scripted model in one world are seeds of one cell. They play nearly the same
+    run: fresh canary nonces no longer keep them apart (issue 29, principle 6, nonces blanked), and their estimated
+    event similarity sits at the near-copy threshold (0.9), so either both are flagged as near-copies of each other
+    (exit 1, the second counts once) or neither is; never one alone. A real model at a non-zero temperature, or one
+    world per seed, gives runs far from the threshold."""
     args = ["eval", "driftboard/agent", "--model", "driftboard/scripted", "-T", "condition=A0", "-T", f"games={GAME}",
             "-T", "horizon=12", "--epochs", "2", "--log-dir", str(tmp_path / "logs"), "--display", "none",
             "--no-log-realtime"]
@@ -319,10 +324,13 @@ def test_epochs_are_seeds_and_fresh_canaries_keep_runs_apart(tmp_path, run_line)
     sub = tmp_path / "epochs"
     _import(run_line, list((tmp_path / "logs").glob("*.eval")), sub)
     res = run_line(["verify", str(sub), "--out", str(tmp_path / "r"), "--format", "json"])
-    assert res.exit_code == 0, res.output
-    runs = json.loads(res.output)["submissions"][0]["runs"]
+    doc = json.loads(res.output)
+    runs = doc["submissions"][0]["runs"]
     assert sorted(r["seed"] for r in runs) == [f"{GAME}-epoch1", f"{GAME}-epoch2"]
-    assert all(r["verdict"] == "VALID" for r in runs)
+    flagged = {p["path"].rsplit("/", 1)[-1] for p in doc["problems"] if "near-copies are copies" in p["message"]}
+    assert flagged in (set(), {f"a0--{GAME}--epoch1.jsonl", f"a0--{GAME}--epoch2.jsonl"}), doc["problems"]
+    assert res.exit_code == (1 if flagged else 0), res.output
+    assert doc["problems"] == [] or flagged
 
 
 def test_the_scripted_model_answers_the_constraint_task_too(tmp_path, run_line):

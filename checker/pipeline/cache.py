@@ -106,6 +106,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.constraint.turns",
     "checker.format",
     "checker.format.boards_model",
+    "checker.format.cost",
     "checker.format.cell_tables",
     "checker.format.errors",
     "checker.format.gate_results",
