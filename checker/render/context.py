@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict
 from checker.render.tables import Table
 
 if TYPE_CHECKING:
+    from checker.format.boards_model import BoardDoc
     from checker.render.ranking import BoardRow
     from checker.render.reported import ReportedGroup
 
@@ -32,6 +33,8 @@ class BoardRef(TypedDict):
     n_unranked: int
     excluded_because: list[tuple[str, int]]
     """(reason, cells) for the submissions the integrity rules leave unranked."""
+    sections: list[tuple[BoardDoc, Table]]
+    """One table per board key with ranked rows (`checker.render.ranking.Board.sections`)."""
     chart: NotRequired[ChartRef]
 
 

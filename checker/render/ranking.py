@@ -14,7 +14,7 @@ produced them (system, backbone, harness, dates, checker version, tokens where l
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TypedDict
 
 from checker.format.boards_model import (
@@ -131,11 +131,14 @@ class Board:
     """Rows listed after the ranked ones: not ranked (with the reason) or undefined."""
     boards: list[BoardDoc]
     """The track's boards (`checker.pipeline.boards`): key, rule and methods of each."""
+    sections: list[tuple[BoardDoc, Table]] = field(default_factory=list)
+    """One table per board key that ranks something: its ranked rows only (rows of two keys never share a table)."""
 
     def named(self, name: str) -> Board:
         """The same board with its tables named for another page (`<name>`, `<name>-unranked`): new Table objects."""
         return replace(self, table=replace(self.table, name=name),
-                       unranked=replace(self.unranked, name=f"{name}-unranked"))
+                       unranked=replace(self.unranked, name=f"{name}-unranked"),
+                       sections=[(d, replace(t, name=f"{name}-board-{i}")) for i, (d, t) in enumerate(self.sections, 1)])
 
 
 def _mean(c: CellResult, name: str) -> float | None:
@@ -386,4 +389,21 @@ def board(track: str, results: Sequence[Listing], name: str = "leaderboard", doc
         reasons[x["why"]] = reasons.get(x["why"], 0) + 1
     because = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
     return Board(track, metric, table, excl, [x for x in rows if x["rank_best"] == 1], because,
-                 sum(1 for x in rows if x["rank"] is not None), sum(1 for x in rows if x["rank"] is None), boards)
+                 sum(1 for x in rows if x["rank"] is not None), sum(1 for x in rows if x["rank"] is None), boards,
+                 _sections(name, boards, rows, cols))
+
+
+SECTION_COLUMNS = ("rank", "cell", "figure", "ci95", "n", "models", "data", "submission_id")
+"""What a board's own table shows: who ranks where, on what figure, how sure, and who the row is."""
+
+
+def _sections(name: str, boards: list[BoardDoc], rows: list[BoardRow], cols: list[Column]) -> list[tuple[BoardDoc, Table]]:
+    """One table per board with ranked rows, in the boards document's order; rank order within each."""
+    shown = [c for key in SECTION_COLUMNS for c in cols if c.key == key]
+    out: list[tuple[BoardDoc, Table]] = []
+    for b in boards:
+        mine = [x for x in rows if x["board"] == b["id"] and x["rank"] is not None]
+        if mine:
+            out.append((b, Table(f"{name}-board-{len(out) + 1}", f"Board {b['label']}: ranked rows", shown, mine,
+                                 downloads=False)))
+    return out
