@@ -404,6 +404,5 @@ def _sections(name: str, boards: list[BoardDoc], rows: list[BoardRow], cols: lis
     for b in boards:
         mine = [x for x in rows if x["board"] == b["id"] and x["rank"] is not None]
         if mine:
-            out.append((b, Table(f"{name}-board-{len(out) + 1}", f"Board {b['label']}: ranked rows", shown, mine,
-                                 downloads=False)))
+            out.append((b, Table(f"{name}-board-{len(out) + 1}", f"Board {b['label']}: ranked rows", shown, mine)))
     return out
