@@ -136,9 +136,11 @@ def follow(work: Path, track: str) -> dict[str, str]:
 
 
 def ranked_rows(page: Path) -> list[list[str]]:
-    """The rows of the first table of a leaderboard page, as cell texts."""
+    """The rows of a leaderboard page's full ranked table (under "Ranked cells", after the per-board tables), as cell texts."""
     soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-    table = soup.select_one("table")
+    heading = next((h for h in soup.find_all("h2") if h.get_text(strip=True).startswith("Ranked cells")), None)
+    assert heading is not None, page
+    table = heading.find_next("table")
     assert table is not None, page
     return [[c.get_text(" ", strip=True) for c in tr.select("td")] for tr in table.select("tr") if tr.select("td")]
 
@@ -151,6 +153,13 @@ def test_the_constraint_dry_run_ends_ranked_on_the_built_site(clone):
     rows = ranked_rows(clone / "build" / "site" / "leaderboards" / "constraint" / "index.html")
     assert [r[:3] for r in rows if "driftboard/scripted/ledger_only" in " ".join(r)] == [
         ["1", "constraint:drift-bench-v1-lite:c97c5fc3c39e:driftboard:p1", "driftboard/scripted/ledger_only"]]
+    # and first in its own board's table, under the board's heading (the section before the full table)
+    page = BeautifulSoup((clone / "build" / "site" / "leaderboards" / "constraint" / "index.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    board = [h for h in page.find_all("h3") if "drift-bench-v1-lite" in h.get_text()]
+    assert len(board) == 1, [h.get_text() for h in page.find_all("h3")]
+    first = board[0].find_next("table").select("tr")[1]
+    assert [c.get_text(" ", strip=True) for c in first.select("td")][:2] == ["1", "driftboard/scripted/ledger_only"]
     assert (clone / "build" / "site" / "submissions" / "mylab-dry" / "index.html").is_file()
 
 
