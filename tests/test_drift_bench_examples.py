@@ -187,3 +187,41 @@ def test_per_turn_labels_equal_the_reference_truth_on_all_52_rows(results):
         expected = ("contradiction" if row["recomputed_z3_sat"] == "0"
                     else "consistent" if note["answer_vs_ledger"] == "1" else "drift")
         assert t["channel"] == expected, row
+
+
+# Correct turns of 13 per model, as DRIFT-Bench's own truth files record them (`recorded_answer_correct`
+# summed per model in examples/drift-bench's *_example.truth.csv): 12, 13, 11, 13.
+CORRECT_OF_13 = {"gpt-oss-120b": 12, "gpt-oss-20b": 13, "qwen3-32b": 11, "qwen3-8b": 13}
+
+
+def test_a_partial_submission_headlines_its_coverage_never_a_figure_over_turns_no_run_attempted(site):
+    """Issue 30, item 5: 13 turns answered of the split's 5,672 → the figure over the 13, with what it is over."""
+    listed = rows(page(site, "leaderboards/constraint"), "Submissions excluded from ranking")
+    ours = {r["cell"]: r for r in listed if r["submission"] == SID}
+    assert sorted(ours) == [f"{m}/mus_repair" for m in MODELS]
+    for model, correct in CORRECT_OF_13.items():
+        row = ours[f"{model}/mus_repair"]
+        figure = f"{round(correct / 13, 3):g}"  # 0.923, 1, 0.846, 1
+        assert row["complete_accuracy ↑ all declared"] == f"{figure} over the 13 turns answered: 3 of 816 problems"
+        assert row["n"] == "3 problems, 13 turns"
+        assert row["turn_accuracy ↑ all declared (conformance, unranked)"].startswith(f"{figure} over the 13 turns")
+        assert row["#"] == "—"
+        cell = BeautifulSoup((site / "submissions" / SID / row_href(site, model) / "index.html").resolve().read_text(
+            encoding="utf-8"), "html.parser")
+        headline = cell.select_one(".db-partial").get_text(" ", strip=True)
+        assert headline.startswith("Partial coverage: the runs answered 13 of 5,672 turns (3 of 816 problems). "
+                                   f"Over the turns answered, complete_accuracy is {figure}. ")
+        assert "(0.002) count the 5,659 turns no run attempted as wrong" in headline
+
+
+def row_href(site: Path, model: str) -> str:
+    links = {a.get_text(strip=True): a["href"] for a in page(site, f"submissions/{SID}").select("a")}
+    return links[f"{model}/mus_repair"]
+
+
+def test_a_fully_covered_cell_keeps_its_all_declared_figure(site):
+    """The partial-coverage headline is for partial cells only: the reference baselines cover their splits whole."""
+    listed = rows(page(site, "leaderboards/constraint"), "Submissions excluded from ranking")
+    full = [r for r in listed if r["submission"] == "driftboard-constraint-baselines"]
+    assert full and all("over the" not in r["complete_accuracy ↑ all declared"] for r in full)
+    assert {r["n of N (problem set)"] for r in full} == {"90 of 90 problems, 527 of 527 turns"}

@@ -133,3 +133,28 @@ def test_a_long_constraint_run_pages_by_bytes(viewer_site: Path, monkeypatch: py
     assert [len(r) for r in rows] == [1] * n and [r[0]["line"] for r in rows] == [t.line for t in run.turns or []]
     last = pages[-1][1]
     assert [x["text"] for x in last["pager"] if x["current"]] == [f"turns {n}–{n} (page {n} of {n})"]
+
+
+def test_nested_metrics_print_as_rows_never_as_python_dicts(viewer_site: Path) -> None:
+    """Issue 30, item 5: a nested metric (the reference's per-bin figures) is one row per leaf, named by its path."""
+    results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json"))
+               if p.name not in ("index.json", "boards.json", "binding.json")]
+    agent = next(r for r in results if r.track == "agent")
+    run = agent.runs[0]
+    nested = {k: v for k, v in run.metrics.items() if isinstance(v, dict)}
+    assert nested, "the agent scorer reports nested metrics (bins)"
+    doc = _page(viewer_site / "site", runs_module.run_path(agent, run).removesuffix("index.md"))
+    shown = {tr.find_all("td")[0].get_text(): tr.find_all("td")[1].get_text()
+             for tr in doc.select("#table-run-metrics tbody tr")}
+    for name, value in nested.items():
+        if not value:  # an empty mapping (no goal seen): one row, undefined
+            assert shown[name] == "—"
+            continue
+        assert name not in shown
+        for key, inner in value.items():
+            leaves = inner if isinstance(inner, dict) else {None: inner}
+            for leaf, x in leaves.items():
+                path = f"{name} › {key}" + (f" › {leaf}" if leaf is not None else "")
+                assert path in shown, (path, sorted(shown))
+                assert shown[path] == ("—" if x is None else str(x) if isinstance(x, int) else f"{round(x, 3):g}")
+    assert not any(v.startswith(("{", "[")) for v in shown.values())

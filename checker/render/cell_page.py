@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from checker.format.boards_model import ranking_line
 from checker.format.errors import visible
+from checker.format.numbers import fmt
 from checker.format.release_model import ReleaseFile
 from checker.format.report import safe_json
 from checker.format.results_model import CellResult, MetricAggregate, ResultsFile
@@ -21,7 +22,7 @@ from checker.render.chart_data import chart, parts_data
 from checker.render.citation import cite_text
 from checker.render.context import CellContext, ChartRef, page
 from checker.render.evidence import cell_coverage
-from checker.render.metrics import header, worst_means
+from checker.render.metrics import header, is_count, rank_metric, worst_means
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.submission_page import bibtex, logs_table, run_gate_table, runs_for_cell
 from checker.render.tables import Column, Row, Table
@@ -79,7 +80,8 @@ def _declared_table(c: CellResult) -> Table:
 
 
 def _all_declared_table(c: CellResult) -> Table:
-    rows: list[Row] = [{"metric": header(name), "all_declared": a.value,
+    # A count's all-declared and valid-only figures are means per run (the boards show its total over valid runs).
+    rows: list[Row] = [{"metric": header(name) + (" (mean per run)" if is_count(name) else ""), "all_declared": a.value,
                         "valid_only": c.metrics[name].mean if name in c.metrics else None,
                         "n_declared": a.n_declared, "n_worst": a.n_worst, "n_undefined": a.n_undefined,
                         "worst": worst_means(name)} for name, a in sorted(c.all_declared.items())]
@@ -90,6 +92,25 @@ def _all_declared_table(c: CellResult) -> Table:
                   Column("n_worst", "counted as worst", numeric=True),
                   Column("n_undefined", "undefined", numeric=True), Column("worst", "a failed run counts as")],
                  rows, empty="No all-declared figure (a comparator cell, or no pre-registration).")
+
+
+def _partial(r: ResultsFile, c: CellResult) -> str | None:
+    """A partial-coverage cell's honest headline (issue 30, item 5); None when the cell is not partial.
+
+    What its runs answered, its figure over those turns, and why the all-declared figure below is not a
+    measure of the model.
+    """
+    cov = cell_coverage(r, c)
+    metric = rank_metric(r.track)
+    agg, ad = c.metrics.get(metric), c.all_declared.get(metric)
+    if not cov.partial or c.valid_runs != cov.runs_of or agg is None or agg.mean is None:
+        return None
+    missing = (cov.turns_of or 0) - cov.turns
+    record = f" ({fmt(ad.value)})" if ad is not None and ad.value is not None else ""
+    return (f"Partial coverage: the runs answered {cov.turns:,} of {cov.turns_of or 0:,} turns ({cov.problems:,} of "
+            f"{cov.problems_of or 0:,} problems). Over the turns answered, {metric} is {fmt(agg.mean)}. The "
+            f"all-declared figures below{record} count the {missing:,} turns no run attempted as wrong: they are of "
+            "record, not a measure of the model, and the cell is not ranked.")
 
 
 def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, str] | None = None,
@@ -111,6 +132,7 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, 
         "metrics": _metrics_table(c), "run_table": run_gate_table(r, runs, name="runs"),
         "turn_table": turn_table(runs) if constraint else None,
         "coverage": cell_coverage(r, c).text if constraint else None,
+        "partial": _partial(r, c) if constraint else None,
         "late_prereg": r.prereg_written_after_runs,
         "board": ranking.board_label_of(c), "ranking": ranking_line(c.ranking),
         "logs": logs_table(r, set(c.log_sha256)),

@@ -100,7 +100,7 @@ def constraint_cell_rows(results: Iterable[Listing]) -> list[Row]:
 
 AGENT_CELL_COLUMNS = [
     Column("submission_id", "submission", link="href"), Column("cell", "cell", link="cell_href"),
-    Column("completions", "completions", numeric=True), Column("valid_runs", "valid runs", numeric=True),
+    Column("completions", "completions (total)", numeric=True), Column("valid_runs", "valid runs", numeric=True),
     Column("runs", "runs", numeric=True), Column("gds_bind", "bind", numeric=True),
     Column("gds_aligned", "aligned", numeric=True), Column("gds_abandon", "abandon", numeric=True),
     Column("drift_total", "drift total", numeric=True), Column("n_defined", "seeds defined"),

@@ -226,6 +226,8 @@ class CellContext(PageContext):
     turn_table: Table | None
     coverage: str | None
     """Constraint track: problems and turns answered "n of N", and the small-n mark."""
+    partial: str | None
+    """A partial-coverage cell's headline: what it answered and its figure over that (`cell_page._partial`)."""
     late_prereg: bool
     """The submission's pre-registration was written after the runs."""
     board: str

@@ -45,6 +45,11 @@ class Coverage:
     text: str | None
     """`n of N problems, n of N turns` and the small-n mark (None: undefined)."""
 
+    @property
+    def partial(self) -> bool:
+        """Some turns answered, fewer than the set's turns times the declared runs."""
+        return self.turns_of is not None and 0 < self.turns < self.turns_of
+
 
 @dataclass(frozen=True)
 class SubmissionCoverage:

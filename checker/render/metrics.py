@@ -46,10 +46,17 @@ def higher_is_better(name: str) -> bool | None:
     return metric.higher_is_better if metric is not None else None
 
 
+def is_count(name: str) -> bool:
+    """A count per run (completions, turns, tokens): an aggregate of it must say whether it is a total or a mean."""
+    metric = get(name)
+    return metric is not None and metric.kind == "count"
+
+
 def definition(name: str) -> str:
     """The metric's definition (a tooltip), or empty when it is not declared."""
     metric = get(name)
     return metric.definition if metric is not None else ""
 
 
-__all__ = ["MAX_DEPTH", "METRICS", "definition", "documented", "header", "higher_is_better", "rank_metric", "worst_means"]
+__all__ = ["MAX_DEPTH", "METRICS", "definition", "documented", "header", "higher_is_better", "is_count", "rank_metric",
+           "worst_means"]

@@ -64,7 +64,9 @@ class BoardRow(Identity, total=False):
     cell: str
     cell_href: str
     figure: float | None
-    """The all-declared figure of the ranking metric."""
+    """The all-declared figure of the ranking metric; for a partial-coverage row, its figure over the turns it answered."""
+    figure_note: str | None
+    """What `figure` is over when it is not the all-declared figure (a partial-coverage row); None otherwise."""
     valid_only: float | None
     rank: str | None
     """The rank range on the row's board (`1`, `1–2`; `checker.pipeline.boards`); None: not ranked."""
@@ -259,13 +261,20 @@ def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
                      "board_label": board_label_of(c), "ci95": None, "n": None,
                      "models": ", ".join(models) if models else NO_LLM, "valid_of_declared": declared,
                      "why": "" if figure is not None else why_undefined(r, c, metric), "prereg": prereg_label(r),
-                     "coverage": None, "small_n": False}
+                     "coverage": None, "small_n": False, "figure_note": None}
+    _mechanism(r, c, row)
     if r.track == "constraint":
         cov = cell_coverage(r, c)
         row["coverage"], row["small_n"] = cov.text, bool(cov.small_n)
         if row["small_n"] and figure is not None:
             row["why"] = f"{SMALL_N}: under half of the problem set's turns, not ranked"
-    _mechanism(r, c, row)
+        if cov.partial and c.valid_runs == cov.runs_of and figure is not None:
+            # Honest summary (issue 30, item 5): the headline is the coverage and the figure over the turns
+            # the runs answered, never a figure divided by turns no run attempted. It never ranks. Only when every
+            # declared run is valid: a failed declared run still counts as the worst value (intent-to-treat).
+            row["figure"], row["n"] = _mean(c, metric), f"{cov.problems:,} problems, {cov.turns:,} turns"
+            row["figure_note"] = f"over the {cov.turns:,} turns answered: {cov.problems:,} of {cov.problems_of or 0:,} problems"
+            row["turn_accuracy"] = _mean(c, "turn_accuracy")
     return row
 
 
@@ -285,7 +294,7 @@ def _apply(row: BoardRow, doc: BoardRowDoc | None, c: CellResult) -> None:
         if c.ranking is not None and c.ranking.reason and row["figure"] is not None:
             row["why"] = "not ranked: " + c.ranking.reason
         return
-    row["rank"], row["rank_best"], row["figure"] = doc["rank"], doc["rank_best"], doc["figure"]
+    row["rank"], row["rank_best"], row["figure"], row["figure_note"] = doc["rank"], doc["rank_best"], doc["figure"], None
     ci = doc["ci95"]
     row["ci95"] = f"[{fmt(ci[0])}, {fmt(ci[1])}]" if ci is not None else doc["interval"]
     unit = "tasks" if c.completion_tables is not None else "seeds"
@@ -307,9 +316,10 @@ def rank_rows(rows: list[BoardRow], higher: bool) -> list[BoardRow]:
 
 def columns(track: str, metric: str) -> list[Column]:
     """Rank and cell first, the ranking figure, the mechanism decomposition, then identity."""
-    fig = Column("figure", f"{header(metric)} all declared", numeric=True,
+    fig = Column("figure", f"{header(metric)} all declared", numeric=True, note="figure_note",
                  help=f"Ranking figure: {definition(metric)} Missing, incomplete or invalid declared runs count "
-                      "as the worst value.")
+                      "as the worst value. A row that answered only part of its problem set (every declared run "
+                      "valid) shows its figure over the turns it answered, says so, and is not ranked.")
     head = [Column("rank", "#", help="Rank range on the row's board: 1 + rows significantly better, to N − rows "
                                       "significantly worse (paired tests, Holm-corrected); overlapping ranges tie."),
             Column("board", "board", help="Track, environment (world, or problem split and digest), profile, protocol: "
@@ -325,12 +335,14 @@ def columns(track: str, metric: str) -> list[Column]:
                 Column("gds_abandon", header("gds_abandon"), numeric=True, help=definition("gds_abandon")),
                 Column("gds_aligned", header("gds_aligned"), numeric=True, help=definition("gds_aligned")),
                 Column("ref_beats", "reference beats (mean)", numeric=True),
-                Column("completions", header("completions"), numeric=True)]
+                Column("completions", f"{header('completions')} (total, valid runs)", numeric=True,
+                       help="Levels completed, summed over the cell's valid runs (one definition everywhere: "
+                            "a total with its runs beside it; cell pages also give the mean per run).")]
     elif track == "completion":
         mech = list(completion.COLUMNS)
     else:
         mech = [Column("turn_accuracy", f"{header('turn_accuracy')} all declared (conformance, unranked)", numeric=True,
-                       help=definition("turn_accuracy"))]
+                       note="figure_note", help=definition("turn_accuracy"))]
         mech += [Column(f"{ch}_share", f"{ch} share", numeric=True) for ch in CHANNELS]
         mech.append(Column("turns", "turns", numeric=True))
         mech.append(Column("coverage", "n of N (problem set)"))

@@ -12,6 +12,7 @@ downloads of their own (the submission's results file, linked from the submissio
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,8 +128,28 @@ def _mismatches(run: RunResult) -> Table:
                  empty="None: every recorded value matches its recomputation.", downloads=False)
 
 
+def _flat(name: str, value: object) -> Iterator[tuple[str, object]]:
+    """A metric as (name, scalar) rows, so no value prints as a Python dict or list.
+
+    A nested metric (per-bin accuracies, a decision mix) gives one row per leaf, named by its path
+    (`bins › 1-50 › GA`).
+    """
+    if isinstance(value, dict):
+        if not value:
+            yield name, None
+        for k in sorted(value, key=str):
+            yield from _flat(f"{name} › {k}", value[k])
+    elif isinstance(value, list | tuple):
+        if not value:
+            yield name, None
+        for i, v in enumerate(value, 1):
+            yield from _flat(f"{name} › {i}", v)
+    else:
+        yield name, value
+
+
 def _metrics(run: RunResult) -> Table:
-    rows = [{"metric": k, "value": v} for k, v in sorted(run.metrics.items())]
+    rows = [{"metric": path, "value": leaf} for k, v in sorted(run.metrics.items()) for path, leaf in _flat(k, v)]
     return Table("run-metrics", "Every metric of this run (undefined shown as —)",
                  [Column("metric", "metric"), Column("value", "value", numeric=True)], rows, empty="No metric.",
                  downloads=False)

@@ -42,6 +42,8 @@ class Column:
     """Show a non-empty value as a badge (why a row is not ranked, a small-n mark); empty shows nothing."""
     wide: bool = False
     """Free text a reader reads in full (a user message, a model response): the cell gets room to breathe."""
+    note: str | None = None
+    """Row key of a short text shown after the value (what a figure is over, when not what the header says)."""
 
 
 @dataclass
