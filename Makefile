@@ -42,7 +42,7 @@ test: $(ALL_STAMP)
 	$(BIN)/ruff check checker driftboard tools tests examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 lint: $(ALL_STAMP)
 	$(BIN)/ruff check checker driftboard tools tests examples

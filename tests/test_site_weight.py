@@ -275,12 +275,20 @@ def test_theme_css_subsets_drop_other_colours_and_right_to_left() -> None:
     assert len(main) - len(lean) > 5_000
 
 
-_STYLES = """() => { const out = {};
+# Every element's computed style, as an index into the distinct styles: rows of one table share theirs, so
+# the page sends each distinct style once (the full JSON of every element of a long page was most of the time).
+_STYLES = """() => { const out = {}, seen = new Map(), distinct = [];
   document.querySelectorAll('*').forEach((el, i) => { for (const pseudo of [null, '::before', '::after']) {
     const cs = getComputedStyle(el, pseudo); const o = {};
-    for (let k = 0; k < cs.length; k++) { const n = cs[k]; if (!n.startsWith('--')) o[n] = cs.getPropertyValue(n); }
-    out[i + ' ' + el.tagName + (pseudo || '')] = JSON.stringify(o); } });
-  return out; }"""
+    // a pseudo-element that is not generated (content none or normal) is only its content: a subset missing
+    // the rule that generates it still shows, as a different content
+    const content = cs.getPropertyValue('content');
+    if (pseudo && (content === 'none' || content === 'normal')) { o.content = content; } else {
+    for (let k = 0; k < cs.length; k++) { const n = cs[k]; if (!n.startsWith('--')) o[n] = cs.getPropertyValue(n); } }
+    const text = JSON.stringify(o); let at = seen.get(text);
+    if (at === undefined) { at = distinct.length; distinct.push(text); seen.set(text, at); }
+    out[i + ' ' + el.tagName + (pseudo || '')] = at; } });
+  return {out, distinct}; }"""
 
 
 def _computed_styles(browser, url: str, width: int, scheme: str, shipped: bool,  # noqa: F811
@@ -303,7 +311,8 @@ def _computed_styles(browser, url: str, width: int, scheme: str, shipped: bool, 
         page.wait_for_selector(".md-search-result__item", timeout=15000)
     # widths of flex items (a facet's label and select) depend on the font: read them once it has loaded
     page.evaluate("() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => r(true))))")
-    styles = page.evaluate(_STYLES)
+    got = page.evaluate(_STYLES)
+    styles = {k: got["distinct"][at] for k, at in got["out"].items()}
     context.close()
     assert len(sheets) == 1
     return styles, sheets[0]
