@@ -10,6 +10,7 @@ import io
 import json
 import re
 import shlex
+from itertools import pairwise
 from pathlib import Path
 
 import click
@@ -119,26 +120,66 @@ class _Terminal(io.StringIO):
 
 
 def test_progress_bar_draws_only_on_a_terminal_and_only_when_enabled():
-    with terminal_progress("verifying runs", stream=io.StringIO()) as progress:
+    with terminal_progress("verifying logs", stream=io.StringIO()) as progress:
         assert progress is None  # a pipe or a CI log: nothing
-    with terminal_progress("verifying runs", enabled=False, stream=_Terminal()) as progress:
+    with terminal_progress("verifying logs", enabled=False, stream=_Terminal()) as progress:
         assert progress is None  # JSON mode: nothing
     term = _Terminal()
-    with terminal_progress("verifying runs", stream=term) as progress:
+    with terminal_progress("verifying logs", stream=term) as progress:
         assert progress is not None
-        for done in range(4):
-            progress(done, 3)
+        for done in (0, 1_500_000, 2_250_000, 3_000_000):
+            progress(done, 3_000_000)
     drawn = term.getvalue()
-    assert "verifying runs" in drawn and "3/3" in drawn
+    assert "verifying logs" in drawn and "50%" in drawn and "1.5 of 3.0 MB of logs" in drawn
+    assert "100%" in drawn and "3.0 of 3.0 MB of logs" in drawn
 
 
-def test_verify_reports_progress_once_per_run(tmp_path):
+def test_verify_reports_progress_in_bytes_of_logs(tmp_path):
+    """Issue 34: the work is the stored logs' bytes; three short runs move it once each, by their sizes."""
     from checker.pipeline.verify import verify_paths
 
     folder = make_agent_submission(tmp_path / "subs", "s-progress", {"FULL": ["s1", "s2"], "J0": ["s1"]})
+    sizes = sorted(p.stat().st_size for p in (folder / "runs").glob("*.jsonl"))
+    total = sum(sizes)
     calls: list[tuple[int, int]] = []
     verify_paths([folder], progress=lambda done, total: calls.append((done, total)))
-    assert calls == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    assert calls[0] == (0, total) and calls[-1] == (total, total) and len(calls) == 4
+    assert sorted(b[0] - a[0] for a, b in pairwise(calls)) == sizes
+
+
+def test_one_long_run_moves_the_progress_before_it_ends(tmp_path):
+    """A run of ~20,000 events reports the bytes read as it goes (every 4,096 lines), not once at its end."""
+    from driftboard_tools.generate.agent_logs import generate
+
+    from checker.pipeline.verify import verify_paths
+
+    log = tmp_path / "long.jsonl"
+    events = generate(log, 3000)
+    total = log.stat().st_size
+    calls: list[tuple[int, int]] = []
+    verify_paths([log], None, [], progress=lambda done, total: calls.append((done, total)))
+    inside = [done for done, _ in calls if 0 < done < total]
+    assert len(inside) >= events // 4096 - 1 >= 3, (events, calls)
+    assert [d for d, _ in calls] == sorted({d for d, _ in calls}) and calls[-1] == (total, total)
+
+
+def test_workers_report_a_long_run_while_it_is_read(tmp_path, monkeypatch):
+    """With --jobs 2, bytes read in the workers reach the bar while the runs are read (a shared counter, polled)."""
+    from driftboard_tools.generate.agent_logs import generate
+
+    from checker.pipeline import verify
+
+    monkeypatch.setattr(verify, "POLL_SECONDS", 0.01)
+    logs = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    for k, log in enumerate(logs):
+        generate(log, 3000, {"run_id": f"long-{k}", "seed": f"s{k + 1}"})
+    sizes = [log.stat().st_size for log in logs]
+    calls: list[tuple[int, int]] = []
+    verify.verify_paths(logs, None, [], jobs=2, progress=lambda done, total: calls.append((done, total)))
+    boundaries = {0, sizes[0], sizes[1], sum(sizes)}
+    assert calls[0] == (0, sum(sizes)) and calls[-1] == (sum(sizes), sum(sizes))
+    assert [d for d, _ in calls] == sorted({d for d, _ in calls})
+    assert any(done not in boundaries for done, _ in calls), calls  # some report fell inside a run
 
 
 def test_verify_prints_no_progress_when_stderr_is_not_a_terminal(tmp_path, run_line):

@@ -69,7 +69,7 @@ def verify_command(paths: list[Path], profile: str | None, problems: list[Path],
     from checker.pipeline.shard import parse_shard
     from checker.pipeline.verify import default_problem_dirs, verify_paths
 
-    with terminal_progress("verifying runs", enabled=fmt == "text") as progress:
+    with terminal_progress("verifying logs", enabled=fmt == "text") as progress:
         report = verify_paths(paths, profile, problems or default_problem_dirs(), jobs=jobs, shard=parse_shard(shard),
                               cache_dir=(cache_dir or default_cache_dir()) if cache else None, results_dir=out,
                               progress=progress)
@@ -177,7 +177,7 @@ def build_command(submissions: Path, results: Path, out: Path, verify: bool = Tr
                   also="--project DIR")
     root = project_root(project)  # before verifying: a missing mkdocs.yml is a usage error, said at once
     if verify:
-        with terminal_progress("verifying runs") as progress:
+        with terminal_progress("verifying logs") as progress:
             only = ensure_results(submissions, results, progress)
     elif not (results / INDEX).is_file():
         raise UsageError(f"{results}: no {INDEX}; run `driftboard verify` (or `driftboard merge`) first")
@@ -215,6 +215,11 @@ def imported(code: int, out: Path) -> int:
     return code
 
 
+def _mb(n: int) -> str:
+    """Bytes as MB with one decimal (at least 0.1 for a non-empty amount)."""
+    return f"{max(n / 1e6, 0.1 if n else 0.0):.1f}"
+
+
 @contextmanager
 def terminal_progress(label: str, enabled: bool = True, stream: TextIO | None = None) -> Iterator[Progress | None]:
     """A click progress bar on stderr as a `Progress` callback, or None.
@@ -222,8 +227,11 @@ def terminal_progress(label: str, enabled: bool = True, stream: TextIO | None = 
     None unless `enabled` (False in JSON mode) and the stream is a terminal: no bar in CI logs or
     when output is piped. Only stderr is drawn on, so stdout is the same with or without a bar.
 
+    The work is counted in bytes of stored logs (`checker.format.progress`), shown as a percentage,
+    MB read of MB to read, and the time left.
+
     Args:
-        label: what is being done (`verifying runs`).
+        label: what is being done (`verifying logs`).
         enabled: whether a bar is wanted at all.
         stream: where to draw (default: stderr); tests pass a stream that claims to be a terminal.
     """
@@ -240,9 +248,10 @@ def terminal_progress(label: str, enabled: bool = True, stream: TextIO | None = 
     def update(done: int, total: int) -> None:
         nonlocal bar
         if bar is None:
-            bar = click.progressbar(length=total, label=label, file=out, show_pos=True, show_eta=True)
+            bar = click.progressbar(length=total, label=label, file=out, show_pos=False, show_percent=True,
+                                    show_eta=True, item_show_func=lambda text: text)
             bar.__enter__()
-        bar.update(done - bar.pos)
+        bar.update(done - bar.pos, f"{_mb(done)} of {_mb(total)} MB of logs")
 
     try:
         yield update

@@ -15,7 +15,7 @@ import contextlib
 import gc
 import shutil
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from checker.format import logio
 from checker.format.errors import Finding, MissingInputError
 from checker.format.identity import recorded_model
 from checker.format.logio import REPLAY_CONTAINER_BYTES, over_replay_limit
-from checker.format.progress import Progress
+from checker.format.progress import Progress, reading, set_meter
 from checker.format.results_model import FindingRecord, ResultsFile, RunResult
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.manifest import Prereg
@@ -245,19 +245,16 @@ def ensure_results(submissions: Path, results: Path, progress: Progress | None =
 def _score(work: list[Job], sets: _Worker, jobs: int, progress: Progress | None) -> dict[int, SubmissionResult]:
     """Score every job, `jobs` processes at a time; slot -> the verified submission.
 
-    `sets`: the problem and task sets every task reads (its `on_run` is set here).
+    `sets`: the problem and task sets every task reads.
 
-    `progress` is told (runs scored, runs to score) as parts complete, and after every run
-    scored in this process.
+    `progress` is told (bytes of logs read, bytes of logs to read) as logs are read, in this process
+    and in the workers alike (`checker.format.progress`): a long run moves it as it goes.
     """
     parts = _parts(work, jobs)
-    tally = _Tally(progress, sum(len(p.logs) for p in parts))
+    tally = _Tally(progress, sum(_log_bytes(p.logs) for p in parts))
     out: dict[int, SubmissionResult] = {}
     left = Counter(p.job.slot for p in parts)
-    scored = 0
-    for part, done in zip(parts, _schedule(parts, sets, jobs, tally.next), strict=True):
-        scored += len(part.logs)
-        tally.reach(scored)
+    for part, done in zip(parts, _schedule(parts, sets, jobs, tally), strict=True):
         slot = part.job.slot
         if part.whole:
             out[slot] = done
@@ -271,6 +268,7 @@ def _score(work: list[Job], sets: _Worker, jobs: int, progress: Progress | None)
         left[slot] -= 1
         if not left[slot]:
             _complete(into, part.job)
+    tally.reach(tally.total)
     return out
 
 
@@ -298,38 +296,64 @@ def _log_bytes(logs: Iterable[Log]) -> int:
 
 
 class _Tally:
-    """Runs scored so far, told to `progress` whenever the count grows (from 0 of `total`)."""
+    """Bytes of logs read so far, told to `progress` whenever the count grows (from 0 of `total`)."""
 
     def __init__(self, progress: Progress | None, total: int) -> None:
         self.progress, self.total, self.done = progress, total, 0
         if progress is not None and total:
             progress(0, total)
 
+    @property
+    def wanted(self) -> bool:
+        return self.progress is not None and self.total > 0
+
     def reach(self, done: int) -> None:
+        done = min(done, self.total)  # a log that grew after it was weighed never overshoots
         if done > self.done:
             self.done = done
             if self.progress is not None:
                 self.progress(done, self.total)
 
-    def next(self) -> None:
-        self.reach(self.done + 1)
+    def add(self, delta: int) -> None:
+        self.reach(self.done + delta)
 
 
-def _schedule(parts: list[Part], sets: _Worker, jobs: int, on_run: Callable[[], None]) -> Iterator[SubmissionResult]:
-    """The one scheduler: `_verify_part` over `parts`, in order; a plain map, or a pool's map with `jobs` > 1.
+POLL_SECONDS = 0.25
+"""How often the pool's progress is read while a worker reads a log."""
 
-    Each run scored in this process calls `on_run` (workers report per part, as it comes back).
+
+def _schedule(parts: list[Part], sets: _Worker, jobs: int, tally: _Tally) -> Iterator[SubmissionResult]:
+    """The one scheduler: `_verify_part` over `parts`, in order; in this process, or in a pool with `jobs` > 1.
+
+    Bytes read reach `tally` from this process's meter directly; workers add theirs to a shared
+    counter, which is read every `POLL_SECONDS` while a result is awaited.
     """
     if jobs <= 1 or len(parts) <= 1:
-        _init_worker(sets.problem_sets, sets.task_sets, on_run)
-        yield from map(_verify_part, parts)
+        _init_worker(sets.problem_sets, sets.task_sets, None)
+        set_meter(tally.add if tally.wanted else None)
+        try:
+            yield from map(_verify_part, parts)
+        finally:
+            set_meter(None)
         return
     # imported here: the process pool (multiprocessing, logging) is ~15 ms of start-up that `--jobs 1` never uses
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                             initargs=(sets.problem_sets, sets.task_sets, None)) as pool:
-        yield from pool.map(_verify_part, parts, chunksize=1)
+    context = multiprocessing.get_context()
+    counter = context.Value("q", 0) if tally.wanted else None
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
+                             initargs=(sets.problem_sets, sets.task_sets, counter)) as pool:
+        for future in [pool.submit(_verify_part, part) for part in parts]:
+            while counter is not None:
+                try:
+                    future.result(timeout=POLL_SECONDS)
+                    break
+                except TimeoutError:
+                    tally.reach(counter.value)
+            if counter is not None:
+                tally.reach(counter.value)
+            yield future.result()
 
 
 @dataclass
@@ -340,15 +364,20 @@ class _Worker:
     """Constraint problem sets: digest -> problem set (`checker.constraint.problem_sets`)."""
     task_sets: Mapping[str, Any] = field(default_factory=dict)
     """Completion task sets: digest -> task set, each loaded on first use (`checker.completion.tasks`)."""
-    on_run: Callable[[], None] | None = None
 
 
 _WORKER = _Worker()
 
 
-def _init_worker(problem_sets: Mapping[str, Any], task_sets: Mapping[str, Any],
-                 on_run: Callable[[], None] | None) -> None:
-    _WORKER.problem_sets, _WORKER.task_sets, _WORKER.on_run = problem_sets, task_sets, on_run
+def _init_worker(problem_sets: Mapping[str, Any], task_sets: Mapping[str, Any], counter: Any | None) -> None:
+    """A process's sets, and (in a worker) the shared counter its bytes of logs read are added to."""
+    _WORKER.problem_sets, _WORKER.task_sets = problem_sets, task_sets
+    if counter is not None:
+        def report(delta: int) -> None:
+            with counter.get_lock():
+                counter.value += delta
+
+        set_meter(report)
 
 
 def _verify_part(part: Part) -> SubmissionResult:
@@ -362,11 +391,10 @@ def _verify_part(part: Part) -> SubmissionResult:
     out = replace(sub, runs=list(sub.runs) if part.whole else [], findings=list(sub.findings) if part.whole else [])
     owner = (sub.manifest.id, sub.manifest.track) if sub.manifest is not None else None
     for path, display in part.logs:
-        findings, run = _score_task(ScoreTask(path, display, sub.profile, sub.prereg, owner))
+        with reading(_log_bytes([(path, display)])):
+            findings, run = _score_task(ScoreTask(path, display, sub.profile, sub.prereg, owner))
         out.findings.extend(findings)
         out.runs.append(run)
-        if _WORKER.on_run is not None:
-            _WORKER.on_run()
     if part.whole:
         _complete(out, part.job)
     return out

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from checker.format import progress
 from checker.format.errors import Finding
 from checker.format.logio import MAX_FILE_BYTES
 from checker.format.names import Name, Work, identity_findings, submission_names
@@ -219,7 +220,8 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     opened = _open_log(path, display, report)
     if opened is None:
         return info
-    fh, size = opened
+    fh, size, raw = opened
+    progress.watch(raw)  # a progress bar counts the stored bytes read (`checker.format.progress`)
     # a compressed log's decompressed size is known only once read: it is kept and weighed as it goes
     compressed = storage_of(display) not in (None, "plain")
     keeper = KeptEvents(keep, size) if keep is not None and (size <= keep.max_weight or compressed) else None
@@ -246,8 +248,11 @@ def validate_run_file(path: Path, display: str, report: ValidationReport, keep: 
     return info
 
 
-def _open_log(path: Path, display: str, report: ValidationReport) -> tuple[IO[bytes], int] | None:
-    """The open log and its size; None, with the finding, for a file that must not be read."""
+def _open_log(path: Path, display: str, report: ValidationReport) -> tuple[IO[bytes], int, IO[bytes]] | None:
+    """The open log (its lines), its size bound and the stored file under it.
+
+    None, with the finding, for a file that must not be read.
+    """
     try:
         fh = open_regular(path)  # never through a link, never blocking on a FIFO
         size = os.fstat(fh.fileno()).st_size
@@ -278,9 +283,9 @@ def _open_log(path: Path, display: str, report: ValidationReport) -> tuple[IO[by
         return None
     fh.seek(0)
     if storage == "plain":
-        return fh, size
+        return fh, size, fh
     # decompressed as it is read, bounded (checker.format.storage); the size bounds what is kept
-    return open_stream(fh, storage, display, size), allowance(size)
+    return open_stream(fh, storage, display, size), allowance(size), fh
 
 
 def _listed(display: str, problems: list[Problem]) -> list[Finding]:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from checker.format import progress
 from checker.format.logio import MAX_LINE_BYTES, skip_oversize
 
 
@@ -40,12 +41,15 @@ def bounded_lines(fh: IO[bytes], observe: Callable[[bytes], None] | None = None)
     limit = MAX_LINE_BYTES + 1
     readline = fh.readline
     sha256 = hashlib.sha256
+    tick, every = progress.tick, progress.TICK_LINES - 1
     lineno = 0
     while True:
         chunk = readline(limit)
         if not chunk:
             return
         lineno += 1
+        if not lineno & every:  # the bytes read so far, for a progress bar (`checker.format.progress`)
+            tick()
         if observe is not None:
             observe(chunk)
         if chunk[-1:] == b"\n":
