@@ -122,3 +122,20 @@ def test_agent_cells_need_five_declared_seeds() -> None:
     assert not cell_ranking(_input("agent", 6, comparator=True)).ranked
     excluded = cell_ranking(_input("agent", 6, ranked=False))
     assert excluded.reason == "the pre-registration loosens gate thresholds"
+
+
+def test_a_name_never_opens_a_board_of_its_own() -> None:
+    """Two cells on the same problems (one digest) share a board whatever their runs call the split."""
+    digest = "c97c5fc3c39e9faa136cb9340687ddff0a1180a5dfcf7aedf9f48be0cd045001"
+    keys = [{"track": "constraint", "split": name, "split_digest": digest, "profile": "driftboard", "protocol": "1"}
+            for name in ("drift-bench-v1-lite", "OFFICIAL-full-split")]
+    assert board_id(keys[0]) == board_id(keys[1]) == "constraint:c97c5fc3c39e:driftboard:p1"
+    other = {**keys[0], "split_digest": "ed6f3c57e5a7" + "0" * 52}
+    assert board_id(other) == "constraint:ed6f3c57e5a7:driftboard:p1" != board_id(keys[0])
+    units = {f"p{j}": [1.0, 1.0] for j in range(6)}
+    cells = [_cell("s", f"c{i}", board_id(k), units, "problem", key=k) for i, k in enumerate(keys)]
+    (doc,) = board_docs([_sub("s", *cells)])
+    assert [r["result_id"] for r in doc["rows"]] == ["s/c0", "s/c1"] and doc["rows"][0]["rank"] == "1–2"
+    # the board's label names every name its runs gave the split, sorted
+    assert doc["key"]["split"] == "OFFICIAL-full-split / drift-bench-v1-lite"
+    assert "split OFFICIAL-full-split / drift-bench-v1-lite · split digest c97c5fc3c39e…" in doc["label"]

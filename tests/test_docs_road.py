@@ -148,11 +148,11 @@ def ranked_rows(page: Path) -> list[list[str]]:
 def test_the_constraint_dry_run_ends_ranked_on_the_built_site(clone):
     outputs = follow(clone, "constraint")
     verify = next(v for k, v in outputs.items() if k.startswith("2:") and "driftboard verify submissions/mylab-dry" in k)
-    assert "driftboard/scripted/ledger_only: ranked on board constraint:drift-bench-v1-lite:" in verify
+    assert "driftboard/scripted/ledger_only: ranked on board constraint:c97c5fc3c39e:driftboard:p1" in verify
     assert "882 of 882 turns correct" in verify
     rows = ranked_rows(clone / "build" / "site" / "leaderboards" / "constraint" / "index.html")
     assert [r[:3] for r in rows if "driftboard/scripted/ledger_only" in " ".join(r)] == [
-        ["1", "constraint:drift-bench-v1-lite:c97c5fc3c39e:driftboard:p1", "driftboard/scripted/ledger_only"]]
+        ["1", "constraint:c97c5fc3c39e:driftboard:p1", "driftboard/scripted/ledger_only"]]
     # and first in its own board's table, under the board's heading (the section before the full table)
     page = BeautifulSoup((clone / "build" / "site" / "leaderboards" / "constraint" / "index.html").read_text(encoding="utf-8"),
                          "html.parser")

@@ -41,7 +41,7 @@ from checker.format.results_io import canonical_json, content_digest
 from checker.format.results_model import CellResult, ResultsSummary
 from checker.pipeline.metrics import RANK_BY, get
 from checker.stages.aggregate import bootstrap_ci, seed_for
-from checker.stages.boards import MIN_SEEDS, TRACKS, board_label
+from checker.stages.boards import MIN_SEEDS, TRACKS, board_label, is_label
 from checker.stages.statistics import ALPHA, MIN_CLUSTERS, RESAMPLES, holm, mcnemar_exact, rank_ranges, wilson
 
 RANK_MEANING = ("A rank range \"1–2\" means the row is significantly worse than no row above 1 and significantly "
@@ -136,6 +136,8 @@ def _board(bid: str, cells: list[tuple[ResultsSummary, CellResult]]) -> BoardDoc
     first = cells[0][1].ranking
     assert first is not None
     key = dict(first.key)
+    for name in [k for k in key if is_label(k, key)]:  # every name the board's runs give what they ran, sorted
+        key[name] = " / ".join(sorted({c.ranking.key.get(name, "") for _, c in cells if c.ranking is not None} - {""}))
     track = key["track"]
     metric = RANK_BY[track]
     decl = get(metric)

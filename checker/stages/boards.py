@@ -211,9 +211,18 @@ def _environment(key: dict[str, str]) -> list[tuple[str, str]]:
     return [(k, key[k]) for k in names if k in key]
 
 
+def is_label(field: str, key: dict[str, str]) -> bool:
+    """A name beside the digest of what it names (a split's name beside its digest): shown, never part of the id.
+
+    The runs declare names; only the digest says which problems or tasks they are. Two cells on the same
+    problems share a board whatever they call them, so a new name never opens a board of its own.
+    """
+    return f"{field}_digest" in key
+
+
 def board_id(key: dict[str, str]) -> str:
-    """The board's id: `track:environment…:profile:p<protocol>` (a digest shortened to 12 hex digits)."""
-    env = [v[:12] if k.endswith("_digest") else v for k, v in _environment(key)]
+    """The board's id: `track:environment…:profile:p<protocol>` (a digest shortened to 12 hex digits; names left out)."""
+    env = [v[:12] if k.endswith("_digest") else v for k, v in _environment(key) if not is_label(k, key)]
     return ":".join([key["track"], *env, key["profile"], "p" + key["protocol"]])
 
 
