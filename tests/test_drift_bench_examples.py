@@ -225,3 +225,10 @@ def test_a_fully_covered_cell_keeps_its_all_declared_figure(site):
     full = [r for r in listed if r["submission"] == "driftboard-constraint-baselines"]
     assert full and all("over the" not in r["complete_accuracy ↑ all declared"] for r in full)
     assert {r["n of N (problem set)"] for r in full} == {"90 of 90 problems, 527 of 527 turns"}
+
+
+def test_the_agent_board_counts_ranked_not_ranked_and_undefined_apart(site):
+    """Four reference cells with 5 seeds rank; the launch submission's four 3-seed cells do not, and are not undefined."""
+    counts = page(site, "leaderboards/agent").select_one(".db-leader-counts").get_text(" ", strip=True)
+    assert counts.startswith("4 cell(s) ranked · 4 not ranked on their board (listed after, with the reason) · "
+                             "0 undefined (listed last, with the reason)"), counts

@@ -30,6 +30,7 @@ class BoardRef(TypedDict):
     leaders: list[BoardRow]
     n_ranked: int
     n_undefined: int
+    n_not_ranked: int
     n_unranked: int
     excluded_because: list[tuple[str, int]]
     """(reason, cells) for the submissions the integrity rules leave unranked."""

@@ -48,7 +48,7 @@ def board_ref(b: ranking.Board, chart_ref: ChartRef | None = None) -> BoardRef:
     ref: BoardRef = {"track": b.track, "label": TRACK_LABELS[b.track], "href": f"leaderboards/{b.track}/",
                      "metric": b.metric, "direction": "higher is better ↑" if higher else "lower is better ↓",
                      "table": b.table, "unranked": b.unranked, "leaders": b.leaders, "n_ranked": b.n_ranked,
-                     "n_undefined": b.n_undefined, "n_unranked": len(b.unranked.rows),
+                     "n_undefined": b.n_undefined, "n_not_ranked": b.n_not_ranked, "n_unranked": len(b.unranked.rows),
                      "excluded_because": b.excluded_because, "sections": b.sections}
     if chart_ref is not None:
         ref["chart"] = chart_ref

@@ -130,11 +130,13 @@ class Board:
     """Why submissions are not ranked: (reason, cells) per distinct reason, most cells first."""
     n_ranked: int
     n_undefined: int
-    """Rows listed after the ranked ones: not ranked (with the reason) or undefined."""
+    """Rows whose figure is undefined (listed last, with the reason)."""
     boards: list[BoardDoc]
     """The track's boards (`checker.pipeline.boards`): key, rule and methods of each."""
     sections: list[tuple[BoardDoc, Table]] = field(default_factory=list)
     """One table per board key that ranks something: its ranked rows only (rows of two keys never share a table)."""
+    n_not_ranked: int = 0
+    """Rows with a figure that do not rank on their board (too few seeds, partial coverage...), with the reason."""
 
     def named(self, name: str) -> Board:
         """The same board with its tables named for another page (`<name>`, `<name>-unranked`): new Table objects."""
@@ -401,8 +403,9 @@ def board(track: str, results: Sequence[Listing], name: str = "leaderboard", doc
         reasons[x["why"]] = reasons.get(x["why"], 0) + 1
     because = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
     return Board(track, metric, table, excl, [x for x in rows if x["rank_best"] == 1], because,
-                 sum(1 for x in rows if x["rank"] is not None), sum(1 for x in rows if x["rank"] is None), boards,
-                 _sections(name, boards, rows, cols))
+                 sum(1 for x in rows if x["rank"] is not None), sum(1 for x in rows if x["figure"] is None), boards,
+                 _sections(name, boards, rows, cols),
+                 sum(1 for x in rows if x["rank"] is None and x["figure"] is not None))
 
 
 SECTION_COLUMNS = ("rank", "cell", "figure", "ci95", "n", "models", "data", "submission_id")
