@@ -49,8 +49,9 @@ def test_forest_point_interval_and_why_none() -> None:
     assert [c.select_one("title").get_text() for c in dots] == ["0.25 [0.1, 0.5]", "0.75"]
     # one interval (0.1 to 0.5: 30 to 150 px), on the first row (rows of 24 px from y = 28; the header is row 0)
     assert forest.select_one("path[stroke-width='2']")["d"] == "M30,64H150M30,59v10M150,59v10"
-    notes = [t.get_text() for t in forest.select("g[font-style=italic] text")]
-    assert notes == ["no interval: none: 3 defined seed values (a bootstrap needs 5)"]
+    # the point at 225 of 300 px: its reason on its left (216 px of room at 5 px a character: 43), right-aligned
+    note = forest.select_one("g[font-style=italic] text")
+    assert (note.get_text(), note["x"], note["text-anchor"]) == ("3 defined seed values (a bootstrap needs 5)", "216", "end")
     # the decomposition beside it: bind 0..0.25 and aligned 0.25..1 of 260 px; the undefined row boxed, not a 0 bar
     parts = doc.select("svg > g[transform]")[1]
     assert parts.select_one(f"path[fill='{COMPONENT_COLORS['bind']}']")["d"] == "M0,56h65v16h-65z"

@@ -155,7 +155,7 @@ def _forest(track: str, d: Datasets) -> str | None:
         if r["lo"] is not None and r["hi"] is not None:
             forest.rules[i] = [(_f(r["lo"]), _f(r["hi"]))]
         else:
-            forest.notes[i] = f"no interval: {r['why_no_interval']}"
+            forest.notes[i] = str(r["why_no_interval"]).removeprefix("none: ")  # the caption: "no interval: why"
     colors = PARTS[track]
     parts = svg.Panel("decomposition (share)", (0.0, 1.0), width=260)
     for m in d.get("means", []):

@@ -147,9 +147,14 @@ def _panel(p: Panel, n_rows: int, top: int, height: int) -> list[str]:
         for colour, v, tip in p.points.get(i, []):
             dots.append(f'<circle cx="{_n(p.x(v))}" cy="{_n(m)}" r="4.5" fill="{_t(colour)}"><title>{_t(tip)}</title>'
                         "</circle>")
-        if i in p.notes:
-            nx = max([p.x(v) for _c, v, _t2 in p.points.get(i, [])], default=0.0) + 9
-            notes.append(f'<text x="{_n(nx)}" y="{_n(m + 4)}">{_t(_cut(p.notes[i], 70))}</text>')
+        if i in p.notes:  # beside its point, on the side with more room, cut to the room there (whole in its title)
+            px = max([p.x(v) for _c, v, _t2 in p.points.get(i, [])], default=0.0)
+            left = bool(p.points.get(i)) and px > p.width / 2
+            room = int(((px - 9) if left else (p.width - px - 9)) / 5.0)  # about 5 px a character at 10 px
+            note = _cut(p.notes[i], max(room, 8))
+            tip = f"<title>{_t(p.notes[i])}</title>" if note != p.notes[i] else ""
+            anchor = ' text-anchor="end"' if left else ""
+            notes.append(f'<text x="{_n(px - 9 if left else px + 9)}" y="{_n(m + 4)}"{anchor}>{tip}{_t(note)}</text>')
     out += [f'<path fill="{_t(colour)}" d="{"".join(d)}"/>' for colour, d in fills.items()]
     if boxes:
         out.append(f'<path d="{"".join(boxes)}" fill="none" stroke="#999999" stroke-dasharray="4 3"/>')
@@ -158,7 +163,7 @@ def _panel(p: Panel, n_rows: int, top: int, height: int) -> list[str]:
     if dots:
         out.append(f'<g stroke="{FG}" stroke-width="0.8">{"".join(dots)}</g>')
     if notes:
-        out.append(f'<g font-style="italic" font-size="11">{"".join(notes)}</g>')
+        out.append(f'<g font-style="italic" font-size="10">{"".join(notes)}</g>')
     return out
 
 
