@@ -43,7 +43,9 @@ def test_nice_ticks_hand_computed() -> None:
 
 def test_forest_point_interval_and_why_none() -> None:
     doc = BeautifulSoup(_draw("forest-agent", _forest()), "html.parser")
-    forest = doc.select("svg > g[transform]")[0]  # the first panel, 300 px wide from x = 260
+    forest = doc.select("svg > g[transform]")[0]  # the first panel, 300 px wide
+    # after the labels' column: the longest label, "#2 <b>B</b> · s", is 15 characters: 15 x 6.5 + 10 = 108 px, + 10
+    assert forest["transform"] == "translate(118,0)"
     dots = forest.select("circle")
     assert [c["cx"] for c in dots] == ["75", "225"], "0.25 and 0.75 of 300 px"
     assert [c.select_one("title").get_text() for c in dots] == ["0.25 [0.1, 0.5]", "0.75"]

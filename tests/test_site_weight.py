@@ -74,7 +74,7 @@ KNOWN_OVER = {
                            "the ranked table of 26 columns, one table per board, cells by submission, 16 rows tied at "
                            "rank 1–16 listed as leaders) and its three charts add 23 KB (forest plot 11.8 KB with its "
                            "data table, gate outcomes 6.9 KB, decomposition of the rows not ranked 4.4 KB, the button "
-                           "script 2.4 KB); before, it was 305 KB plus 955 KB of Vega",
+                           "script 2.4 KB); before, it was 305 KB plus 832 KB of Vega",
 }
 """Pages over the budget, measured, with the reason: a failure on record, not an exemption. The tests check each is
 still over (take it out when fixed) and that its charts' share stays under `CHART_SHARE`."""

@@ -172,7 +172,9 @@ def row_chart(rows: Sequence[Row], panels: Sequence[Panel], legend: Sequence[tup
     """Rows of horizontal marks, one panel beside the other, sharing the row labels on the left."""
     top = 28
     height = top + ROW * len(rows)
-    x0 = LABEL_W + 10
+    # the label column fits the longest row label (up to LABEL_W): a chart of short labels stays narrow on a phone
+    label_w = min(LABEL_W, max([60] + [round(len(_cut(r.label)) * 6.5) + 10 for r in rows if not r.header]))
+    x0 = label_w + 10
     right = x0 + sum(p.width + 30 for p in panels)
     labels, heads, rules = [], [], []
     for i, r in enumerate(rows):
@@ -184,7 +186,7 @@ def row_chart(rows: Sequence[Row], panels: Sequence[Panel], legend: Sequence[tup
         else:
             label = _cut(r.label)
             tip = f"<title>{_t(r.tooltip or r.label)}</title>" if (label != r.label or r.tooltip) else ""
-            labels.append(f'<text x="{LABEL_W}" y="{_n(y + 4)}">{tip}{_t(label)}</text>')
+            labels.append(f'<text x="{label_w}" y="{_n(y + 4)}">{tip}{_t(label)}</text>')
         if r.header and i:
             rules.append(f"M0,{_n(y - ROW / 2)}H{_n(right)}")
     out = [f'<g text-anchor="end">{"".join(labels)}</g>']
@@ -196,7 +198,7 @@ def row_chart(rows: Sequence[Row], panels: Sequence[Panel], legend: Sequence[tup
         out += [f'<g transform="translate({_n(x0)},0)">', *_panel(p, len(rows), top, height), "</g>"]
         x0 += p.width + 30
     foot = height + 34
-    start = LABEL_W + 10
+    start = label_w + 10
     items, legend_h = _legend(legend, start, foot - 10, legend_title, x0 - start) if legend else ([], 0.0)
     out += items
     return _svg(x0, foot - 10 + legend_h + 4, out)
@@ -230,7 +232,7 @@ def line_chart(series: Sequence[tuple[str, Sequence[tuple[int, float, int]]]], x
             out.append(f'<circle cx="{_n(pos[x])}" cy="{_n(top + h - y * h)}" r="{_n(r)}" fill="{colour}">'
                        f'<title>{_t(name)}: turn {x}, accuracy {_num(y)} over {c} turns</title></circle>')
     items, legend_h = _legend([(_cut(n), c) for n, c in legend], left, top + h + 44, "", w)
-    return _svg(LABEL_W + 10 + PLOT_W + 30, top + h + 44 + legend_h + 4, out + items)
+    return _svg(left + w + 10, top + h + 44 + legend_h + 4, out + items)
 
 
 def _svg(width: float, height: float, body: list[str]) -> str:

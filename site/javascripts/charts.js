@@ -1,5 +1,5 @@
 // Charts are static SVG drawn at build time: no page loads the charting runtime. A chart's "Interactive
-// chart" button (shown only when scripts run) loads the vendored Vega, Vega-Lite and vega-embed (~955 KB,
+// chart" button (shown only when scripts run) loads the vendored Vega, Vega-Lite and vega-embed (832 KB,
 // no network beyond this site) on that press, and draws the chart's Vega-Lite spec in place of the SVG,
 // following the light/dark palette toggle from then on.
 (function () {
