@@ -107,11 +107,80 @@ def test_constraint_decomposition_and_charts(site: Path) -> None:
 
 
 def test_every_chart_has_text_alternative_and_data(site: Path) -> None:
+    """A chart is a static SVG with a text alternative, or words saying why there is none; its data table follows."""
+    seen = {"svg": 0, "empty": 0}
     for page in all_pages(site):
         doc = parsed(page)
         for fig in doc.select("figure.db-chart"):
-            assert fig.select_one("div.vega-chart")["aria-label"]
+            static, empty = fig.select_one("div.db-chart-static"), fig.select_one("p.db-chart-empty")
+            assert (static is None) != (empty is None), (page, fig.get("id"))
+            if static is not None:
+                assert static["role"] == "img" and len(static["aria-label"]) > 40
+                svg = static.select_one("svg.db-svg")
+                assert svg is not None and svg.select("path, rect, circle"), (page, fig.get("id"))
+                assert fig.select_one("button.db-chart-interactive") and fig.select_one("div.vega-chart[data-spec]")
+                seen["svg"] += 1
+            else:
+                assert len(empty.get_text()) > 20 and not fig.select("svg, div.vega-chart"), (page, fig.get("id"))
+                seen["empty"] += 1
             assert fig.find_next_sibling("details", class_="db-chart-data").select_one(".db-downloads")
+    assert seen["svg"] > 20 and seen["empty"] >= 1, seen
+
+
+def test_no_page_links_the_charting_runtime(site: Path) -> None:
+    """Vega, Vega-Lite and vega-embed load only when a reader asks (charts.js): no page links them."""
+    for page in all_pages(site):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"<script[^>]*src=\"[^\"]*vega", text), page
+
+
+def _forest(site: Path, track: str) -> BeautifulSoup:
+    return soup(site, f"leaderboards/{track}").select_one(f"#chart-forest-{track}")
+
+
+def test_forest_plot_one_row_per_ranked_cell_grouped_by_board(site: Path) -> None:
+    doc = soup(site, "leaderboards/agent")
+    boards = doc.select("[id^=table-leaderboard-board-] table")
+    ranked = [tr for t in boards for tr in t.select("tbody tr")]
+    assert len(boards) == 1 and len(ranked) == 16, "the fixture: one agent board, 16 ranked rows"
+    svg = _forest(site, "agent").select_one("svg.db-svg")
+    heads = [t.get_text() for t in svg.select("g[font-weight=bold] > text")]
+    assert heads == ["Board 1: agent track · world synthetic-world · profile driftboard · protocol 1"]
+    # one point per ranked row: its value in its tooltip is the row's figure (the board table's, as shown)
+    dots = [c.select_one("title").get_text() for c in svg.select("circle")]
+    figures = [tr.select("td")[2].get_text() for tr in ranked]
+    assert len(dots) == 16 and [d.split(" ")[0] for d in dots] == [f.rstrip("0") for f in figures]
+    # an interval bar (and its tooltip) where the row has one; the row labels are the rank, cell and submission
+    with_ci = [tr for tr in ranked if tr.select("td")[3].get_text().startswith("[")]
+    assert sum(1 for d in dots if "[" in d) == len(with_ci)
+    labels = [t.get_text() for t in svg.select("g[text-anchor=end] > text")]
+    assert labels == [f"#{tr.select('td')[0].get_text()} {tr.select('td')[1].get_text()} · {tr.select('td')[-1].get_text()}"
+                      for tr in ranked]
+
+
+def test_forest_with_nothing_ranked_says_why(site: Path) -> None:
+    fig = _forest(site, "constraint")
+    assert fig.select_one("svg") is None
+    assert "nothing is ranked on this track yet" in fig.select_one("p.db-chart-empty").get_text()
+
+
+def test_submitted_strings_escaped_inside_the_svg(site: Path) -> None:
+    for url in ("leaderboards/agent", "submissions/zz-hostile", "results/zz-hostile/" + slug(XSS_CELL)):
+        path = site / url / "index.html"
+        text = path.read_text(encoding="utf-8")
+        svgs = re.findall(r"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"db-svg\".*?</svg>", text, re.S)
+        assert svgs, url
+        assert "<i>evil</i>" not in "".join(svgs)
+    svg = _forest(site, "agent").select_one("svg.db-svg")
+    assert any(XSS_CELL in t.get_text() and not t.select("i") for t in svg.select("text"))
+
+
+def test_depth_caption_matches_its_axis(site: Path) -> None:
+    fig = soup(site, "leaderboards/constraint").select_one("#chart-depth")
+    ticks = [int(t.get_text()) for t in fig.select("svg text[font-size='11']") if t.get("text-anchor") == "middle"]
+    assert ticks == sorted(ticks) and len(ticks) > 1
+    caption = fig.select_one("figcaption").get_text()
+    assert f"turns {ticks[0]}–{ticks[-1]}," in caption, caption
 
 
 # ---------------------------------------------------------------- undefined is "—", never 0

@@ -1,7 +1,7 @@
 """The built site in a real browser: Debian's Chromium driven by Playwright, served on 127.0.0.1.
 
 Asserts the five things issue #7 asks for: null-result headline before the first mechanism
-table, a chart draws SVG marks, a table sorts on header click, a hostile title stays text with
+table, a chart is static SVG (Vega only when asked), a table sorts on header click, a hostile title stays text with
 no dialog, and no request leaves localhost. Screenshots go to `$DRIFTBOARD_TEST_ARTIFACTS` when set,
 else to `screenshots/` in pytest's base temporary folder (never into the checkout).
 """
@@ -110,17 +110,30 @@ def test_home_null_results_first(page, base_url: str) -> None:
     assert page.errors == []
 
 
-def test_chart_draws_svg_marks(page, base_url: str) -> None:
+def test_charts_are_static_svg_and_vega_loads_only_when_asked(page, base_url: str) -> None:
+    """A chart is SVG in the page (no Vega fetched); its "Interactive chart" button loads Vega and draws the spec."""
+    urls: list[str] = []
+    page.on("request", lambda r: urls.append(r.url))
     page.goto(base_url + "submissions/synthetic-0000/")
-    page.wait_for_selector("div.vega-chart[data-drawn] svg", timeout=15000)
-    marks = page.locator("#chart-decomposition svg g.mark-rect path")
-    assert marks.count() > 0
-    assert page.locator("#chart-decomposition svg g.mark-symbol path").count() > 0
+    page.wait_for_load_state("networkidle")
+    static = page.locator("#chart-decomposition div.db-chart-static svg.db-svg")
+    assert static.is_visible() and static.locator("path[fill]").count() > 0 and static.locator("circle").count() > 0
+    assert not any("vega" in u for u in urls), "no charting runtime until a reader asks"
     page.locator("#chart-decomposition").scroll_into_view_if_needed()
     shot(page, "submission-charts")
+    page.locator("#chart-decomposition button.db-chart-interactive").click()
+    page.wait_for_selector("#chart-decomposition div.vega-chart[data-drawn] svg g.mark-rect path", timeout=15000)
+    assert any(u.endswith("vega-embed.min.js") for u in urls)
+    assert page.locator("#chart-decomposition svg g.mark-symbol path").count() > 0
+    assert not static.is_visible(), "the interactive chart takes the static one's place"
     page.goto(base_url + "leaderboards/constraint/")
-    page.wait_for_selector("#chart-depth div.vega-chart[data-drawn] svg g.mark-line path", timeout=15000)
+    assert page.locator("#chart-depth svg.db-svg path[stroke-width='2']").count() > 0
     shot(page, "constraint-leaderboard")
+    page.goto(base_url + "leaderboards/agent/")
+    forest = page.locator("#chart-forest-agent svg.db-svg")
+    assert forest.is_visible() and forest.locator("circle").count() == 16
+    page.locator("#chart-forest-agent").scroll_into_view_if_needed()
+    shot(page, "agent-leaderboard-forest")
     assert page.errors == []
 
 
@@ -272,7 +285,7 @@ def test_page_without_charts_loads_no_vega_and_no_search_index_until_searched(br
     pg.on("response", lambda r: (urls.append(r.url), sizes.append(len(r.body()) if r.ok else 0)))
     pg.goto(base_url + "submissions/")
     pg.wait_for_load_state("networkidle")
-    assert not any("vega" in u for u in urls), "Vega loads only on pages with charts"
+    assert not any("vega" in u for u in urls), "Vega loads only when a reader asks for an interactive chart"
     assert not any("search_index.json" in u or "/workers/search" in u for u in urls)
     weight = sum(sizes)
     assert weight < PAGE_WEIGHT_BUDGET, f"{weight} bytes"  # uncompressed; per page type: tests/test_site_weight.py

@@ -1,14 +1,15 @@
-"""Page weight (issue 16): one load of a page without charts fetches under `PAGE_WEIGHT_BUDGET` bytes.
+"""Page weight (issues 16, 31): one load of any page, charts included, fetches under `PAGE_WEIGHT_BUDGET` bytes.
 
 Measured as a reader's browser loads the page: Debian's Chromium driven by Playwright, every
 response of one page load (HTML, CSS, JS, fonts, images, JSON) summed as uncompressed body bytes,
 after the network goes idle. The search index and worker load only when a reader searches, and
-Vega only on pages with a chart (`tests/test_site_browser.py`), so neither counts here.
+Vega only when a reader asks for an interactive chart (`tests/test_site_browser.py`): charts are
+static SVG in the page, so a page with charts is measured like any other.
 
 Every page of the built fixture site is covered: each HTML file is measured from disk
 (`checker.render.weight.page_weight`: the page plus every stylesheet, script, icon and image it
-links), skipping the pages that load Vega (decided from what the page loads: `loads_charts`), and
-Chromium measures a sample of one page of each type, where the two measures must agree byte for byte.
+links), and Chromium measures a sample of one page of each type, with and without charts, where the
+two measures must agree byte for byte.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import pytest
 from checker.render.weight import (
     EXTENSION_CLASSES,
     PAGE_WEIGHT_BUDGET,
-    loads_charts,
+    has_charts,
     page_resources,
     page_weight,
     site_weights,
@@ -60,8 +61,25 @@ PAGES_WITHOUT_CHARTS = {
     "metrics (agent track)": "metrics/agent/",
 }
 """One page of each type without a chart, in the fixture site (`conftest.fixture_site`): Chromium's sample."""
-CHART_PAGES = ("leaderboards/agent/", "leaderboards/constraint/")
-"""Pages with charts in the fixture site: the disk measure must tell them apart by what they load."""
+CHART_PAGES = {
+    "agent leaderboard": "leaderboards/agent/",
+    "constraint leaderboard": "leaderboards/constraint/",
+    "agent submission": "submissions/synthetic-0000/",
+    "constraint submission": "submissions/synthetic-0002/",
+    "cell page (one bar)": "results/synthetic-0000/FULL/",
+}
+"""One page of each type with charts, in the fixture site: Chromium's sample (before issue 31, each loaded ~955 KB of Vega)."""
+KNOWN_OVER = {
+    "leaderboards/agent/": "NOT MET (issue 31): 316.6 KB on 2026-12-03; without its charts the page is 293 KB (tables: "
+                           "the ranked table of 26 columns, one table per board, cells by submission, 16 rows tied at "
+                           "rank 1–16 listed as leaders) and its three charts add 23 KB (forest plot 11.8 KB with its "
+                           "data table, gate outcomes 6.9 KB, decomposition of the rows not ranked 4.4 KB, the button "
+                           "script 2.4 KB); before, it was 305 KB plus 832 KB of Vega",
+}
+"""Pages over the budget, measured, with the reason: a failure on record, not an exemption. The tests check each is
+still over (take it out when fixed) and that its charts' share stays under `CHART_SHARE`."""
+CHART_SHARE = 30_000
+"""Bytes a page's charts may add (static SVG, data tables, the button's script) on a page of `KNOWN_OVER`."""
 
 
 def load(browser, url: str) -> list[tuple[str, int, int]]:  # noqa: F811
@@ -94,44 +112,58 @@ def load(browser, url: str) -> list[tuple[str, int, int]]:  # noqa: F811
     return seen
 
 
-@pytest.mark.parametrize("kind", list(PAGES_WITHOUT_CHARTS))
-def test_page_without_charts_is_under_the_budget(browser, base_url: str, kind: str) -> None:  # noqa: F811
-    seen = load(browser, base_url + PAGES_WITHOUT_CHARTS[kind])
+@pytest.mark.parametrize("kind", [*PAGES_WITHOUT_CHARTS, *CHART_PAGES])
+def test_one_page_load_is_under_the_budget(browser, base_url: str, kind: str) -> None:  # noqa: F811
+    path = PAGES_WITHOUT_CHARTS.get(kind, CHART_PAGES.get(kind, ""))
+    seen = load(browser, base_url + path)
     urls = [u for u, _n, _g in seen]
     # the page itself is among the responses, once (their order follows when each body arrived, not the requests)
-    assert urls.count(base_url + PAGES_WITHOUT_CHARTS[kind]) == 1, f"the page itself is measured once: {urls}"
+    assert urls.count(base_url + path) == 1, f"the page itself is measured once: {urls}"
     assert not any("vega" in u or "search_index.json" in u or "/workers/search" in u for u in urls)
     total = sum(n for _u, n, _g in seen)
     heaviest = sorted(seen, key=lambda s: -s[1])[:6]
     listing = "; ".join(f"{u.removeprefix(base_url) or '/'} {n / 1000:.1f} KB" for u, n, _g in heaviest)
-    assert total < PAGE_WEIGHT_BUDGET, (f"{kind} ({PAGES_WITHOUT_CHARTS[kind] or '/'}) loads {total / 1000:.1f} KB "
+    if path in KNOWN_OVER:
+        assert total >= PAGE_WEIGHT_BUDGET, f"/{path} is under the budget now: take it out of KNOWN_OVER"
+        return
+    assert total < PAGE_WEIGHT_BUDGET, (f"{kind} ({path or '/'}) loads {total / 1000:.1f} KB "
                                         f"> {PAGE_WEIGHT_BUDGET / 1000:.0f} KB; heaviest: {listing}")
 
 
-def test_every_page_without_charts_is_under_the_budget(base_url: str,  # noqa: F811
-                                                        fixture_site: Path) -> None:
-    """Every HTML page of the built site, measured from disk; pages that load Vega are the only ones skipped."""
+def _chart_bytes(html: str) -> int:
+    """Bytes of a page's charts: each figure and the data table after it."""
+    return sum(len(m.group(0).encode("utf-8")) for m in re.finditer(
+        r'<figure class="db-chart".*?</figure>\s*<details class="db-chart-data">.*?</details>', html, re.S))
+
+
+def test_every_page_is_under_the_budget(base_url: str,  # noqa: F811
+                                        fixture_site: Path) -> None:
+    """Every HTML page of the built site, with charts or without, measured from disk."""
     weights = site_weights(fixture_site)  # the folder `base_url` serves
     charts = {url for url, _total, has_charts in weights if has_charts}
-    assert set(CHART_PAGES) <= charts, "the leaderboards have charts: the skip rule must find them"
+    assert set(CHART_PAGES.values()) <= charts, "the leaderboards, submissions and cell pages have charts"
     assert not any(url.startswith(("runs/", "format", "reported", "performance", "metrics")) for url in charts)
-    chart_free = [(url, total) for url, total, has_charts in weights if not has_charts]
-    assert len(chart_free) > 40 and {"", *PAGES_WITHOUT_CHARTS.values()} <= {url for url, _t in chart_free}
-    over = [f"/{url} {total / 1000:.1f} KB" for url, total in chart_free if total >= PAGE_WEIGHT_BUDGET]
+    assert len(weights) > 60 and len(charts) > 10 and {"", *PAGES_WITHOUT_CHARTS.values()} <= {u for u, _t, _c in weights}
+    over = [f"/{url} {total / 1000:.1f} KB" for url, total, _c in weights
+            if total >= PAGE_WEIGHT_BUDGET and url not in KNOWN_OVER]
     assert over == [], f"over {PAGE_WEIGHT_BUDGET / 1000:.0f} KB: {over}"
+    for url, why in KNOWN_OVER.items():
+        total = dict((u, t) for u, t, _c in weights)[url]
+        html = (fixture_site / url / "index.html").read_text(encoding="utf-8")
+        share = _chart_bytes(html) + (fixture_site / "javascripts" / "charts.js").stat().st_size
+        assert total >= PAGE_WEIGHT_BUDGET, f"/{url} is under the budget now ({why}): take it out of the list"
+        assert 5_000 < share < CHART_SHARE, f"/{url}: its charts add {share} bytes"
 
 
-@pytest.mark.parametrize("path", [*PAGES_WITHOUT_CHARTS.values(), *CHART_PAGES])
+@pytest.mark.parametrize("path", [*PAGES_WITHOUT_CHARTS.values(), *CHART_PAGES.values()])
 def test_the_disk_measure_agrees_with_chromium(browser, base_url: str, path: str,  # noqa: F811
                                                fixture_site: Path) -> None:
-    """On the sample, the disk measure fetches exactly what Chromium fetches, byte for byte; a chart page loads Vega."""
+    """On the sample, the disk measure fetches exactly what Chromium fetches, byte for byte; no page loads Vega."""
     html_file = fixture_site / path / "index.html"
     seen = load(browser, base_url + path)
     fetched = {u.removeprefix(base_url): n for u, n, _g in seen}
-    if loads_charts(html_file.read_text(encoding="utf-8")):
-        assert path in CHART_PAGES and any("vega" in u for u in fetched), f"/{path}: the disk measure says charts"
-        return
-    assert not any("vega" in u for u in fetched), f"/{path} loads Vega but the disk measure says no charts"
+    assert has_charts(html_file.read_text(encoding="utf-8")) == (path in CHART_PAGES.values())
+    assert not any("vega" in u for u in fetched), f"/{path} loads Vega without a reader asking"
     disk = page_weight(html_file)
     expected = {(path if url == "" else _join(path, url)): n for url, n in disk.items()}
     for _retry in range(2):
@@ -169,10 +201,9 @@ def test_page_resources_reads_what_a_browser_fetches() -> None:
             '<p><code>&lt;script src="no.js"&gt;</code> <code>dir="rtl"</code></p><link href="../a.css" rel="stylesheet">')
     assert page_resources(html) == ["../a.css", "../f.svg", "b.js", "i.png"]
     assert subset_fits(html), "the words dir=\"rtl\" in a page's text do not make it right to left"
-    assert not loads_charts(html + '<script src="../javascripts/charts.js"></script>'), "the loader without a chart"
-    assert not loads_charts(html + '<div class="vega-chart" data-spec="c.json"></div>'), "a chart without the loader"
-    assert loads_charts(html + '<div class="vega-chart" data-spec="c.json"></div>'
-                               '<script src="../javascripts/charts.js"></script>')
+    assert not has_charts(html + '<script src="../javascripts/charts.js"></script>'), "the script without a chart"
+    assert not has_charts(html + '<p class="db-chart">'), "a figure, not any element"
+    assert has_charts(html + '<figure class="db-chart" id="chart-x"><p class="db-chart-empty">No chart: why</p></figure>')
 
 
 def test_the_measure_counts_every_resource(browser, base_url: str) -> None:  # noqa: F811

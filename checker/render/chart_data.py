@@ -11,9 +11,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TypedDict
 
+from markupsafe import Markup
+
 from checker.format.gate_results import STATUS_LABELS, GateConditions
 from checker.format.results_model import CellResult, ResultsFile, RunResult
-from checker.render import charts, completion
+from checker.render import chart_svg, charts, completion
 from checker.render.cell_rows import AGENT_COMPONENTS, CONSTRAINT_CHANNELS, mech_cells, overall_of
 from checker.render.charts import Datasets
 from checker.render.context import ChartRef
@@ -32,11 +34,18 @@ class GateCount(TypedDict):
 
 
 def chart(name: str, kind: str, datasets: Datasets, alt: str, table: Table, out: dict[str, str],
-          prefix: str) -> ChartRef:
-    """Write the spec of a chart into `out` (site path -> text) and return the page's reference to it."""
+          prefix: str, empty: str = "No data to draw.") -> ChartRef:
+    """Write the spec of a chart into `out` (site path -> text) and return the page's reference to it.
+
+    The page shows the chart as a static SVG (`checker.render.chart_svg`); with nothing to draw it shows
+    `empty` (why) in text instead, and neither the SVG nor the spec is written.
+    """
     path = f"{prefix}/{name}.vl.json"
-    out[path] = charts.dumps(charts.spec(kind, datasets))
-    return {"name": name, "spec": path, "alt": alt, "table": table}
+    drawn = chart_svg.draw(kind, datasets)
+    if drawn is not None:
+        out[path] = charts.dumps(charts.spec(kind, datasets))
+    return {"name": name, "spec": path if drawn is not None else "", "alt": alt, "table": table,
+            "svg": Markup(drawn) if drawn is not None else None, "empty": empty}
 
 
 def _seed_points(c: CellResult) -> list[Row]:
@@ -124,6 +133,8 @@ def constraint_charts(results: Sequence[Listing], files: dict[str, str], prefix:
     """The channel shares and the accuracy by depth of constraint cells."""
     ch = channel_data(results)
     dp = depth_data(results)
+    turns = sorted({t for r in dp if isinstance(t := r["turn"], int)})
+    span = f"turns {turns[0]}–{turns[-1]}" if len(turns) > 1 else f"turn {turns[0]}" if turns else "no turn"
     return [
         chart("channels", "channels", {"channels": ch},
               "Normalised bars: share of ledger turns per channel for each model × method cell. "
@@ -131,15 +142,18 @@ def constraint_charts(results: Sequence[Listing], files: dict[str, str], prefix:
               Table("channels", "Channel shares per model × method",
                     [Column("submission", "submission"), Column("group", "model × method"),
                      Column("channel", "channel"), Column("turns", "turns", numeric=True),
-                     Column("share", "share", numeric=True)], ch), files, prefix),
+                     Column("share", "share", numeric=True)], ch), files, prefix,
+              empty="no constraint cell has turns with a ledger, so there are no channel shares to draw."),
         chart("depth", "depth", {"depth": dp},
-              "Line chart of accuracy by turn depth (1–10) per model × method cell. "
-              "The same numbers are in the table below.",
+              f"Line chart of accuracy by turn depth ({span}, as the axis shows) per model × method cell; each "
+              "point's area shows how many turns stand behind it. The same numbers are in the table below.",
               Table("depth", "Accuracy by turn depth",
                     [Column("submission", "submission"), Column("group", "model × method"),
                      Column("turn", "turn", numeric=True), Column("correct", "correct", numeric=True),
                      Column("turns", "turns", numeric=True),
-                     Column("accuracy", "accuracy", numeric=True)], dp), files, prefix)]
+                     Column("accuracy", "accuracy", numeric=True)], dp), files, prefix,
+              empty="no constraint cell has a scored turn with a defined accuracy, so there is no accuracy by "
+                    "depth to draw.")]
 
 
 def track_charts(track: str, results: Sequence[Listing], files: dict[str, str], prefix: str) -> list[ChartRef]:

@@ -3,7 +3,9 @@
 Each chart kind is built once with Altair against named data sources and cached; a page's chart
 is that spec with its `datasets` filled in. This keeps Altair's schema validation out of the
 per-page loop (200 submissions build in seconds) while every spec stays an Altair product.
-The browser draws them with the vendored Vega, Vega-Lite and vega-embed (`charts.js`).
+Pages show each chart as a static SVG drawn at build time from the same datasets
+(`checker.render.chart_svg`); the browser draws a spec with the vendored Vega, Vega-Lite and
+vega-embed (`charts.js`) only when a reader asks for the interactive chart.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import altair as alt
@@ -124,6 +126,40 @@ def _cells(track: str) -> str:
     return json.dumps(chart.to_dict())
 
 
+FOREST_TITLE = "ranked figure, all declared: point and 95% interval"
+
+
+@cache
+def _forest(track: str) -> str:
+    """Forest plot of the ranked rows (grouped by board: a header row each), the decomposition beside it.
+
+    Datasets: `ranked` (label, header, figure, lo, hi, interval, why_no_interval), `means` and `undefined`
+    (as `_cells`, for the ranked rows). Rows without an interval show the point and say why.
+    """
+    colors = PARTS[track]
+    y = alt.Y("label:N", title=None, sort=None, axis=alt.Axis(
+        labelLimit=300, labelFontWeight=alt.ExprRef("indexof(datum.value, 'Board ') == 0 ? 'bold' : 'normal'")))
+    base = alt.Chart(alt.Data(name="ranked"))
+    rows = base.mark_point(opacity=0).encode(y=y)  # every row (headers too), in order: the shared y domain
+    rule = base.mark_rule(strokeWidth=2).encode(y=y, x=alt.X("lo:Q", title=FOREST_TITLE, scale=alt.Scale(zero=False)),
+                                                x2=alt.X2("hi:Q"))
+    point = base.mark_point(filled=True, size=60, color="#0072B2").encode(
+        y=y, x=alt.X("figure:Q"), tooltip=["label:N", alt.Tooltip("figure:Q", format=".3f"), "interval:N"])
+    why = base.transform_filter("datum.figure != null && datum.lo == null").mark_text(
+        align="left", dx=8, fontStyle="italic").encode(y=y, x=alt.X("figure:Q"), text="why_no_interval:N")
+    forest = alt.layer(rows, rule, point, why).properties(width=300, height=alt.Step(24))
+    bars = alt.Chart(alt.Data(name="means")).mark_bar().encode(
+        y=alt.Y("label:N", title=None, sort=None, axis=None),
+        x=alt.X("share:Q", title="decomposition (share)", stack="zero", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("part:N", scale=_scale(colors), title="part", sort=list(colors),
+                        legend=alt.Legend(orient="bottom", direction="horizontal")),
+        order=alt.Order("order:Q"),
+        tooltip=["label:N", "part:N", alt.Tooltip("share:Q", format=".3f"), "n:N"],
+    ).properties(width=260, height=alt.Step(24))
+    chart = alt.hconcat(forest, bars).resolve_scale(y="shared")
+    return json.dumps(chart.to_dict())
+
+
 @cache
 def _gate() -> str:
     """Gate outcomes: runs per condition and status."""
@@ -150,7 +186,8 @@ def _cells_completion() -> str:
 
 
 _KINDS: dict[str, Callable[[], str]] = {"decomposition": _decomposition, "channels": _channels, "depth": _depth, "gate": _gate,
-          "cells-agent": _cells_agent, "cells-constraint": _cells_constraint, "cells-completion": _cells_completion}
+          "cells-agent": _cells_agent, "cells-constraint": _cells_constraint, "cells-completion": _cells_completion,
+          **{f"forest-{t}": partial(_forest, t) for t in PARTS}}
 
 
 def spec(kind: str, datasets: Datasets) -> VegaSpec:

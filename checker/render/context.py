@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
+from markupsafe import Markup
+
 from checker.render.tables import Table
 
 if TYPE_CHECKING:
@@ -55,6 +57,10 @@ class ChartRef(TypedDict):
     alt: str
     """Text alternative (fixed wording plus numbers; no submitted strings)."""
     table: Table
+    svg: Markup | None
+    """The chart drawn at build time (`checker.render.chart_svg`; every submitted string in it escaped), or
+    None when there is nothing to draw: the page then says `empty` instead (never an empty chart)."""
+    empty: str
 
 
 class Link(TypedDict):
@@ -128,6 +134,8 @@ class TrackContext(PageContext):
     null_table: Table
     cell_table: Table
     charts: list[ChartRef]
+    forest: ChartRef
+    """The ranked figure with its interval per ranked cell, by board, the decomposition beside it."""
     definition: str
     """Site-relative path of the hand-written track definition page, or empty."""
     board: BoardRef

@@ -17,29 +17,68 @@ from checker.render.metrics import higher_is_better
 from checker.render.null_results import null_table, release_of
 from checker.render.paths import root_of
 from checker.render.stream import Listing
-from checker.render.tables import Column, Table
+from checker.render.tables import Column, Row, Table
 
 
-def board_chart(b: ranking.Board, results: Sequence[Listing], files: dict[str, str], prefix: str) -> ChartRef:
-    """The board's decomposition chart: one stacked bar per row, in rank order (spec written into `files`)."""
+def board_chart(b: ranking.Board, results: Sequence[Listing], files: dict[str, str], prefix: str) -> ChartRef | None:
+    """The decomposition of the rows that do not rank (one stacked bar each, in table order); None: every row ranks.
+
+    A ranked row's decomposition is beside its ranked figure in the forest plot (`forest_chart`).
+    """
     cells = {(r.submission_id, c.cell): c for r in results for c in r.cells}
     items = []
     for row in b.table.rows:
-        rank = f"#{row['rank']} " if row["rank"] is not None else "— "
+        if row["rank"] is not None:
+            continue
+        rank = "— "
         items.append((f"{rank}{row['cell']} · {row['submission_id']}", cells[(str(row["submission_id"]), str(row["cell"]))],
                       str(row["why"])))
+    if not items:
+        return None
     data = parts_data(b.track, items)
     what = {"agent": "bind / abandon / aligned", "completion": " / ".join(completion.PARTS)}.get(
         b.track, "consistent / drift / contradiction / other")
-    table = Table(f"parts-{b.track}", "Decomposition per cell, in rank order (the chart's data)",
+    table = Table(f"parts-{b.track}", "Decomposition of each row not ranked (the chart's data)",
                   [Column("label", "cell"), Column("part", "part"), Column("share", "share", numeric=True),
                    Column("n", "n")], data["means"] + [{"label": u["label"], "part": u["why"]} for u in data["undefined"]],
                   empty="No cells.")
     return chart(f"parts-{b.track}", f"cells-{b.track}", data,
-                 f"Stacked bars, one per cell in rank order: {what} shares (means over valid seeds), with 95% "
-                 "bootstrap intervals where a cell has enough seeds and the number of seeds or turns behind each "
-                 f"bar in its tooltip; {len(data['undefined'])} cell(s) drawn as an explicit 'undefined' mark. "
+                 f"Stacked bars, one per row that does not rank, in the table's order: {what} shares (means over "
+                 "valid seeds), with 95% bootstrap intervals where a cell has enough seeds and the number of seeds or "
+                 f"turns behind each bar in its tooltip; {len(data['undefined'])} cell(s) drawn as an explicit 'undefined' mark. "
                  "The same numbers are in the table below.", table, files, prefix)
+
+
+def forest_chart(b: ranking.Board, results: Sequence[Listing], files: dict[str, str], prefix: str) -> ChartRef:
+    """The ranked figure with its 95% interval, one row per ranked cell grouped by board, the decomposition beside it."""
+    cells = {(r.submission_id, c.cell): c for r in results for c in r.cells}
+    ranked: list[Row] = []
+    items = []
+    for i, (doc, t) in enumerate(b.sections, 1):
+        ranked.append({"label": f"Board {i}: {doc['label']}", "header": True, "figure": None, "lo": None, "hi": None,
+                       "interval": None, "why_no_interval": None, "board": i, "rank": None, "n": None})
+        for row in t.rows:
+            label = f"#{row['rank']} {row['cell']} · {row['submission_id']}"
+            ranked.append({"label": label, "header": False, "figure": row["figure"], "lo": row["ci_lo"],
+                           "hi": row["ci_hi"], "interval": row["interval"], "board": i, "rank": row["rank"],
+                           "n": row["n"],
+                           "why_no_interval": None if row["ci_lo"] is not None else row["interval"] or "none"})
+            items.append((label, cells[(str(row["submission_id"]), str(row["cell"]))], str(row["why"])))
+    data = parts_data(b.track, items)
+    points = [x for x in ranked if not x["header"]]
+    bare = sum(1 for x in points if x["lo"] is None)
+    table = Table(f"forest-{b.track}", "Ranked figure and its 95% interval per ranked cell, by board (the chart's data)",
+                  [Column("board", "board", numeric=True), Column("label", "rank, cell, submission"),
+                   Column("figure", f"{b.metric} all declared", numeric=True), Column("lo", "95% low", numeric=True),
+                   Column("hi", "95% high", numeric=True), Column("why_no_interval", "no interval because"),
+                   Column("n", "n")], points, empty="Nothing ranked yet.")
+    return chart(f"forest-{b.track}", f"forest-{b.track}", {"ranked": ranked, **data},
+                 f"Forest plot: one row per ranked cell ({len(points)} on {len(b.sections)} board(s), grouped under "
+                 f"each board's label, in rank order): the all-declared {b.metric} as a point and its 95% interval as "
+                 f"a bar; {bare} row(s) without an interval show the point and say why. Beside it, each row's "
+                 "decomposition (shares). The same numbers are in the table below.", table, files, prefix,
+                 empty="nothing is ranked on this track yet, so there is no ranked figure to plot (every row, and "
+                       "why it is not ranked, is in the tables above).")
 
 
 def board_ref(b: ranking.Board, chart_ref: ChartRef | None = None) -> BoardRef:
@@ -83,6 +122,7 @@ def track_context(track: str, results: Sequence[Listing], files: dict[str, str],
         "track": track, "track_label": TRACK_LABELS[track], "n_submissions": len(subset),
         "null_table": null_table(subset), "cell_table": cell_table(track, subset),
         "charts": track_charts(track, subset, files, prefix),
+        "forest": forest_chart(b, subset, files, prefix),
         "definition": f"../tracks/{track}.md" if has_definition else "",
         "board": board_ref(b, board_chart(b, subset, files, prefix)),
         "release": release_of(results), "headline": _track_headline(track, subset),

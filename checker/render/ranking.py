@@ -76,6 +76,11 @@ class BoardRow(Identity, total=False):
     board_label: str
     ci95: str | None
     """The ranked figure's 95% interval (and how it was computed), or why there is none."""
+    ci_lo: float | None
+    ci_hi: float | None
+    """The ranked figure's 95% interval as numbers (the forest plot); None: none (see `interval`)."""
+    interval: str | None
+    """How the interval was computed, or why there is none (the boards document's words)."""
     n: str | None
     """What the ranked figure pools: seeds or problems (and turns)."""
     models: str
@@ -260,7 +265,8 @@ def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
     row: BoardRow = {**_identity(r), "cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)), "figure": figure,
                      "valid_only": _mean(c, metric), "rank": None, "rank_best": None,
                      "board": c.ranking.board if c.ranking is not None else None,
-                     "board_label": board_label_of(c), "ci95": None, "n": None,
+                     "board_label": board_label_of(c), "ci95": None, "ci_lo": None, "ci_hi": None,
+                     "interval": None, "n": None,
                      "models": ", ".join(models) if models else NO_LLM, "valid_of_declared": declared,
                      "why": "" if figure is not None else why_undefined(r, c, metric), "prereg": prereg_label(r),
                      "coverage": None, "small_n": False, "figure_note": None}
@@ -299,6 +305,8 @@ def _apply(row: BoardRow, doc: BoardRowDoc | None, c: CellResult) -> None:
     row["rank"], row["rank_best"], row["figure"], row["figure_note"] = doc["rank"], doc["rank_best"], doc["figure"], None
     ci = doc["ci95"]
     row["ci95"] = f"[{fmt(ci[0])}, {fmt(ci[1])}]" if ci is not None else doc["interval"]
+    row["ci_lo"], row["ci_hi"] = (ci[0], ci[1]) if ci is not None else (None, None)
+    row["interval"] = doc["interval"]
     unit = "tasks" if c.completion_tables is not None else "seeds"
     row["n"] = f"{doc['n']} problems, {doc['turns']:,} turns" if doc["turns"] is not None else f"{doc['n']} {unit}"
     row["why"] = ""

@@ -194,10 +194,12 @@ def _agent_charts(r: ResultsFile, files: dict[str, str], prefix: str) -> list[Ch
               Table("decomposition-points", "Per-seed values behind the chart",
                     [Column("cell", "cell"), Column("seed", "seed"), Column("component", "component"),
                      Column("value", "value", numeric=True)], points, empty="No defined per-seed values."),
-              files, prefix),
+              files, prefix, empty="no cell of this submission has a defined decomposition (every valid seed's "
+                                   "share is undefined, or there is no valid run); the table above says why per cell."),
         chart("gate-outcomes", "gate", {"gate": rows},
               "Bar chart of gate outcomes per condition over this submission's runs. The same numbers are in the "
-              "table below.", gate_table(rows, "Gate outcomes per condition"), files, prefix)]
+              "table below.", gate_table(rows, "Gate outcomes per condition"), files, prefix,
+              empty="no run of this submission was gated, so there are no gate outcomes to draw.")]
 
 
 def _manifest_fields(r: ResultsFile) -> list[tuple[str, str]]:

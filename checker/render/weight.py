@@ -1,11 +1,14 @@
-"""Page weight (issue 16): what one page load fetches stays under `PAGE_WEIGHT_BUDGET` on a page without charts.
+"""Page weight (issues 16, 31): what one page load fetches stays under `PAGE_WEIGHT_BUDGET` on every page, charts included.
+
+Charts are static SVG drawn at build time (`checker.render.chart_svg`); the ~955 KB of Vega loads only
+when a reader asks for an interactive chart, so it is never part of a page load.
 
 Measured the way a reader's browser does (`tests/test_site_weight.py`: Chromium, the sum of the
 response bodies of one page load). Most of the weight is the theme's own CSS and JavaScript
 (~252 KB as shipped, loaded on every page; the shipped files are never edited), so the rest is kept small:
 
 * `slim_page` (from the MkDocs hook, after the fragments are in) drops the scripts a page does not
-  use (the chart loader on a page without a chart, the table sorter's loader on a page without a
+  use (the chart button's script on a page without a chart, the table sorter's loader on a page without a
   table; the sorter itself loads when a reader reaches for a table header, `tablesort.js`), empties
   the hidden copy of the table of contents on pages that hide it, links the theme's stylesheets'
   subsets, and drops the HTML's indentation (`minify`: text, `<pre>` blocks and scripts keep their bytes);
@@ -35,7 +38,7 @@ import rcssmin
 import rjsmin
 
 PAGE_WEIGHT_BUDGET = 300_000
-"""Bytes (uncompressed) that one load of a page without charts may fetch: HTML, CSS, JS, fonts, images, JSON."""
+"""Bytes (uncompressed) that one load of any page may fetch: HTML, CSS, JS, fonts, images, JSON."""
 
 _SCRIPT = r'<script src="[^"]*{name}"></script>\s*'
 _CHART_SCRIPTS = re.compile(_SCRIPT.format(name=r"javascripts/charts\.js"))
@@ -61,7 +64,7 @@ SUBSET_SUFFIX = ".subset.min.css"
 
 def trim_scripts(html: str) -> str:
     """Drop the chart loader from a page with no chart and the table sorter from a page with no table."""
-    if "vega-chart" not in html:
+    if "db-chart-interactive" not in html:
         html = _CHART_SCRIPTS.sub("", html)
     if "<table" not in html:
         html = _TABLE_SCRIPTS.sub("", html)
@@ -249,8 +252,8 @@ def minify_assets(site_dir: Path, paths: Iterable[str]) -> list[Path]:
 _TAG = re.compile(r"<(link|script|img)\b([^<>]*)>", re.I)
 _ATTR_VALUE = re.compile(r'\b(rel|href|src)="([^"]*)"', re.I)
 CHART_LOADER = "javascripts/charts.js"
-"""The script that loads Vega and the chart specs, when the page holds a chart element (`_CHART_ELEMENT`)."""
-_CHART_ELEMENT = re.compile(r'<div\b(?=[^<>]*\sclass="vega-chart")(?=[^<>]*\sdata-spec=")', re.I)
+"""The script that adds each chart's "Interactive chart" button; Vega loads only when a reader presses it."""
+_CHART_ELEMENT = re.compile(r'<figure\b(?=[^<>]*\sclass="db-chart")', re.I)
 
 
 def page_resources(html: str) -> list[str]:
@@ -273,21 +276,21 @@ def page_resources(html: str) -> list[str]:
     return out
 
 
-def loads_charts(html: str) -> bool:
-    """Whether loading a built page fetches Vega: it links the chart loader and holds a chart for it to draw.
+def has_charts(html: str) -> bool:
+    """Whether a built page holds a chart (a static SVG drawn at build time, or the words saying why there is none).
 
-    (`site/javascripts/charts.js` fetches Vega only for a `div.vega-chart[data-spec]`; run pages link the
-    loader, as every page shell does, but have no chart.)
+    No page fetches Vega when it loads (`site/javascripts/charts.js` loads it when a reader asks for an
+    interactive chart), so a page with charts is measured like every other page.
     """
-    return bool(_CHART_ELEMENT.search(html)) and any(url.endswith(CHART_LOADER) for url in page_resources(html))
+    return bool(_CHART_ELEMENT.search(html))
 
 
 def page_weight(page: Path) -> dict[str, int]:
     """Bytes of one load of a built page from disk: the page (`""`) and each resource it links (by its URL).
 
     The same sum as the browser's (`tests/test_site_weight.py` checks the two agree on a sample), for a page
-    whose scripts fetch nothing more at load: true of every page without charts (search and the table
-    sorter load on use).
+    whose scripts fetch nothing more at load: true of every page (search, the table sorter and the
+    interactive charts' Vega load on use).
     """
     html = page.read_text(encoding="utf-8")
     sizes = {"": len(html.encode("utf-8"))}
@@ -303,24 +306,24 @@ def site_weights(site_dir: Path) -> list[tuple[str, int, bool]]:
     for page in sorted(site_dir.rglob("*.html")):
         rel = page.relative_to(site_dir).as_posix()
         url = rel.removesuffix("index.html") if rel.endswith("index.html") else rel
-        rows.append((url, sum(page_weight(page).values()), loads_charts(page.read_text(encoding="utf-8"))))
+        rows.append((url, sum(page_weight(page).values()), has_charts(page.read_text(encoding="utf-8"))))
     return sorted(rows, key=lambda r: (-r[1], r[0]))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m checker.render.weight SITE [N]`: the N (default 20) heaviest pages without charts of a built site."""
+    """`python -m checker.render.weight SITE [N]`: the N (default 20) heaviest pages of a built site."""
     import sys
 
     args = sys.argv[1:] if argv is None else argv
     if not args:
         print("usage: python -m checker.render.weight SITE [N]", file=sys.stderr)
         return 2
-    rows = [r for r in site_weights(Path(args[0])) if not r[2]]
-    for url, total, _charts in rows[: int(args[1]) if len(args) > 1 else 20]:
+    rows = site_weights(Path(args[0]))
+    for url, total, charts in rows[: int(args[1]) if len(args) > 1 else 20]:
         flag = "  OVER" if total >= PAGE_WEIGHT_BUDGET else ""
-        print(f"{total / 1000:8.1f} KB  /{url}{flag}")
+        print(f"{total / 1000:8.1f} KB  /{url}{'  (charts)' if charts else ''}{flag}")
     over = sum(1 for r in rows if r[1] >= PAGE_WEIGHT_BUDGET)
-    print(f"{len(rows)} pages without charts, {over} over {PAGE_WEIGHT_BUDGET / 1000:.0f} KB")
+    print(f"{len(rows)} pages ({sum(1 for r in rows if r[2])} with charts), {over} over {PAGE_WEIGHT_BUDGET / 1000:.0f} KB")
     return 1 if over else 0
 
 

@@ -1,6 +1,7 @@
-// Draw every Vega-Lite chart on the page with the vendored Vega, Vega-Lite and vega-embed (no network
-// beyond this site). The three libraries (~850 KB) load only on a page that has a chart: a page
-// without charts fetches none of them. Charts follow the light/dark palette toggle.
+// Charts are static SVG drawn at build time: no page loads the charting runtime. A chart's "Interactive
+// chart" button (shown only when scripts run) loads the vendored Vega, Vega-Lite and vega-embed (832 KB,
+// no network beyond this site) on that press, and draws the chart's Vega-Lite spec in place of the SVG,
+// following the light/dark palette toggle from then on.
 (function () {
   var base = (document.currentScript && document.currentScript.src) || "";
   var vendor = base ? new URL("../assets/vendor/", base).href : "assets/vendor/";
@@ -31,34 +32,42 @@
              rule: { color: fg } };
   }
 
-  function drawAll(force) {
-    var els = document.querySelectorAll("div.vega-chart[data-spec]");
-    if (!els.length) return;
+  function draw(fig) {
+    var el = fig.querySelector("div.vega-chart[data-spec]");
+    var still = fig.querySelector("div.db-chart-static");
+    var url = new URL(el.dataset.spec, window.location.href).href;
     loading = loading || load(0);
-    loading.then(function () {
-      els.forEach(function (el) {
-        if (el.dataset.rendered && !force) return;
-        el.dataset.rendered = "1";
-        var url = new URL(el.dataset.spec, window.location.href).href;
-        vegaEmbed(el, url, { actions: false, renderer: "svg", config: config() })
-          .then(function () {
-            // the container is role="img" with the text alternative: the drawing itself is presentation
-            el.querySelectorAll("svg").forEach(function (svg) { svg.setAttribute("aria-hidden", "true"); });
-            el.dataset.drawn = "1";
-          })
-          .catch(function (e) { el.textContent = "Chart could not be drawn (" + e + "); see the data table below."; });
-      });
-    }, function (e) {
-      els.forEach(function (el) { el.textContent = "Charts could not be loaded (" + e.message + "); see the data tables."; });
+    return loading.then(function () {
+      return vegaEmbed(el, url, { actions: false, renderer: "svg", config: config() });
+    }).then(function () {
+      // the static chart's container keeps role="img" and the text alternative: the drawing is presentation
+      el.querySelectorAll("svg").forEach(function (svg) { svg.setAttribute("aria-hidden", "true"); });
+      if (still) { still.hidden = true; el.setAttribute("role", "img"); el.setAttribute("aria-label", still.getAttribute("aria-label")); }
+      el.hidden = false;
+      el.dataset.drawn = "1";
+    }).catch(function (e) {
+      var p = document.createElement("p");
+      p.textContent = "The interactive chart could not be drawn (" + (e && e.message || e) + "); the static chart and the data table stay.";
+      fig.appendChild(p);
     });
   }
 
   function start() {
-    drawAll(false);
-    if (window.MutationObserver && document.body) {
-      new MutationObserver(function () { drawAll(true); })
-        .observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
-    }
+    document.querySelectorAll("figure.db-chart button.db-chart-interactive").forEach(function (b) {
+      b.hidden = false;
+      b.onclick = function () {
+        var fig = b.closest("figure.db-chart");
+        b.disabled = true;
+        draw(fig).then(function () { b.hidden = true; });
+      };
+    });
+  }
+  if (window.MutationObserver && document.body) {
+    new MutationObserver(function () {
+      document.querySelectorAll("div.vega-chart[data-drawn]").forEach(function (el) {
+        draw(el.closest("figure.db-chart"));
+      });
+    }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
   }
   if (typeof document$ !== "undefined") { document$.subscribe(start); }
   else { document.addEventListener("DOMContentLoaded", start); }
