@@ -160,17 +160,20 @@ def manifest_append_only(root: Path, merge_base: str, tree: Path, folder: str) -
         return None if after is None else f"{shown}: the merged manifest does not parse; {MAINTAINER}"
     old, new = before.model_dump(mode="json"), after.model_dump(mode="json")
     changed = sorted(k for k in old.keys() | new.keys()
-                     if k not in ("files", "claims", "logs_sha256") and old.get(k) != new.get(k))
+                     if k not in ("files", "claims", "logs_sha256", "blobs") and old.get(k) != new.get(k))
     for key in ("files", "claims"):
         if new[key][:len(old[key])] != old[key]:
             changed.append(f"{key} (existing entries must stay, in order; new ones go at the end)")
     # the digests recorded for the logs (a mapping): those of merged logs stay, new logs add theirs
     if any(new["logs_sha256"].get(k) != v for k, v in old["logs_sha256"].items()):
         changed.append("logs_sha256 (the digests of merged logs must stay)")
+    # logs stored by reference: a merged entry is a merged log (its digest, size and url stay), new ones are appended
+    if any(new["blobs"].get(k) != v for k, v in old["blobs"].items()):
+        changed.append("blobs (the entries of merged logs stored by reference must stay)")
     if not changed:
         return None
     return (f"{shown}: this pull request changes the merged manifest's {', '.join(changed)}: a submission pull request "
-            f"may only append entries to files:, claims: and logs_sha256:; {MAINTAINER}")
+            f"may only append entries to files:, claims:, logs_sha256: and blobs:; {MAINTAINER}")
 
 
 @dataclass
