@@ -356,3 +356,38 @@ def test_a_blob_listed_and_committed_or_not_listed_is_a_finding(run_line, tmp_pa
     assert res.exit_code == 1
     assert "is committed and also stored by reference" in res.output
     assert "'runs/extra.jsonl' is not one of `files`" in res.output
+
+
+def _readme_commands() -> list[list[str]]:
+    """The `driftboard` commands of the README's "Submitting a large run", in order (argv after `driftboard`)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Submitting a large run", 1)[1].split("\n## ", 1)[0]
+    return [line.strip().split()[1:] for line in section.splitlines() if line.strip().startswith(".venv/bin/driftboard ")]
+
+
+def test_the_readme_large_run_commands_run_as_written(run_line, tmp_path: Path, server: Server,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    commands = _readme_commands()
+    assert [c[0] for c in commands] == ["compress", "compress", "reference", "verify"]
+    # the README's placeholder id is `mylab-toy`: here the shipped examples, in a project folder of tmp_path
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLES, project / "submissions" / "drift-bench-examples")
+    monkeypatch.chdir(project)
+    args = [[a.replace("mylab-toy", "drift-bench-examples").replace("../drift-bench-examples-upload",
+                                                                     str(tmp_path / "upload")) for a in c]
+            for c in commands[1:]]
+    for argv in args[:2]:  # compress, reference: exactly as written (no network)
+        res = run_line(argv)
+        assert res.exit_code == 0, res.output
+    folder = project / "submissions" / "drift-bench-examples"
+    doc = _manifest(folder)
+    assert all(e["url"].startswith("https://github.com/YOU/driftboard/releases/download/") for e in doc["blobs"].values())
+    # the upload (gh release create) is served here by the local server, at the same file names
+    for f in sorted((tmp_path / "upload").iterdir()):
+        server.files[f"/{f.name}"] = f.read_bytes()
+    for entry in doc["blobs"].values():
+        entry["url"] = server.base + entry["url"].rsplit("/", 1)[1]
+    _write_manifest(folder, doc)
+    res = run_line([*args[2], "--problems", str(PROBLEMS)])
+    assert res.exit_code == 0, res.output
+    assert len(server.hits) == 4

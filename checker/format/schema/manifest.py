@@ -91,8 +91,11 @@ class Submission(Model):
         "harness": {"name": "toy-harness", "version": "1.0", "commit": "0123abcd", "url": "https://example.org/h"},
         "license": "CC-BY-4.0", "paper": "https://example.org/paper.pdf", "doi": "10.1234/example",
         "synthetic": False, "citation": "Example, A. (2026). Toy agent. Example Lab. MIT licence.",
-        "description": "A toy submission.", "files": ["runs/full-seed1.jsonl"],
+        "description": "A toy submission.", "files": ["runs/full-seed1.jsonl", "runs/full-seed2.jsonl.zst"],
         "logs_sha256": {"runs/full-seed1.jsonl": "9f2c" + "0" * 60},
+        "blobs": {"runs/full-seed2.jsonl.zst": {
+            "sha256": "5d1e" + "0" * 60, "size": 48_213_771,
+            "url": "https://github.com/mylab/driftboard/releases/download/mylab-toy-runs/full-seed2.jsonl.zst"}},
         "claims": [{"cell": "FULL", "metric": "gds_bind", "value": 0.25, "source": "paper, Table 2"}],
     }]})
 
