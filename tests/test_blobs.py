@@ -391,3 +391,41 @@ def test_the_readme_large_run_commands_run_as_written(run_line, tmp_path: Path, 
     res = run_line([*args[2], "--problems", str(PROBLEMS)])
     assert res.exit_code == 0, res.output
     assert len(server.hits) == 4
+
+
+def _git(repo: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org",
+                    "-c", "commit.gpgsign=false", *args], check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize(("prereg_first", "expected"), [(True, "ok"), (False, "violated")])
+def test_a_referenced_log_arrives_with_the_commit_that_declares_it(
+        run_line, tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch, prereg_first: bool,
+        expected: str) -> None:
+    """The commit-order check: plain and referenced logs committed the same way have the same order status."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    statuses = {}
+    for form in ("plain", "ref"):
+        repo = tmp_path / form
+        folder = repo / "submissions" / "drift-bench-examples"
+        shutil.copytree(EXAMPLES, folder)
+        if form == "ref":
+            res = run_line(["reference", str(folder), "--url-base", server.base, "--upload-dir", str(tmp_path / "up")])
+            assert res.exit_code == 0, res.output
+            for f in sorted((tmp_path / "up").iterdir()):
+                server.files[f"/{f.name}"] = f.read_bytes()
+        _git(repo, "init", "-q")
+        first = ["submissions/drift-bench-examples/prereg.yaml"]
+        if not prereg_first:  # the runs (or their declaration) first, the pre-registration after
+            first = [p.relative_to(repo).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != "prereg.yaml"]
+        _git(repo, "add", *first)
+        _git(repo, "commit", "-qm", "first")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-qm", "second")
+        monkeypatch.chdir(repo)
+        res = _verify(run_line, Path("submissions/drift-bench-examples"), tmp_path / f"out-{form}", "--no-cache")
+        statuses[form] = json.loads(res.output)["submissions"][0]["prereg_check"]["commit_order"]["status"]
+    assert statuses == {"plain": expected, "ref": expected}
