@@ -429,3 +429,18 @@ def test_a_referenced_log_arrives_with_the_commit_that_declares_it(
         res = _verify(run_line, Path("submissions/drift-bench-examples"), tmp_path / f"out-{form}", "--no-cache")
         statuses[form] = json.loads(res.output)["submissions"][0]["prereg_check"]["commit_order"]["status"]
     assert statuses == {"plain": expected, "ref": expected}
+
+
+def test_a_recorded_lines_digest_is_checked_on_a_referenced_log(run_line, tmp_path: Path, server: Server) -> None:
+    """logs_sha256 (of the lines) and blobs: (of the stored bytes) both given: they must agree with the fetched log."""
+    ref = _referenced(run_line, tmp_path, server, "zstd")
+    doc = _manifest(ref)
+    rel = sorted(doc["blobs"])[0]
+    plain = EXAMPLES / "runs" / Path(rel).name.removesuffix(".zst")
+    doc["logs_sha256"] = {rel: hashlib.sha256(plain.read_bytes()).hexdigest()}
+    _write_manifest(ref, doc)
+    assert run_line(["validate", str(ref)]).exit_code == 0
+    doc["logs_sha256"] = {rel: "1" * 64}
+    _write_manifest(ref, doc)
+    res = run_line(["validate", str(ref)])
+    assert res.exit_code == 1 and "the log changed after it was written" in res.output, res.output

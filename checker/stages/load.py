@@ -183,11 +183,12 @@ def load_submission(root: Path, display_root: str, blobs: BlobStore | None = Non
     listed = _check_manifest(out, tree, display_root) if out.manifest is not None else None
     _collect_runs(out, tree, listed, display_root)
     if listed is not None:
-        _fetch_blobs(out, tree, listed, blobs)
+        _fetch_blobs(out, tree, listed, blobs, display_root)
     return out
 
 
-def _fetch_blobs(out: SubmissionFiles, tree: Tree, listed: set[str], store: BlobStore | None) -> None:
+def _fetch_blobs(out: SubmissionFiles, tree: Tree, listed: set[str], store: BlobStore | None,
+                 display_root: str) -> None:
     """Fetch every listed log stored by reference (and not committed): into `fetched`, or `unfetched` with why."""
     assert out.manifest is not None
     for rel in sorted(listed & out.manifest.blobs.keys()):
@@ -203,6 +204,8 @@ def _fetch_blobs(out: SubmissionFiles, tree: Tree, listed: set[str], store: Blob
             out.unfetched.append((rel, str(exc)))
             continue
         out.fetched[path] = rel
+        if rel in out.manifest.logs_sha256:  # the digest of its lines, when recorded too, must agree
+            out.findings.extend(_digest_differs(out, rel, out.manifest.logs_sha256[rel], display_root, path))
     out.run_paths.extend(out.fetched)
     out.run_paths.sort(key=out.rel)
 
@@ -387,11 +390,15 @@ def _blob_problems(out: SubmissionFiles, name: str, tree: Tree, mpath: str) -> l
     return []
 
 
-def _digest_differs(out: SubmissionFiles, name: str, recorded: str, display_root: str) -> list[Finding]:
-    """The finding for a listed log whose SHA-256 is not the one the manifest records (none when it is)."""
+def _digest_differs(out: SubmissionFiles, name: str, recorded: str, display_root: str,
+                    path: Path | None = None) -> list[Finding]:
+    """The finding for a listed log whose SHA-256 is not the one the manifest records (none when it is).
+
+    `path`: where the log is read (a fetched blob's place in the store; default: the folder's file).
+    """
     try:
         sha = hashlib.sha256()
-        raw = open_regular(out.root / name)
+        raw = open_regular(path or out.root / name)
         # the digest of the log's lines: of the decompressed bytes when it is stored compressed
         with open_stream(raw, storage_of(name) or "plain", name, os.fstat(raw.fileno()).st_size) as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
