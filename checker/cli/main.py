@@ -415,8 +415,8 @@ def reference(folder: Path, url_base: str, upload_dir: Path) -> None:
 
     \b
     Example:
-        driftboard reference submissions/mylab-toy --upload-dir ../mylab-toy-upload \\
-            --url-base https://github.com/YOU/driftboard/releases/download/mylab-toy-runs/
+        driftboard reference submissions/drift-bench-examples --upload-dir /tmp/drift-bench-examples-upload \\
+            --url-base https://github.com/YOU/driftboard/releases/download/drift-bench-examples-runs/
     """
     from checker.cli.reference import reference_command
 
