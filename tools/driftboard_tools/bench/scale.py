@@ -351,6 +351,8 @@ def markdown(figures: dict[str, Any], curve: list[dict[str, Any]], command: str)
                      f"{f('merge_results_mb')} MB of results |")
         lines.append(f"| site build (`build --no-verify`) | {f('site_s')} | | | {f('site_rss_max_mb')} | | "
                      f"{f('site_pages'):,} pages, {f('site_mb')} MB |")
+    if not curve:  # `--storage-only`: no curve was measured
+        return "\n".join(lines + markdown_rows(figures)) + "\n"
     lines += ["", f"Cost curve (`--no-cache`, `--jobs 1` and `--jobs {_fmt(j)}`; unit = event or turn; marginal = "
                   "between this size and the previous; tree = PSS of the verify process and its workers):",
               "", f"| half | submissions | units | wall s | µs per unit | marginal µs per unit | peak RSS (MB) | "
