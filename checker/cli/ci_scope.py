@@ -7,8 +7,10 @@ submission pull request may only
 (a) **pre-register**: add a new folder `submissions/<id>/` holding exactly `submission.yaml` and
     `prereg.yaml` (nothing else: no runs, no README);
 (b) **add runs** to ONE submission whose `prereg.yaml` is already on the base, byte for byte:
-    new run logs under `runs/` (`*.jsonl`) and, in `submission.yaml`, new entries appended to
-    `files:` and `claims:` (every other field, and every existing entry, unchanged; a
+    new run logs under `runs/` (`*.jsonl`, `*.jsonl.zst`, `*.jsonl.gz`) and, in `submission.yaml`, new
+    entries appended to `files:` and `claims:`, and added to `logs_sha256:` and `blobs:` (logs stored
+    outside the repository by content address, which the check fetches like the publish job) (every
+    other field, and every existing entry, unchanged; a
     `submission.yaml` may also be added there when the base holds only the `prereg.yaml`);
 (c) **withdraw**: add `withdrawal.yaml` (the reason) to ONE submission already on the base.
 
