@@ -191,3 +191,26 @@ def test_constraint_half_over_a_given_problem_folder(tmp_path: Path) -> None:
     for log in half.log_files:
         start = next(read_events(log))[1]
         assert start.problem_set is not None and start.problem_set.digest == digest
+
+
+def test_quick_storage_only(run_line, tmp_path: Path) -> None:
+    """The storage stage (issue 32, item 4): four forms of the same runs, their bytes, verify passes, the fetch."""
+    out_json, out_md = tmp_path / "storage.json", tmp_path / "storage.md"
+    res = run_line(["bench", "scale", "--quick", "--storage-only", "--workdir", str(tmp_path / "work"),
+                    "--json", str(out_json), "--markdown", str(out_md)])
+    assert res.exit_code == 0, res.output
+    f = json.loads(out_json.read_text())["figures"]
+    assert "constraint_submissions" not in f  # storage only: the constraint half is not generated
+    # plain: every file of the generated submissions, counted here from the generator's folder
+    generated = sum(p.stat().st_size for p in (tmp_path / "work" / "agent" / "submissions").rglob("*") if p.is_file())
+    assert abs(f["storage_plain_repo_mb"] - round(generated / 1e6, 2)) <= 0.01
+    assert f["storage_zstd_repo_mb"] < f["storage_gzip_repo_mb"] < f["storage_plain_repo_mb"]
+    assert f["storage_reference_repo_mb"] < 0.01 * f["storage_plain_repo_mb"]  # the manifests only
+    assert f["storage_blobs"] == 16
+    assert (f["storage_fetch_cold_downloaded"], f["storage_fetch_warm_downloaded"]) == (16, 0)
+    assert f["storage_runs_identical_across_forms"] is True
+    for form in ("plain", "gzip", "zstd", "reference", "reference_warm"):
+        assert f[f"storage_{form}_j2_s"] > 0 and f[f"storage_{form}_j2_rss_max_mb"] > 0
+    assert f["storage_plain_j2_ratio_vs_plain"] == 1.0
+    md = out_md.read_text()
+    assert "| zstd (`.jsonl.zst`) |" in md and "Cost curve" not in md

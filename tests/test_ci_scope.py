@@ -358,3 +358,41 @@ def test_ci_history_flags_a_results_file_committed_on_main(repo, monkeypatch):
     assert result.exit_code == 1
     assert "docs/numbers.yaml: a results-looking file committed in the tree" in result.output
     assert "releases/" not in result.output
+
+
+def test_a_run_log_stored_by_reference_may_be_appended_and_stays_fixed(repo, ci, monkeypatch, tmp_path):
+    """Kind (b) with the log outside the repository (`blobs:`): the check fetches it; a merged entry is fixed."""
+    import hashlib
+
+    from test_blobs import Server
+
+    from checker.stages import fetch
+
+    monkeypatch.setenv(fetch.LOOPBACK_ENV, "1")  # the verify child inherits it
+    monkeypatch.setenv("DRIFTBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    server = Server()
+    try:
+        folder = repo / "submissions" / "mod"
+        body = (folder / "runs" / "r1.jsonl").read_bytes()
+        server.files["/r2.jsonl"] = body
+        m = folder / "submission.yaml"
+        entry = (f"blobs:\n  runs/r2.jsonl:\n    sha256: {hashlib.sha256(body).hexdigest()}\n"
+                 f"    size: {len(body)}\n    url: {server.base}r2.jsonl\n")
+        m.write_text(m.read_text() + "  - runs/r2.jsonl\n" + entry)
+        commit(repo, "append a run stored by reference")
+        _code, found = run_json(ci)
+        assert not any(p["path"] == "submissions/mod/submission.yaml" for p in found), found
+        assert not any("stored by reference" in p["message"] for p in found), found
+        assert server.hits == {"/r2.jsonl": 1}
+        # merged: its entry may not change (here: the url)
+        git(repo, "checkout", "-q", "main")
+        git(repo, "merge", "-q", "--no-ff", "-m", "merge", "pr")
+        git(repo, "checkout", "-q", "-b", "pr2")
+        m.write_text(m.read_text().replace(f"{server.base}r2.jsonl", f"{server.base}moved/r2.jsonl"))
+        commit(repo, "move the blob")
+        code, found = run_json(ci)
+        assert code == 1
+        assert any("blobs (the entries of merged logs stored by reference must stay)" in message
+                   for message in errors_for(found, "submissions/mod/submission.yaml")), found
+    finally:
+        server.close()

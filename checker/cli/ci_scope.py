@@ -7,8 +7,10 @@ submission pull request may only
 (a) **pre-register**: add a new folder `submissions/<id>/` holding exactly `submission.yaml` and
     `prereg.yaml` (nothing else: no runs, no README);
 (b) **add runs** to ONE submission whose `prereg.yaml` is already on the base, byte for byte:
-    new run logs under `runs/` (`*.jsonl`) and, in `submission.yaml`, new entries appended to
-    `files:` and `claims:` (every other field, and every existing entry, unchanged; a
+    new run logs under `runs/` (`*.jsonl`, `*.jsonl.zst`, `*.jsonl.gz`) and, in `submission.yaml`, new
+    entries appended to `files:` and `claims:`, and added to `logs_sha256:` and `blobs:` (logs stored
+    outside the repository by content address, which the check fetches like the publish job) (every
+    other field, and every existing entry, unchanged; a
     `submission.yaml` may also be added there when the base holds only the `prereg.yaml`);
 (c) **withdraw**: add `withdrawal.yaml` (the reason) to ONE submission already on the base.
 
@@ -160,17 +162,20 @@ def manifest_append_only(root: Path, merge_base: str, tree: Path, folder: str) -
         return None if after is None else f"{shown}: the merged manifest does not parse; {MAINTAINER}"
     old, new = before.model_dump(mode="json"), after.model_dump(mode="json")
     changed = sorted(k for k in old.keys() | new.keys()
-                     if k not in ("files", "claims", "logs_sha256") and old.get(k) != new.get(k))
+                     if k not in ("files", "claims", "logs_sha256", "blobs") and old.get(k) != new.get(k))
     for key in ("files", "claims"):
         if new[key][:len(old[key])] != old[key]:
             changed.append(f"{key} (existing entries must stay, in order; new ones go at the end)")
     # the digests recorded for the logs (a mapping): those of merged logs stay, new logs add theirs
     if any(new["logs_sha256"].get(k) != v for k, v in old["logs_sha256"].items()):
         changed.append("logs_sha256 (the digests of merged logs must stay)")
+    # logs stored by reference: a merged entry is a merged log (its digest, size and url stay), new ones are appended
+    if any(new["blobs"].get(k) != v for k, v in old["blobs"].items()):
+        changed.append("blobs (the entries of merged logs stored by reference must stay)")
     if not changed:
         return None
     return (f"{shown}: this pull request changes the merged manifest's {', '.join(changed)}: a submission pull request "
-            f"may only append entries to files:, claims: and logs_sha256:; {MAINTAINER}")
+            f"may only append entries to files:, claims:, logs_sha256: and blobs:; {MAINTAINER}")
 
 
 @dataclass

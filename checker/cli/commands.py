@@ -29,10 +29,13 @@ if TYPE_CHECKING:
 
 def validate_command(paths: list[Path], fmt: str) -> int:
     """`driftboard validate`: print every finding and a total; return 0, 1 or 2."""
+    from checker.pipeline.cache import default_cache_dir
     from checker.pipeline.metrics import claim_names
+    from checker.stages.fetch import default_store
     from checker.stages.validate import validate_paths
 
-    report = validate_paths(paths, claim_names)
+    # logs stored by reference are fetched (into the blob store beside the cache) and validated like committed ones
+    report = validate_paths(paths, claim_names, default_store(default_cache_dir()))
     findings = report.unreadable + report.findings
     errors = sum(1 for f in findings if f.severity == "error")
     if fmt == "json":

@@ -403,6 +403,26 @@ def compress(folder: Path, storage: str) -> None:
     run_stage(lambda: compress_command(folder, "zstd" if storage == "zstd" else "gzip"))
 
 
+@cli.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--url-base", required=True, help="Where the logs will be served: https://..., ending with /.")
+@click.option("--upload-dir", type=click.Path(path_type=Path), required=True,
+              help="Folder (outside the repository) the logs are moved to, for you to upload.")
+def reference(folder: Path, url_base: str, upload_dir: Path) -> None:
+    """Store a submission's run logs outside the repository, by SHA-256, size and URL (blobs: in submission.yaml).
+
+    Results, digests and citations stay the same: verify fetches each log and checks its bytes first.
+
+    \b
+    Example:
+        driftboard reference submissions/drift-bench-examples --upload-dir /tmp/drift-bench-examples-upload \\
+            --url-base https://github.com/YOU/driftboard/releases/download/drift-bench-examples-runs/
+    """
+    from checker.cli.reference import reference_command
+
+    run_stage(lambda: reference_command(folder, url_base, upload_dir))
+
+
 @cli.group("import")
 def import_() -> None:
     """Convert native outputs (ARG stores, DRIFT-Bench transcripts/databases, Inspect logs, τ-bench trajectories).

@@ -162,6 +162,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.stages.aggregate",
     "checker.stages.boards",
     "checker.stages.copies",
+    "checker.stages.fetch",
     "checker.stages.files",
     "checker.stages.load",
     "checker.stages.manifest_yaml",

@@ -297,7 +297,11 @@ def _prereg_check(sub: SubmissionInput, runs: list[RunResult], root: Path | None
     check = check_declared(sub.prereg, runs, sub.prereg_sha256)
     if root is None or sub.prereg_sha256 is None:
         return check
-    order = commit_order(root, Path(sub.path) / "prereg.yaml", [Path(r.path) for r in runs])
+    # a log stored by reference arrives with the commit that declares its digest (`blobs:`)
+    blobs = sub.manifest.blobs if sub.manifest is not None else {}
+    referenced = {Path(r.path): blobs[rel].sha256 for r in runs
+                  if (rel := r.path.removeprefix(f"{sub.path}/")) in blobs}
+    order = commit_order(root, Path(sub.path) / "prereg.yaml", [Path(r.path) for r in runs], referenced)
     return check.model_copy(update={"commit_order": order})
 
 

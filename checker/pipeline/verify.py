@@ -40,6 +40,7 @@ from checker.pipeline.run_log import kept_record, read_run
 from checker.pipeline.scorers import release_scorers, scorer_for
 from checker.pipeline.shard import in_shard
 from checker.stages.copies import inputs_digest, mark_copies
+from checker.stages.fetch import default_store
 from checker.stages.load import Target, discover, load_submission
 from checker.stages.reproduction import disagreement_finding
 from checker.stages.tracks import RunRecord, VerifyContext
@@ -161,7 +162,9 @@ def _load(root: Path, profile: str | None, sets: tuple[Mapping[str, Any], Mappin
           cache_dir: Path | None) -> tuple[SubmissionResult, tuple[Log, ...], str | None]:
     """Load one submission folder: what it is (run files refused are reported MALFORMED), its logs, its cache key."""
     display = root.as_posix()
-    loaded = load_submission(root, display)
+    # logs stored by reference are fetched into the blob store beside the cache (also with --no-cache: the
+    # store holds only bytes checked against their declared digest, never a result)
+    loaded = load_submission(root, display, default_store(cache_dir or default_cache_dir()))
     chosen = profile or (loaded.prereg.profile if loaded.prereg else "driftboard")
     sub = SubmissionResult(display, loaded.manifest, loaded.prereg, chosen,
                            findings=[*loaded.findings, *committed_results(root, display)],
@@ -169,7 +172,12 @@ def _load(root: Path, profile: str | None, sets: tuple[Mapping[str, Any], Mappin
     # run files found but not read (links, FIFOs, unlisted...) are reported too: runs in = runs reported
     sub.runs.extend(judged_run([Fact("malformed", f"{display}/{rel}: {why}")], path=f"{display}/{rel}")
                     for rel, why in loaded.refused_runs)
-    logs = tuple((p, f"{display}/{p.relative_to(root).as_posix()}") for p in loaded.run_paths)
+    # a referenced log that is unreachable or not the declared bytes: a finding, the run UNVERIFIED (counts worst)
+    for rel, why in loaded.unfetched:
+        message = f"stored by reference (blobs:) and not verified: {why}"
+        sub.findings.append(Finding(f"{display}/{rel}", None, message))
+        sub.runs.append(judged_run([Fact("unverified", f"{display}/{rel}: {message}")], path=f"{display}/{rel}"))
+    logs = tuple((p, f"{display}/{loaded.rel(p)}") for p in loaded.run_paths)
     key = None
     if cache_dir is not None and loaded.manifest is not None:
         key = submission_cache_key(loaded, list(logs), chosen, *sets)

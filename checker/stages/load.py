@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from checker.format.errors import Finding, UsageError, is_invisible, visible
 from checker.format.schema.manifest import Prereg, Submission
 from checker.format.storage import LogStorageError, open_stream, storage_of
+from checker.stages.fetch import BlobError, BlobStore
 from checker.stages.files import LINK_MESSAGE, NAME_RULE, RefusedFile, bad_char, open_regular, refusal, unsafe_name
 from checker.stages.manifest_yaml import MAX_YAML_BYTES, node_lines, parse_yaml, read_small, read_yaml
 from checker.stages.rules import prereg_findings
@@ -121,6 +122,14 @@ class SubmissionFiles:
     """SHA-256 of the `prereg.yaml` bytes as read (None when it is missing or was refused)."""
     manifest_lines: dict[tuple[str, ...], int] = field(default_factory=dict)
     """Where each value of `submission.yaml` is (keys and list indexes -> 1-based line), for findings."""
+    fetched: dict[Path, str] = field(default_factory=dict)
+    """Run logs stored by reference (`blobs:`) and fetched: their path in the blob store -> the listed name."""
+    unfetched: list[tuple[str, str]] = field(default_factory=list)
+    """(listed name, why) of every referenced log that could not be fetched or is not the declared bytes."""
+
+    def rel(self, path: Path) -> str:
+        """The listed name of a run path (`runs/x.jsonl`), whether it is in the folder or fetched."""
+        return self.fetched.get(path) or path.relative_to(self.root).as_posix()
 
 
 @dataclass
@@ -152,8 +161,12 @@ def is_run_name(rel: str) -> bool:
     return storage_of(rel) is not None
 
 
-def load_submission(root: Path, display_root: str) -> SubmissionFiles:
-    """Read the manifest and pre-registration and resolve the run files they list, safely."""
+def load_submission(root: Path, display_root: str, blobs: BlobStore | None = None) -> SubmissionFiles:
+    """Read the manifest and pre-registration and resolve the run files they list, safely.
+
+    Logs the manifest stores by reference (`blobs:`) are fetched into `blobs`, checked there, and
+    read from it (`checker.stages.fetch`); None: they are not fetched, and not among the runs.
+    """
     out = SubmissionFiles(root)
     refused = _refused_folder(root, display_root)
     if refused is not None:
@@ -169,7 +182,32 @@ def load_submission(root: Path, display_root: str) -> SubmissionFiles:
     _read_prereg(out, tree, display_root)
     listed = _check_manifest(out, tree, display_root) if out.manifest is not None else None
     _collect_runs(out, tree, listed, display_root)
+    if listed is not None:
+        _fetch_blobs(out, tree, listed, blobs, display_root)
     return out
+
+
+def _fetch_blobs(out: SubmissionFiles, tree: Tree, listed: set[str], store: BlobStore | None,
+                 display_root: str) -> None:
+    """Fetch every listed log stored by reference (and not committed): into `fetched`, or `unfetched` with why."""
+    assert out.manifest is not None
+    for rel in sorted(listed & out.manifest.blobs.keys()):
+        if rel in tree.files or tree.refused_reason(rel) or storage_of(rel) is None:
+            continue  # committed too, or not a run log's name: a finding of `_check_manifest`
+        if store is None:
+            continue  # this reader does not read logs (the registry) or leaves them to `verify` (ci's validate-all)
+        ref = out.manifest.blobs[rel]
+        suffix = next(s for s in (".jsonl.gz", ".jsonl.zst", ".jsonl") if rel.lower().endswith(s))
+        try:
+            path = store.get(ref, suffix)
+        except BlobError as exc:
+            out.unfetched.append((rel, str(exc)))
+            continue
+        out.fetched[path] = rel
+        if rel in out.manifest.logs_sha256:  # the digest of its lines, when recorded too, must agree
+            out.findings.extend(_digest_differs(out, rel, out.manifest.logs_sha256[rel], display_root, path))
+    out.run_paths.extend(out.fetched)
+    out.run_paths.sort(key=out.rel)
 
 
 def _refused_folder(root: Path, display_root: str) -> Finding | None:
@@ -323,6 +361,9 @@ def _check_manifest(out: SubmissionFiles, tree: Tree, display_root: str) -> set[
             out.findings.append(Finding(mpath, line, f"files: {name!r} is listed twice"))
             continue
         listed.add(norm)
+        if norm in manifest.blobs:
+            out.findings.extend(_blob_problems(out, norm, tree, mpath))
+            continue
         missing = _missing_listed(name, norm, tree, lower)
         if missing is not None:
             fix = "; add the log, or remove the line" if missing.startswith("does not exist") else ""
@@ -332,14 +373,32 @@ def _check_manifest(out: SubmissionFiles, tree: Tree, display_root: str) -> set[
     out.findings.extend(Finding(mpath, out.manifest_lines.get(("logs_sha256", name)),
                                 f"logs_sha256: {_shown(name)} is not one of `files`")
                         for name in sorted(set(manifest.logs_sha256) - set(manifest.files)))
+    out.findings.extend(Finding(mpath, out.manifest_lines.get(("blobs", name)),
+                                f"blobs: {_shown(name)} is not one of `files`; list it under files:, or remove it")
+                        for name in sorted(set(manifest.blobs) - set(manifest.files)))
     return listed
 
 
-def _digest_differs(out: SubmissionFiles, name: str, recorded: str, display_root: str) -> list[Finding]:
-    """The finding for a listed log whose SHA-256 is not the one the manifest records (none when it is)."""
+def _blob_problems(out: SubmissionFiles, name: str, tree: Tree, mpath: str) -> list[Finding]:
+    """A log listed under `blobs:` that is also committed, or whose name is not a run log's."""
+    line = out.manifest_lines.get(("blobs", name))
+    if storage_of(name) is None:
+        return [Finding(mpath, line, f"blobs: {_shown(name)} is not a run log's name (.jsonl, .jsonl.zst or .jsonl.gz)")]
+    if name in tree.files or tree.refused_reason(name):
+        return [Finding(mpath, line, f"blobs: {_shown(name)} is committed and also stored by reference: keep one "
+                                     "(remove the file, or its blobs: entry)")]
+    return []
+
+
+def _digest_differs(out: SubmissionFiles, name: str, recorded: str, display_root: str,
+                    path: Path | None = None) -> list[Finding]:
+    """The finding for a listed log whose SHA-256 is not the one the manifest records (none when it is).
+
+    `path`: where the log is read (a fetched blob's place in the store; default: the folder's file).
+    """
     try:
         sha = hashlib.sha256()
-        raw = open_regular(out.root / name)
+        raw = open_regular(path or out.root / name)
         # the digest of the log's lines: of the decompressed bytes when it is stored compressed
         with open_stream(raw, storage_of(name) or "plain", name, os.fstat(raw.fileno()).st_size) as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal, TypedDict
 
@@ -74,7 +74,8 @@ class CommitOrder(TypedDict, total=False):
     """Commits that changed `prereg.yaml` after run logs were committed (violated)."""
 
 
-def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> CommitOrder:
+def commit_order(root: Path, prereg_path: Path, run_paths: list[Path],
+                 referenced: Mapping[Path, str] | None = None) -> CommitOrder:
     """Was prereg.yaml committed before every run log, and left alone afterwards? Git ancestry, not clocks.
 
     The history read is the checked-out branch's *first-parent* history (the publishing branch's own
@@ -89,9 +90,13 @@ def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> Commit
     request adding both) is not a violation, but not "before" either: status `together`, which the
     results mark as written after the runs (`checker.pipeline.results`).
 
+    A log stored by reference (`referenced`: its path -> the SHA-256 its `blobs:` entry declares)
+    arrives with the first-parent commit that first adds that digest to `submission.yaml` beside
+    `prereg.yaml` (its bytes are not in the repository, its declaration is).
+
     Returns {"status": "ok" | "together" | "violated" | "unknown", "detail": ...}.
     """
-    git = _Git(root)
+    git = _Git(root, prereg_path.with_name("submission.yaml"), referenced or {})
     if git("rev-parse", "--git-dir").returncode != 0:
         return {"status": "unknown", "detail": "no git history"}
     prereg_commit = git.first_commit(prereg_path)
@@ -118,8 +123,10 @@ def commit_order(root: Path, prereg_path: Path, run_paths: list[Path]) -> Commit
 class _Git:
     """`git -C root ...`, never raising on a non-zero exit."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, manifest: Path | None = None, referenced: Mapping[Path, str] | None = None) -> None:
         self.root = root
+        self.manifest = manifest
+        self.referenced = referenced or {}
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["git", "-C", str(self.root), *args], capture_output=True, text=True, check=False)
@@ -135,6 +142,14 @@ class _Git:
         lines = out.stdout.split()
         return lines[-1] if lines else None
 
+    def first_declaring(self, manifest: Path, digest: str) -> str | None:
+        """The first-parent commit that first adds `digest` to `manifest` (a log stored by reference), or None."""
+        out = self("log", "--first-parent", f"-S{digest}", "--format=%H", "--", str(manifest.resolve()))
+        if out.returncode != 0:
+            return None
+        lines = out.stdout.split()
+        return lines[-1] if lines else None
+
     def runs_before(self, prereg_commit: str, run_paths: list[Path]) -> tuple[list[str], set[str]]:
         """(late run logs, every commit that added a run log).
 
@@ -143,7 +158,9 @@ class _Git:
         late = []
         run_commits: set[str] = set()
         for run in sorted(run_paths):
-            commit = self.first_commit(run)
+            digest = self.referenced.get(run)
+            commit = self.first_commit(run) if digest is None or self.manifest is None else \
+                self.first_declaring(self.manifest, digest)
             if commit is None:
                 continue
             run_commits.add(commit)

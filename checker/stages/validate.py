@@ -27,6 +27,7 @@ from checker.format.schema.common import RunEnd, RunStart
 from checker.format.schema.events import Event
 from checker.format.storage import LogStorageError, allowance, compressed_kind, open_stream, storage_of
 from checker.stages.copies import PayloadDigest
+from checker.stages.fetch import BlobStore
 from checker.stages.files import RefusedFile, open_regular
 from checker.stages.load import Target, discover, load_submission
 from checker.stages.precheck import claim_findings, coverage_findings, header_findings
@@ -134,7 +135,8 @@ class ValidationReport:
         return 0 if self.ok else 1
 
 
-def validate_paths(paths: Iterable[Path], metric_names: Callable[[str], list[str]] | None = None) -> ValidationReport:
+def validate_paths(paths: Iterable[Path], metric_names: Callable[[str], list[str]] | None = None,
+                   blobs: BlobStore | None = None) -> ValidationReport:
     """Validate submission folders and run files; see `checker.stages.load.discover` for what counts.
 
     `metric_names(track)` lists what a claim may name (the command passes `checker.pipeline.metrics.claim_names`;
@@ -147,7 +149,7 @@ def validate_paths(paths: Iterable[Path], metric_names: Callable[[str], list[str
     seen_runs: dict[str, RunInfo] = {}
     for target in discover(paths):
         if target.kind == "submission":
-            validate_submission(target, report, seen_runs, metric_names)
+            validate_submission(target, report, seen_runs, metric_names, blobs)
         else:
             report.runs += 1
             info = validate_run_file(target.path, str(target.path), report)
@@ -157,12 +159,14 @@ def validate_paths(paths: Iterable[Path], metric_names: Callable[[str], list[str
 
 
 def validate_submission(target: Target, report: ValidationReport, seen_runs: dict[str, RunInfo],
-                        metric_names: Callable[[str], list[str]] | None = None) -> None:
+                        metric_names: Callable[[str], list[str]] | None = None, blobs: BlobStore | None = None) -> None:
     """Validate one submission folder and every run log its manifest lists."""
     report.submissions += 1
     display = target.path.as_posix()
-    loaded = load_submission(target.path, display)
+    loaded = load_submission(target.path, display, blobs)
     report.findings.extend(loaded.findings)
+    report.findings.extend(Finding(f"{display}/{rel}", None, f"stored by reference (blobs:) and not read: {why}")
+                           for rel, why in loaded.unfetched)
     manifest = loaded.manifest
     names, works = submission_names(manifest, loaded.prereg, display)
     report.names.extend(names)
@@ -172,7 +176,7 @@ def validate_submission(target: Target, report: ValidationReport, seen_runs: dic
     headers: list[tuple[str, str, str | None, str | None]] = []
     for run_path in loaded.run_paths:
         report.runs += 1
-        shown = f"{display}/{run_path.relative_to(target.path).as_posix()}"
+        shown = f"{display}/{loaded.rel(run_path)}"
         info = validate_run_file(run_path, shown, report)
         if manifest is not None:
             report.findings.extend(header_mismatches(info, manifest.id, manifest.track))

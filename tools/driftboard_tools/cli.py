@@ -160,11 +160,14 @@ def bench_site(workdir: Path | None) -> None:
 @click.option("--json", "json_out", type=click.Path(path_type=Path), default=None, help="Also write the figures as JSON.")
 @click.option("--markdown", "md_out", type=click.Path(path_type=Path), default=None,
               help="Also write the figures as Markdown tables.")
-def bench_scale(quick: bool, workdir: Path | None, json_out: Path | None, md_out: Path | None, **sizes: Any) -> None:
+@click.option("--storage-only", is_flag=True,
+              help="Only the agent half's storage forms (plain, gzip, zstd, by reference): bytes, verify, fetch.")
+def bench_scale(quick: bool, workdir: Path | None, json_out: Path | None, md_out: Path | None, storage_only: bool,
+                **sizes: Any) -> None:
     """Verify 1,000 agent runs (10^7 events) and 50 DRIFT-Bench-size constraint submissions: time, RSS, cache, curve."""
     from driftboard_tools.bench.scale import run, sizes_from_options
 
-    run_stage(lambda: run(workdir, sizes_from_options(quick, **sizes), json_out, md_out))
+    run_stage(lambda: run(workdir, sizes_from_options(quick, **sizes), json_out, md_out, storage_only))
 
 
 @bench.command("fuzz")

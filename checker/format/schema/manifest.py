@@ -51,6 +51,23 @@ class Harness(Model):
     """Where the harness code is published."""
 
 
+MAX_BLOB_BYTES = 4 << 30
+"""Largest run log stored by reference (its stored bytes: 4 GiB, `checker.format.storage.MAX_LOG_BYTES`)."""
+
+
+class BlobRef(Model):
+    """A run log stored outside the repository, by content address (`checker.stages.fetch`)."""
+
+    sha256: Sha256Hex
+    """SHA-256 of the stored bytes, as uploaded (the compressed file for a `.jsonl.zst` / `.jsonl.gz` name;
+    `sha256sum` of the file). Results still cite `log_sha256`, the digest of the decompressed lines."""
+    size: int = Field(ge=1, le=MAX_BLOB_BYTES, json_schema_extra=unit("bytes"))
+    """Size of the stored bytes; at most this many bytes (and one more, to detect an overrun) are downloaded."""
+    url: str = Field(min_length=9, max_length=2000)
+    """Where the bytes are served: `https://` (a GitHub release asset, a Git LFS object at
+    `https://media.githubusercontent.com/media/OWNER/REPO/REF/PATH`, Zenodo, any static host)."""
+
+
 class ClaimedFigure(Model):
     """A number the submitter claims; the checker recomputes it and lists any mismatch."""
 
@@ -74,8 +91,11 @@ class Submission(Model):
         "harness": {"name": "toy-harness", "version": "1.0", "commit": "0123abcd", "url": "https://example.org/h"},
         "license": "CC-BY-4.0", "paper": "https://example.org/paper.pdf", "doi": "10.1234/example",
         "synthetic": False, "citation": "Example, A. (2026). Toy agent. Example Lab. MIT licence.",
-        "description": "A toy submission.", "files": ["runs/full-seed1.jsonl"],
+        "description": "A toy submission.", "files": ["runs/full-seed1.jsonl", "runs/full-seed2.jsonl.zst"],
         "logs_sha256": {"runs/full-seed1.jsonl": "9f2c" + "0" * 60},
+        "blobs": {"runs/full-seed2.jsonl.zst": {
+            "sha256": "5d1e" + "0" * 60, "size": 48_213_771,
+            "url": "https://github.com/mylab/driftboard/releases/download/mylab-toy-runs/full-seed2.jsonl.zst"}},
         "claims": [{"cell": "FULL", "metric": "gds_bind", "value": 0.25, "source": "paper, Table 2"}],
     }]})
 
@@ -119,14 +139,20 @@ class Submission(Model):
     A hash chain cannot see an edit of a log's last line (nothing follows it): `validate` compares
     each recorded digest with the file and reports a log that changed after it was written. The
     Inspect importer and the example harnesses write it."""
+    blobs: dict[str, BlobRef] = Field(default_factory=dict, max_length=10_000)
+    """Logs of `files` stored outside the repository (path -> SHA-256, size and URL of the stored bytes):
+    `verify` fetches each one, checks its size and digest before reading it, and then reads it exactly
+    as if it were committed under that path. The path's ending says how it is stored (`.jsonl`,
+    `.jsonl.zst`, `.jsonl.gz`); no file may be committed under it. See "Large runs" in CONTRIBUTING.md."""
     claims: list[ClaimedFigure] = Field(default_factory=list)
     """Figures the submitter reports; shown only next to the recomputed value."""
 
     _id_not_reserved = field_validator("id")(not_reserved)
 
     def record(self) -> dict[str, Any]:
-        """The manifest as results files store it: `logs_sha256` only when recorded (older results keep their bytes)."""
-        return self.model_dump(mode="json", exclude={"logs_sha256"} if not self.logs_sha256 else None)
+        """The manifest as results files store it: `logs_sha256` and `blobs` only when given (older results keep their bytes)."""
+        empty = {k for k in ("logs_sha256", "blobs") if not getattr(self, k)}
+        return self.model_dump(mode="json", exclude=empty or None)
 
 
 class Cell(Model):

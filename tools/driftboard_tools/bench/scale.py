@@ -56,6 +56,7 @@ import click
 
 from checker.format.errors import DriftboardError, UsageError
 from driftboard_tools.bench.measure import Measured, machine, measure, tail
+from driftboard_tools.bench.storage import markdown_rows, storage_stage
 from driftboard_tools.generate.leaderboards import QUICK, Half, Sizes, generate_agent, generate_constraint
 
 SUPERLINEAR = 1.2
@@ -112,11 +113,16 @@ class Bench:
             self.md_out.write_text(markdown(self.figures, self.curve, self.command), encoding="utf-8")
 
     def verify(self, half: Half, label: str, subs: list[Path], *, jobs: int = 1, cache: str = "cold",
-               forced_z3: bool = False) -> tuple[Measured, Path]:
-        """Verify `subs` in a child; `cache` is cold (fresh dir), warm:<label> (reuse) or off."""
+               forced_z3: bool = False, seed_blobs: Path | None = None) -> tuple[Measured, Path]:
+        """Verify `subs` in a child; `cache` is cold (fresh dir), warm:<label> (reuse) or off.
+
+        `seed_blobs`: a blob store copied into the cold cache first (fetched logs warm, results cold).
+        """
         out = self.out / f"{half.name}-{label}"
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
+        if seed_blobs is not None:
+            shutil.copytree(seed_blobs, out / "cache" / "blobs")
         args = ["verify", *(p.as_posix() for p in subs), "--jobs", str(jobs), "--out", str(out / "results")]
         if half.problems is not None:
             args += ["--problems", half.problems.as_posix()]
@@ -188,6 +194,8 @@ class Bench:
         if half.name == "constraint":
             self.forced_z3(half)
         self.cost_curve(half)
+        if half.name == "agent":
+            storage_stage(self, half)
 
     def forced_z3(self, half: Half) -> None:
         """The constraint half's slow path: shortcuts off on a subset, extrapolated to the half."""
@@ -343,6 +351,8 @@ def markdown(figures: dict[str, Any], curve: list[dict[str, Any]], command: str)
                      f"{f('merge_results_mb')} MB of results |")
         lines.append(f"| site build (`build --no-verify`) | {f('site_s')} | | | {f('site_rss_max_mb')} | | "
                      f"{f('site_pages'):,} pages, {f('site_mb')} MB |")
+    if not curve:  # `--storage-only`: no curve was measured
+        return "\n".join(lines + markdown_rows(figures)) + "\n"
     lines += ["", f"Cost curve (`--no-cache`, `--jobs 1` and `--jobs {_fmt(j)}`; unit = event or turn; marginal = "
                   "between this size and the previous; tree = PSS of the verify process and its workers):",
               "", f"| half | submissions | units | wall s | µs per unit | marginal µs per unit | peak RSS (MB) | "
@@ -353,11 +363,15 @@ def markdown(figures: dict[str, Any], curve: list[dict[str, Any]], command: str)
                      f"{_fmt(r['marginal_us_per_unit'])} | {r['rss_max_mb']} | {_fmt(r['marginal_rss_mb_per_1k_units'])} | "
                      f"{_fmt(r.get('s_jobs'))} | {_fmt(r.get('speedup'))} | {_fmt(r.get('rss_tree_mb_jobs'))} | "
                      f"{r['flag']} |")
+    lines += markdown_rows(figures)
     return "\n".join(lines) + "\n"
 
 
-def run(workdir: Path | None, sizes: Sizes, json_out: Path | None = None, md_out: Path | None = None) -> int:
+def run(workdir: Path | None, sizes: Sizes, json_out: Path | None = None, md_out: Path | None = None,
+        storage_only: bool = False) -> int:
     """Generate (or reuse) both halves, run every stage, print the figures; returns 0.
+
+    `storage_only`: generate the agent half and run its storage stage only (`driftboard_tools.bench.storage`).
 
     Raises:
         UsageError: bad sizes, or `--problems` is not a readable problem set.
@@ -378,6 +392,12 @@ def run(workdir: Path | None, sizes: Sizes, json_out: Path | None = None, md_out
     agent = generate_agent(workdir / "agent", sizes)
     bench.emit("agent", submissions=len(agent.submissions), runs=len(agent.log_files), events=agent.total,
                log_mb=round(agent.bytes / 1e6, 1), generate_s=round(agent.generate_s, 1), reused=agent.reused)
+    if storage_only:
+        shutil.rmtree(bench.out, ignore_errors=True)
+        storage_stage(bench, agent)
+        bench.emit("", bench_total_s=round(time.perf_counter() - started),
+                   load_avg_end=",".join(f"{x:.2f}" for x in os.getloadavg()))
+        return 0
     constraint = generate_constraint(workdir / "constraint", sizes)
     bench.emit("constraint", submissions=len(constraint.submissions), runs=len(constraint.log_files),
                turns=constraint.total, log_mb=round(constraint.bytes / 1e6, 1),

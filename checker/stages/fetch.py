@@ -1,0 +1,266 @@
+"""Run logs stored outside the repository by content address: fetched, bounded, checked, kept once per machine.
+
+A manifest entry under `blobs:` names a log of `files:` by the SHA-256 and size of its **stored
+bytes** (the file as uploaded: compressed when its name ends `.jsonl.zst` / `.jsonl.gz`) and a
+URL. The digest results and citations name (`log_sha256`) stays that of the decompressed lines,
+as for a committed log: for a plain `.jsonl` the two are the same number; for a compressed one
+the manifest's digest pins the exact uploaded bytes and `log_sha256` is computed from them after
+the check, so a blob that is replaced after the pull request was checked is a finding, never a
+silently different figure.
+
+What a fetch may cost is bounded before a byte is read as a log:
+
+* the URL is `https://` (the default, and the only scheme in production: a GitHub release asset,
+  a Git LFS object through `media.githubusercontent.com`, Zenodo, any static host). Plain
+  `http://` is taken only to a loopback address (`127.0.0.1`, `::1`, `localhost`) and only when
+  `DRIFTBOARD_ALLOW_LOOPBACK_HTTP=1` is set: the tests serve blobs from an `http.server` they start
+  on the loopback interface (no certificate, no outside network). Loopback traffic never leaves the
+  machine, and the digest is checked whatever the transport, so the switch weakens nothing a
+  submission controls; the publish and pull-request workflows never set it, so there a
+  manifest naming `http://127.0.0.1:...` is refused outright (no request to the runner's own services);
+* a redirect is followed only to a URL with the same scheme that passes the same rule (at most
+  `MAX_REDIRECTS`): never from https to http, never to another scheme;
+* connect and each read time out after `READ_TIMEOUT_S`, and the whole fetch after `DEADLINE_S`;
+* at most the declared size plus one byte is read (the extra byte detects an overrun); a
+  `Content-Length` above the declared size refuses the blob before its body is read;
+* the bytes go to a temporary file in the store, hashed as they come; only a blob whose size and
+  SHA-256 are the declared ones is renamed into the store.
+
+The store is `<cache folder>/blobs/sha256/<hex><suffix>` (`$DRIFTBOARD_CACHE_DIR` honoured, the
+verification cache's folder), so the same blob is fetched once per machine. A stored blob is never
+taken on trust: its size and SHA-256 are checked again each time it is used (a corrupt or edited
+one is fetched again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import http.client
+import ipaddress
+import os
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from checker.format.schema.manifest import BlobRef
+
+READ_TIMEOUT_S = 20.0
+"""Longest wait to connect, and for any one read (seconds)."""
+DEADLINE_S = 600.0
+"""Longest one blob's fetch may take in all, redirects included (seconds)."""
+MAX_REDIRECTS = 5
+CHUNK = 1 << 20
+LOOPBACK_ENV = "DRIFTBOARD_ALLOW_LOOPBACK_HTTP"
+"""Set to `1` to take `http://` URLs to a loopback address (tests only; see the module docstring)."""
+LOOPBACK_NAMES = ("localhost",)
+
+
+class BlobError(Exception):
+    """A referenced log that could not be fetched or is not the declared bytes (the message says what to do)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a fetch may wait (tests shorten them)."""
+
+    read_timeout_s: float = READ_TIMEOUT_S
+    deadline_s: float = DEADLINE_S
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def url_problem(url: str) -> str | None:
+    """Why a blob URL is refused (None: it may be fetched)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        _ = parts.port  # a malformed port raises here
+    except ValueError:
+        return "is not a valid URL"
+    if parts.username or parts.password:
+        return "carries credentials: a blob URL must be public"
+    if not host:
+        return "has no host"
+    if parts.scheme == "https":
+        return None
+    if parts.scheme == "http" and _loopback(host) and os.environ.get(LOOPBACK_ENV) == "1":
+        return None
+    if parts.scheme == "http":
+        return "is http://: blobs are fetched over https:// only (upload the log where it is served over HTTPS)"
+    return f"has the scheme {parts.scheme!r}: blobs are fetched over https:// only"
+
+
+class BlobStore:
+    """The content-addressed store of fetched blobs under `root` (`<cache>/blobs`)."""
+
+    def __init__(self, root: Path, limits: Limits | None = None) -> None:
+        self.root = root
+        self.limits = limits or Limits(READ_TIMEOUT_S, DEADLINE_S)  # the module's, as they are now
+        self.fetched = 0
+        """Blobs downloaded by this store (a warm store downloads none)."""
+
+    def path(self, ref: BlobRef, suffix: str) -> Path:
+        """Where a blob with this digest and storage suffix is kept."""
+        return self.root / "sha256" / f"{ref.sha256}{suffix}"
+
+    def get(self, ref: BlobRef, suffix: str) -> Path:
+        """The stored blob, fetched first when absent (or when the stored copy is not the declared bytes).
+
+        Raises:
+            BlobError: unreachable, too slow, too large or small, or not the declared digest.
+        """
+        target = self.path(ref, suffix)
+        if target.is_file() and _matches(target, ref):
+            return target
+        problem = url_problem(ref.url)
+        if problem is not None:
+            raise BlobError(f"its url {problem}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.part")
+        try:
+            size, digest = self._download(ref, tmp)
+            if size != ref.size:
+                raise BlobError(f"the download from {ref.url} is {size:,} bytes, not the declared {ref.size:,}"
+                                f"{' (truncated)' if size < ref.size else ' (more than declared: not read further)'}: "
+                                "upload the log again, or correct `size` in blobs:")
+            if digest != ref.sha256:
+                raise BlobError(f"the bytes at {ref.url} have SHA-256 {digest[:12]}…, not the declared "
+                                f"{ref.sha256[:12]}…: the blob changed after it was declared (or the digest is wrong); "
+                                "restore the uploaded file, or run again and declare a new log")
+            os.replace(tmp, target)
+            self.fetched += 1
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        return target
+
+    def _download(self, ref: BlobRef, out: Path) -> tuple[int, str]:
+        """(bytes written, their SHA-256): at most the declared size + 1, within the deadline."""
+        deadline = time.monotonic() + self.limits.deadline_s
+        url = ref.url
+        for _hop in range(MAX_REDIRECTS + 1):
+            conn, sock, response = self._request(url, deadline)
+            try:
+                if response.status in (301, 302, 303, 307, 308):
+                    url = self._redirect(url, response.getheader("Location"))
+                    continue
+                if response.status != 200:
+                    raise BlobError(f"{ref.url} answered HTTP {response.status} {response.reason}: the blob is not "
+                                    "reachable there; upload it again or correct its url")
+                length = response.getheader("Content-Length")
+                if length is not None and length.isdigit() and int(length) > ref.size:
+                    raise BlobError(f"{ref.url} announces {int(length):,} bytes, more than the declared {ref.size:,}: "
+                                    "not downloaded; correct `size` in blobs:, or upload the right file")
+                return self._body(response, sock, ref.size + 1, out, deadline, ref.url)
+            finally:
+                response.close()
+                conn.close()
+        raise BlobError(f"{ref.url}: more than {MAX_REDIRECTS} redirects; give the blob's final URL")
+
+    def _redirect(self, url: str, location: str | None) -> str:
+        if not location:
+            raise BlobError(f"{url} redirects without a Location")
+        nxt = urljoin(url, location)
+        if urlsplit(nxt).scheme != urlsplit(url).scheme:
+            raise BlobError(f"{url} redirects to {nxt}: a redirect to another scheme is never followed "
+                            "(blobs are fetched over https:// only)")
+        problem = url_problem(nxt)
+        if problem is not None:
+            raise BlobError(f"{url} redirects to {nxt}, which {problem}")
+        return nxt
+
+    def _request(self, url: str, deadline: float
+                 ) -> tuple[http.client.HTTPConnection, socket.socket | None, http.client.HTTPResponse]:
+        """(the connection, its socket, the response to a GET of `url`); the socket outlives a closing connection."""
+        parts = urlsplit(url)
+        timeout = self._timeout(deadline, url)
+        conn: http.client.HTTPConnection
+        if parts.scheme == "https":
+            conn = http.client.HTTPSConnection(parts.hostname or "", parts.port, timeout=timeout,
+                                               context=ssl.create_default_context())
+        else:
+            conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
+        path = parts.path or "/"
+        if parts.query:
+            path += f"?{parts.query}"
+        try:
+            conn.request("GET", path, headers={"Accept-Encoding": "identity", "User-Agent": "driftboard-checker"})
+            sock = conn.sock  # (an HTTP/1.0 answer closes the connection object, not the socket the body is read from)
+            return conn, sock, conn.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            conn.close()
+            raise BlobError(_network_message(url, exc)) from None
+
+    def _timeout(self, deadline: float, url: str) -> float:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise BlobError(self._late(url))
+        return min(self.limits.read_timeout_s, left)
+
+    def _late(self, url: str) -> str:
+        return (f"{url}: the fetch took longer than {self.limits.deadline_s:g} s in all; try again later, "
+                "or host the blob where it downloads faster")
+
+    def _body(self, response: http.client.HTTPResponse, sock: socket.socket | None, most: int, out: Path,
+              deadline: float, shown: str) -> tuple[int, str]:
+        sha = hashlib.sha256()
+        got = 0
+        with out.open("wb") as fh:
+            while got < most:
+                left = self._timeout(deadline, shown)  # raises past the deadline
+                if sock is not None:
+                    sock.settimeout(left)
+                try:
+                    chunk = response.read1(min(CHUNK, most - got))  # one receive: the deadline is checked between
+                except (OSError, http.client.HTTPException) as exc:
+                    if isinstance(exc, TimeoutError) and time.monotonic() >= deadline - 0.01:
+                        raise BlobError(self._late(shown)) from None  # the read's timeout was the deadline's rest
+                    raise BlobError(_network_message(shown, exc)) from None
+                if not chunk:
+                    break
+                got += len(chunk)
+                sha.update(chunk)
+                fh.write(chunk)
+        return got, sha.hexdigest()
+
+
+def _network_message(url: str, exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError | socket.timeout):
+        return f"{url}: no answer within the time limit ({exc or 'timed out'}); try again later, or host the blob elsewhere"
+    if isinstance(exc, http.client.IncompleteRead):
+        return f"{url}: the connection closed before the whole blob arrived (truncated download); try again"
+    return f"{url}: unreachable ({exc.__class__.__name__}: {exc}); check the url, or try again later"
+
+
+def _matches(path: Path, ref: BlobRef) -> bool:
+    """A stored blob is still the declared bytes (size, then SHA-256)."""
+    try:
+        if path.stat().st_size != ref.size:
+            return False
+        sha = hashlib.sha256()
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(CHUNK), b""):
+                sha.update(chunk)
+        return sha.hexdigest() == ref.sha256
+    except OSError:
+        return False
+
+
+def default_store(cache_dir: Path) -> BlobStore:
+    """The store under a verification cache folder."""
+    return BlobStore(cache_dir / "blobs")
+
+
+__all__ = ["DEADLINE_S", "LOOPBACK_ENV", "READ_TIMEOUT_S", "BlobError", "BlobStore", "Limits", "default_store",
+           "url_problem"]
