@@ -110,6 +110,30 @@ class ProblemSetRef(_Model):
 
 
 Channel = Literal["consistent", "drift", "contradiction", "other", "unverifiable"]
+
+AnswerGrid = dict[str, dict[str, int | str | None]]
+"""An answer as the checker read it: entity -> slot (seat; start, duration; a logic-grid category) -> value."""
+
+
+class Commitment(_Model):
+    """A ledger constraint at issue in one turn: one the answer breaks (drift), or one of the ledger's MUS (contradiction).
+
+    Everything here is the checker's: the entry's id and compiled form from the logged ledger, and the
+    turn that stated it and its words looked up in the problem set (never the ledger's own `source_turn`
+    or `nl`).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    id: str
+    """The ledger entry's id."""
+    constraint: str
+    """The ledger entry as it was checked: `type(arg, ...)`."""
+    stated_turn: int | None
+    """The first turn whose user message stated this constraint (the problem set's new constraints, equal up to the
+    order of a symmetric pair); None when no turn stated it in this form."""
+    text: str | None
+    """The problem set's words for the constraint at `stated_turn` (None when not stated)."""
 """Where a constraint turn's outcome falls (drift-spec.md §b; `unverifiable`: a declared ledger is missing)."""
 
 
@@ -144,6 +168,13 @@ class TurnResult(_Model):
     solver_error: str | None
     recorded_z3_sat: int | None
     recorded_answer_correct: int | None
+    answer: AnswerGrid | None = None
+    """The answer as the checker read it (`checker.constraint.answers.read_answer`), values cut to
+    `ANSWER_VALUE_CHARS`; None when no answer was extracted."""
+    broken: list[Commitment] | None = None
+    """drift: the ledger constraints the answer breaks (each one the answer alone contradicts; when none alone
+    does, a minimal subset that together does; empty when the answer breaks the puzzle's own rules, e.g. two
+    entities in one seat); contradiction: the MUS entries; None otherwise."""
 
     @property
     def solved(self) -> bool:
