@@ -78,8 +78,24 @@ class Mismatch(_Model):
         return data
 
 
+class GdsBeat(_Model):
+    """One reference beat the decomposition counts as bind or abandon, as the checker classified it."""
+
+    line: int
+    """The beat's line in the log."""
+    outcome: Literal["bind", "abandon"]
+    live: bool
+    """The reference step is a live plan step (else the beat's shadow step)."""
+    step_action: str | None
+    """The reference step's action (None: the step names none)."""
+    aimed_at: str | None
+    """The reference step's target referent (None: the step names none)."""
+    landed: str | None
+    """Where the action landed (recomputed from geometry in profile `driftboard`, recorded in `arg-v1.0`)."""
+
+
 class GdsCounts(_Model):
-    """GDS decomposition counts of one agent run (rates are in `metrics`)."""
+    """GDS decomposition counts of one agent run (rates are in `metrics`), with the beats behind them."""
 
     reference_beats: int
     live: int
@@ -87,6 +103,10 @@ class GdsCounts(_Model):
     bind: int
     aligned: int
     abandon: int
+    aligned_lines: list[int] = Field(default_factory=list)
+    """Log lines of the aligned reference beats."""
+    drifted: list[GdsBeat] = Field(default_factory=list)
+    """The bind and abandon beats, in log order, with their reference step and landing."""
 
 
 class MilestoneDetail(_Model):
