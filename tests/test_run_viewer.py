@@ -309,3 +309,21 @@ def test_the_drift_story_in_a_browser(story_site: Path, tmp_path_factory: pytest
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_card_is_never_heavier_than_its_estimate(story_site: Path) -> None:
+    """Pages are cut by estimated card bytes (`turn_cards.card_bytes`): the estimate must not be under the bytes written."""
+    import re
+
+    from checker.render.timeline import constraint_dialogue
+    from checker.render.turn_cards import card_bytes, turn_cards
+
+    r = read_results(story_site / "results" / "drift-bench-examples.json")
+    for run in r.runs:
+        dialogue, _note = constraint_dialogue(run, REPO)
+        estimate = {c["anchor"]: card_bytes(c) for c in turn_cards(run, dialogue)}
+        page = (story_site / "site" / runs_module.run_path(r, run).removesuffix("index.md") / "index.html").read_text()
+        written = {m.group(1): len(m.group(0).encode("utf-8"))
+                   for m in re.finditer(r'<article class="db-turn[^"]*" id="([^"]+)".*?</article>', page, re.DOTALL)}
+        assert sorted(written) == sorted(estimate)
+        assert all(estimate[a] >= n for a, n in written.items()), {a: (estimate[a], n) for a, n in written.items()}
