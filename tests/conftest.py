@@ -112,6 +112,26 @@ def cases_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def story_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped real-model constraint runs (drift-bench-examples) and microworld agent runs, verified and built.
+
+    Verified from the repository root against the shipped problem sets (as `make site` does), built with
+    the logs beside the results (the run viewer reads the dialogue and the timeline from them).
+    """
+    from checker.pipeline.verify import default_problem_dirs, verify_paths
+    from checker.render.site import build_site
+
+    root = tmp_path_factory.mktemp("story-site")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        report = verify_paths([Path("submissions") / "drift-bench-examples", Path("submissions") / "driftboard-microworld-agent"],
+                              problem_dirs=default_problem_dirs(), results_dir=root / "results")
+        assert report.exit_code == 0, [f.render() for f in report.unreadable + report.findings]
+        assert build_site(root / "results", root / "site", logs_root=REPO) == 0
+    return root
+
+
+@pytest.fixture(scope="session")
 def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site of `site_fixtures.fixture_results` (synthetic, hostile and undefined cases), built once per session."""
     from site_fixtures import build_fixture_site

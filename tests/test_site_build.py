@@ -34,9 +34,11 @@ def test_run_pages_are_whole_theme_pages_with_their_own_title_and_url(fixture_si
     other = _doc(fixture_site / "results/synthetic-0000/FULL/index.html")  # built by MkDocs, same depth
     assert doc.title.get_text() == "Run synthetic-0000-FULL-s1 - Driftboard"
     assert doc.select_one('link[rel="canonical"]')["href"] == site_url() + url
-    # the theme's stylesheets and scripts, exactly as on a page MkDocs built at the same depth
+    # the theme's stylesheets and scripts, exactly as on a page MkDocs built at the same depth, and the run
+    # viewer's own stylesheet (run pages only: other pages do not load it)
     assert [x["href"] for x in doc.select('link[rel="stylesheet"]')] == \
-        [x["href"] for x in other.select('link[rel="stylesheet"]')]
+        [x["href"] for x in other.select('link[rel="stylesheet"]')] + ["../../../assets/run-viewer.css"]
+    assert (fixture_site / "assets" / "run-viewer.css").is_file()
     assert [x.get("src") for x in doc.select("script[src]")] == [x.get("src") for x in other.select("script[src]")]
     assert doc.select_one("header.md-header") is not None and doc.select_one("form.md-search__form") is not None
     assert doc.select_one("a.md-skip")["href"] == "#run"

@@ -23,13 +23,13 @@ recomputed from geometry (see `checker.agent.replay`) in profile `driftboard`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from checker.agent.evidence import Reference
 from checker.agent.figures import Figures
 from checker.agent.replay import AgentState
 from checker.format.metricdef import LANDING, NEVER, REF_UNDEF, Metric
-from checker.format.results_model import GdsCounts, Mismatch
+from checker.format.results_model import GdsBeat, GdsCounts, Mismatch
 from checker.format.schema.agent import Beat, PlanStep
 
 
@@ -54,6 +54,8 @@ class Gds:
     bind: int = 0
     aligned: int = 0
     abandon: int = 0
+    aligned_lines: list[int] = field(default_factory=list)
+    drifted: list[GdsBeat] = field(default_factory=list)
 
     def rates(self) -> GdsRates:
         """`drift_ref_beats`, then `gds_bind`, `gds_abandon`, `drift_total`, `gds_aligned` (None with no reference beat)."""
@@ -66,7 +68,8 @@ class Gds:
     def counts(self) -> GdsCounts:
         """The counts as the results store them (`RunResult.gds`)."""
         return GdsCounts(reference_beats=self.reference_beats, live=self.live, shadow=self.shadow, bind=self.bind,
-                         aligned=self.aligned, abandon=self.abandon)
+                         aligned=self.aligned, abandon=self.abandon, aligned_lines=self.aligned_lines,
+                         drifted=self.drifted)
 
 
 def landings(state: AgentState, recomputed: bool) -> list[str | None]:
@@ -93,7 +96,7 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
     beats = state.beats
     refs = references if references is not None else [_recorded_reference(b, state.plan_steps) for b in beats]
     aims = aimed if aimed is not None else [b.params is not None for b in beats]
-    for beat, landed, ref, is_aimed in zip(beats, landing, refs, aims, strict=True):
+    for beat, line, landed, ref, is_aimed in zip(beats, state.beat_lines, landing, refs, aims, strict=True):
         action = beat.action
         if ref is None or action == "RESET":
             continue
@@ -104,10 +107,15 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
         on_plan = not ref_action or action == ref_action
         if (on_plan and tgt and is_aimed and landed != tgt) or (strict and _unchecked(live, on_plan, tgt, is_aimed)):
             out.bind += 1
+            out.drifted.append(GdsBeat(line=line, outcome="bind", live=live, step_action=ref_action or None,
+                                       aimed_at=tgt or None, landed=landed))
         elif live or (on_plan and not (tgt and landed != tgt)):
             out.aligned += 1
+            out.aligned_lines.append(line)
         else:
             out.abandon += 1
+            out.drifted.append(GdsBeat(line=line, outcome="abandon", live=live, step_action=ref_action or None,
+                                       aimed_at=tgt or None, landed=landed))
     return out
 
 

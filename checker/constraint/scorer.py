@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from checker.constraint.answers import read_answer
+from checker.constraint.commitments import Stated, answer_grid, broken_by_answer, commitments, stated_constraints
 from checker.constraint.coverage import Coverage, check_coverage, coverage_metrics, mark_missing_ledgers
 from checker.constraint.domains import Domain, DomainError, Key
 from checker.constraint.domains.solver import ProblemSolver, SolverError
@@ -41,7 +42,7 @@ from checker.format.errors import MissingInputError
 from checker.format.results_model import MetricValue, Mismatch, RunResult, TurnResult
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.common import ProblemSetRef
-from checker.format.schema.constraint import ProblemStart, Turn
+from checker.format.schema.constraint import LedgerEntry, ProblemStart, Turn
 from checker.stages.boards import RANKED_PROFILE
 from checker.stages.tracks import RunRecord, VerifyContext, incomplete_reason
 from checker.stages.verdict import judged_run
@@ -56,6 +57,7 @@ class _Checker:
         self.domain: Domain | None = None
         self.solver: ProblemSolver | None = None
         self.gold: list[list[Key]] = []
+        self._stated: Stated | None = None
         try:
             self.domain = problem.make_domain()
         except DomainError as exc:
@@ -63,6 +65,14 @@ class _Checker:
             return
         self.solver = ProblemSolver(self.domain)
         self.gold = [[self.domain.compile_constraint(c) for c in t.cumulative_constraints] for t in problem.turns]
+
+    @property
+    def stated(self) -> Stated:
+        """The constraints the problem's user messages state, with the turn of each (built on first use)."""
+        if self._stated is None:
+            assert self.domain is not None
+            self._stated = stated_constraints(self.domain, self.problem)
+        return self._stated
 
 
 CHECKERS_SIZE = 1024
@@ -123,9 +133,26 @@ def score_turn(chk: _Checker, turn: Turn, line: int, stated: bool = False) -> Tu
         rec.correct = False
         keys = None
     rec.channel = channel_of(rec)
+    if answer is not None:
+        rec.answer = answer_grid(answer)
+    if keys is not None and turn.ledger is not None:
+        _commitments(rec, chk, dom, chk.solver, turn.ledger, keys, phi)
     if stated and rec.channel == "consistent" and keys is not None and not set(chk.gold[turn.turn_number - 1]) <= set(keys):
         rec.channel = UNVERIFIABLE
     return rec
+
+
+def _commitments(rec: TurnRecord, chk: _Checker, dom: Domain, solver: ProblemSolver, ledger: list[LedgerEntry],
+                 keys: list[Key], phi: list[Key] | None) -> None:
+    """The ledger entries at issue: those a drift answer breaks, or a contradiction's MUS (`checker.constraint.commitments`)."""
+    if rec.channel == "contradiction" and rec.mus is not None:
+        where = {e.id: i for i, e in reversed(list(enumerate(ledger)))}
+        rec.broken = commitments(dom, chk.stated, ledger, keys, [where[m] for m in rec.mus if m in where])
+    elif rec.channel == "drift" and phi is not None:
+        try:
+            rec.broken = commitments(dom, chk.stated, ledger, keys, broken_by_answer(dom, solver, keys, phi))
+        except SolverError:
+            rec.broken = None  # the channel stands; which entries are broken is not known
 
 
 def _solve(rec: TurnRecord, chk: _Checker, dom: Domain, solver: ProblemSolver, turn: Turn,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pydantic import JsonValue
 
-from checker.format.results_model import Channel, Mismatch, TurnResult
+from checker.format.results_model import AnswerGrid, Channel, Commitment, Mismatch, TurnResult
 
 
 @dataclass(slots=True)
@@ -35,6 +35,8 @@ class TurnRecord:
     channel: Channel | None = None
     mus: list[str] | None = None
     solver_error: str | None = None
+    answer: AnswerGrid | None = None
+    broken: list[Commitment] | None = None
 
     def result(self) -> TurnResult:
         """The turn as results files store it (validated: a wrong type or channel raises)."""
@@ -43,7 +45,7 @@ class TurnRecord:
             parse=self.parse, complete=self.complete, ledger_size=self.ledger_size, ledger_sat=self.ledger_sat,
             answer_satisfies_ledger=self.answer_satisfies_ledger, correct=self.correct, channel=self.channel,
             mus=self.mus, solver_error=self.solver_error, recorded_z3_sat=self.recorded_z3_sat,
-            recorded_answer_correct=self.recorded_answer_correct,
+            recorded_answer_correct=self.recorded_answer_correct, answer=self.answer, broken=self.broken,
         )
 
     def mismatch(self, field: str, recorded: JsonValue, recomputed: JsonValue, reason: str) -> Mismatch:

@@ -78,8 +78,24 @@ class Mismatch(_Model):
         return data
 
 
+class GdsBeat(_Model):
+    """One reference beat the decomposition counts as bind or abandon, as the checker classified it."""
+
+    line: int
+    """The beat's line in the log."""
+    outcome: Literal["bind", "abandon"]
+    live: bool
+    """The reference step is a live plan step (else the beat's shadow step)."""
+    step_action: str | None
+    """The reference step's action (None: the step names none)."""
+    aimed_at: str | None
+    """The reference step's target referent (None: the step names none)."""
+    landed: str | None
+    """Where the action landed (recomputed from geometry in profile `driftboard`, recorded in `arg-v1.0`)."""
+
+
 class GdsCounts(_Model):
-    """GDS decomposition counts of one agent run (rates are in `metrics`)."""
+    """GDS decomposition counts of one agent run (rates are in `metrics`), with the beats behind them."""
 
     reference_beats: int
     live: int
@@ -87,6 +103,10 @@ class GdsCounts(_Model):
     bind: int
     aligned: int
     abandon: int
+    aligned_lines: list[int] = Field(default_factory=list)
+    """Log lines of the aligned reference beats."""
+    drifted: list[GdsBeat] = Field(default_factory=list)
+    """The bind and abandon beats, in log order, with their reference step and landing."""
 
 
 class MilestoneDetail(_Model):
@@ -110,6 +130,30 @@ class ProblemSetRef(_Model):
 
 
 Channel = Literal["consistent", "drift", "contradiction", "other", "unverifiable"]
+
+AnswerGrid = dict[str, dict[str, int | str | None]]
+"""An answer as the checker read it: entity -> slot (seat; start, duration; a logic-grid category) -> value."""
+
+
+class Commitment(_Model):
+    """A ledger constraint at issue in one turn: one the answer breaks (drift), or one of the ledger's MUS (contradiction).
+
+    Everything here is the checker's: the entry's id and compiled form from the logged ledger, and the
+    turn that stated it and its words looked up in the problem set (never the ledger's own `source_turn`
+    or `nl`).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    id: str
+    """The ledger entry's id."""
+    constraint: str
+    """The ledger entry as it was checked: `type(arg, ...)`."""
+    stated_turn: int | None
+    """The first turn whose user message stated this constraint (the problem set's new constraints, equal up to the
+    order of a symmetric pair); None when no turn stated it in this form."""
+    text: str | None
+    """The problem set's words for the constraint at `stated_turn` (None when not stated)."""
 """Where a constraint turn's outcome falls (drift-spec.md §b; `unverifiable`: a declared ledger is missing)."""
 
 
@@ -144,6 +188,13 @@ class TurnResult(_Model):
     solver_error: str | None
     recorded_z3_sat: int | None
     recorded_answer_correct: int | None
+    answer: AnswerGrid | None = None
+    """The answer as the checker read it (`checker.constraint.answers.read_answer`), values cut to
+    `ANSWER_VALUE_CHARS`; None when no answer was extracted."""
+    broken: list[Commitment] | None = None
+    """drift: the ledger constraints the answer breaks (each one the answer alone contradicts; when none alone
+    does, a minimal subset that together does; empty when the answer breaks the puzzle's own rules, e.g. two
+    entities in one seat); contradiction: the MUS entries; None otherwise."""
 
     @property
     def solved(self) -> bool:

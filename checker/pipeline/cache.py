@@ -90,6 +90,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.completion.tasks",
     "checker.constraint",
     "checker.constraint.answers",
+    "checker.constraint.commitments",
     "checker.constraint.coverage",
     "checker.constraint.domains",
     "checker.constraint.domains.base",

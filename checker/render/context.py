@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from checker.format.boards_model import BoardDoc
     from checker.render.ranking import BoardRow
     from checker.render.reported import ReportedGroup
+    from checker.render.turn_cards import Card, Depth
 
 
 class BoardRef(TypedDict):
@@ -365,7 +366,16 @@ class RunContext(PageContext):
     milestones: Table
     mismatches: Table
     metrics: Table
-    turns: Table | None
+    drifted: Table | None
+    """Agent track, first page: the bind and abandon beats (aim and landing)."""
+    cards: list[Card] | None
+    """Constraint track: this page's turn cards (`checker.render.turn_cards`); None on other tracks."""
+    wrong: int
+    """Turns of the whole run that went wrong (the filter's count)."""
+    depth: list[Depth]
+    """Constraint track: the run's complete accuracy by turn number."""
+    dialogue: bool
+    """The cards carry the dialogue read from the log."""
     timeline: Table | None
     timeline_note: str
     completion: CompletionRun | None

@@ -18,6 +18,8 @@ from checker.render.weight import minify_assets, slim_page, write_theme_subsets
 
 SLOT = re.compile(r'<div class="db-slot" data-slot="(\d+)"></div>')
 FRAGMENTS = ".fragments"
+RUN_VIEWER_CSS = "assets/run-viewer.css"
+"""The run pages' own stylesheet (`run.html.j2` links it): the turn cards, chips and depth strip."""
 
 
 def fragments_path(docs_dir: Path, src_uri: str) -> Path:
@@ -41,7 +43,7 @@ def on_post_build(config: Any) -> None:
     site_dir = Path(config["site_dir"])
     write_theme_subsets(site_dir, config["theme"]["palette"])
     ours = [str(p) for p in (*config["extra_css"], *config["extra_javascript"])]
-    minify_assets(site_dir, [*ours, "javascripts/lazy-search.js"])
+    minify_assets(site_dir, [*ours, "javascripts/lazy-search.js", RUN_VIEWER_CSS])
 
 
 def on_post_template(output: str, template_name: str, config: Any) -> str:

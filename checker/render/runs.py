@@ -24,6 +24,7 @@ from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.tables import Column, Row, Table
 from checker.render.text import md_escape, slug
 from checker.render.timeline import agent_timeline, constraint_dialogue
+from checker.render.turn_cards import Card, card_bytes, depth_strip, resolve_links, turn_cards
 
 TURNS_PER_PAGE = 250
 """Most turns (constraint) or timeline events (agent) on one page of a run (longer runs continue on `…/turns-2/`, …)."""
@@ -148,6 +149,24 @@ def _flat(name: str, value: object) -> Iterator[tuple[str, object]]:
         yield name, value
 
 
+DRIFTED_ROWS = 50
+"""Most bind / abandon beats listed on a run's first page (every beat's outcome is in the timeline)."""
+
+
+def _drifted(run: RunResult) -> Table | None:
+    """The beats the checker counted bind or abandon: the plan step's aim and where the action landed."""
+    if run.gds is None or not run.gds.drifted:
+        return None
+    beats = run.gds.drifted
+    rows = [{"line": b.line, "outcome": b.outcome, "step": "live" if b.live else "shadow", "action": b.step_action,
+             "aimed": b.aimed_at, "landed": b.landed} for b in beats[:DRIFTED_ROWS]]
+    more = f" (the first {DRIFTED_ROWS} of {len(beats)}; all are in the timeline)" if len(beats) > DRIFTED_ROWS else ""
+    return Table("drifted", f"Beats that drifted: the plan step's aim and where the action landed{more}",
+                 [Column("line", "log line", numeric=True), Column("outcome", "outcome"), Column("step", "plan step"),
+                  Column("action", "step action"), Column("aimed", "aimed at"), Column("landed", "landed on")],
+                 rows, sortable=False, downloads=False)
+
+
 def _metrics(run: RunResult) -> Table:
     rows = [{"metric": path, "value": leaf} for k, v in sorted(run.metrics.items()) for path, leaf in _flat(k, v)]
     return Table("run-metrics", "Every metric of this run (undefined shown as —)",
@@ -155,57 +174,34 @@ def _metrics(run: RunResult) -> Table:
                  downloads=False)
 
 
-def _turn_rows(run: RunResult, dialogue: dict[int, tuple[str, str]] | None) -> list[Row]:
-    rows: list[Row] = []
-    for t in run.turns or []:
-        asked, answered = (dialogue or {}).get(t.line, (None, None))
-        rows.append({"line": t.line, "problem": t.problem_id, "domain": t.domain, "turn": t.turn_number,
-                     "asked": asked, "answered": answered,
-                     "ledger": t.ledger_size, "sat": t.ledger_sat, "answer_ok": t.answer_satisfies_ledger,
-                     "correct": t.correct, "channel": t.channel, "mus": ", ".join(t.mus) if t.mus else None,
-                     "note": t.solver_error or (None if t.parse else "answer not parsed")})
-    return rows
-
-
-def _turns(rows: list[Row], lo: int, hi: int, dialogue: bool) -> Table:
-    dialogue_cols = ([Column("asked", "user message", wide=True), Column("answered", "model response", wide=True)]
-                     if dialogue else [])
-    return Table("turns", f"Turns {lo + 1}–{hi} of {len(rows)}: "
-                 + ("the dialogue (from the log), then " if dialogue else "") + "ledger, answer, SAT, channel, MUS",
-                 [Column("line", "line", numeric=True), Column("problem", "problem"), Column("domain", "domain"),
-                  Column("turn", "turn", numeric=True), *dialogue_cols,
-                  Column("ledger", "ledger size", numeric=True),
-                  Column("sat", "ledger SAT"), Column("answer_ok", "answer satisfies ledger"),
-                  Column("correct", "correct"), Column("channel", "channel"), Column("mus", "MUS"),
-                  Column("note", "note")], rows[lo:hi], sortable=False, empty="No turns recorded for this run.",
-                 downloads=False)
-
-
 def _timeline(rows: list[Row], lo: int, hi: int, total: int) -> Table:
     return Table("timeline", f"Log events {lo + 1}–{min(hi, total)} of {total}: beats (label, plan step, aimed "
-                 "target, where the click landed), plan steps, milestone claims, evidence, levels",
+                 "target, where the click landed, aligned / bind / abandon), plan steps, milestone claims, evidence, levels",
                  [Column("line", "line", numeric=True), Column("turn", "beat", numeric=True), Column("event", "event"),
                   Column("what", "what"), Column("click", "click"), Column("plan", "plan step"),
                   Column("aimed", "aimed at"), Column("recorded", "landing recorded"),
-                  Column("landed", "landing (checker)"), Column("on_aim", "on aim"),
+                  Column("landed", "landing (checker)"), Column("outcome", "outcome (checker)"),
                   Column("breach", "gate breach / claim")], rows[lo:hi], sortable=False,
                  empty="No events on this page.", downloads=False)
 
 
 @dataclass
 class _Body:
-    """What a run's pages list page by page: constraint turns, or agent log events (the timeline), and why not."""
+    """What a run's pages list page by page: constraint turn cards, or agent log events (the timeline), and why not."""
 
-    turn_rows: list[Row]
+    cards: list[Card]
     timeline: list[Row] | None
     dialogue: bool
-    """The turn rows carry the dialogue read from the log."""
+    """The cards carry the dialogue read from the log."""
     note: str
     """Why the timeline (agent) or the dialogue (constraint) is not shown ("" when it is)."""
 
     @property
-    def rows(self) -> list[Row]:
-        return self.timeline if self.timeline is not None else self.turn_rows
+    def sizes(self) -> list[int]:
+        """Estimated bytes of each item the pages list, in order."""
+        if self.timeline is not None:
+            return [row_bytes(row) for row in self.timeline]
+        return [card_bytes(c) for c in self.cards]
 
 
 def _body(r: ResultsFile, run: RunResult, logs_root: Path | None) -> _Body:
@@ -217,7 +213,7 @@ def _body(r: ResultsFile, run: RunResult, logs_root: Path | None) -> _Body:
         return _Body([], None, False, "")
     dialogue, note = constraint_dialogue(run, logs_root) if logs_root is not None else (
         None, "Dialogue not shown (no submission tree given).")
-    return _Body(_turn_rows(run, dialogue), None, dialogue is not None, note if dialogue is None else "")
+    return _Body(turn_cards(run, dialogue), None, dialogue is not None, note if dialogue is None else "")
 
 
 def _pager(r: ResultsFile, run: RunResult, ranges: list[tuple[int, int]], p: int, unit: str) -> list[PagerLink]:
@@ -232,11 +228,15 @@ def _pager(r: ResultsFile, run: RunResult, ranges: list[tuple[int, int]], p: int
             for i in pager_window(len(ranges), p)]
 
 
-def _page_tables(r: ResultsFile, body: _Body, lo: int, hi: int) -> tuple[Table | None, Table | None]:
-    """(turns, timeline): the rows `lo`..`hi` of a run's turns (constraint) or log events (agent timeline)."""
-    turns = _turns(body.turn_rows, lo, hi, body.dialogue) if r.track == "constraint" else None
-    timeline = _timeline(body.timeline, lo, hi, len(body.rows)) if body.timeline is not None else None
-    return turns, timeline
+def _page_items(r: ResultsFile, body: _Body, ranges: list[tuple[int, int]], page_of: dict[str, int],
+                p: int) -> tuple[list[Card] | None, Table | None]:
+    """(cards, timeline) of page `p`: its constraint turn cards (links to other pages resolved) or agent log events."""
+    lo, hi = ranges[p - 1]
+    timeline = _timeline(body.timeline, lo, hi, len(body.timeline)) if body.timeline is not None else None
+    if r.track != "constraint":
+        return None, timeline
+    return resolve_links(body.cards[lo:hi], page_of, p, lambda i: "../" * (p > 1) + (
+        "" if i == 1 else f"turns-{i}/")), timeline
 
 
 def _links(r: ResultsFile, run: RunResult, repository: str) -> tuple[str, str]:
@@ -255,22 +255,27 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
     The page is rendered to HTML by `run.html.j2` (outside MkDocs: `checker.render.shell`).
     """
     body = _body(r, run, logs_root)
-    ranges = page_ranges([row_bytes(row) for row in body.rows], TURNS_PER_PAGE, ROWS_BYTES_PER_PAGE)
+    ranges = page_ranges(body.sizes, TURNS_PER_PAGE, ROWS_BYTES_PER_PAGE)
     cell_href, raw = _links(r, run, REPOSITORY if repository is None else repository)
     unit = "events" if body.timeline is not None else "turns"
+    page_of = {c["anchor"]: i for i, (lo, hi) in enumerate(ranges, start=1) for c in body.cards[lo:hi]}
     pages_out = []
-    for p, (lo, hi) in enumerate(ranges, start=1):
+    for p in range(1, len(ranges) + 1):
         md = run_path(r, run, p)
-        turns, timeline = _page_tables(r, body, lo, hi)
+        cards, timeline = _page_items(r, body, ranges, page_of, p)
         ctx: RunContext = {
             **page(root_of(md), f"Run {run_slug(run)}" + (f" (turns page {p})" if p > 1 else "")),
             "run_id": run.run_id or run.path, "sid": r.submission_id, "submission_href": url_of(submission_path(r)),
             "cell": run.cell, "cell_href": cell_href, "seed": run.seed, "verdict": run.verdict,
             "reasons": list(run.reasons), "track": r.track, "path": run.path, "sha256": run.log_sha256,
             "commit": r.provenance.commit, "raw": raw, "page": p, "pager": _pager(r, run, ranges, p, unit),
-            "n_pages": len(ranges), "n_turns": len(body.rows), "gds": run.gds.model_dump() if run.gds else None,
+            "n_pages": len(ranges), "n_turns": len(body.sizes),
+            "gds": run.gds.model_dump(exclude={"aligned_lines", "drifted"}) if run.gds else None,
             "gate": _gate(run), "milestones": _milestones(run), "mismatches": _mismatches(run),
-            "metrics": _metrics(run), "turns": turns, "timeline": timeline, "timeline_note": body.note,
+            "metrics": _metrics(run), "drifted": _drifted(run) if p == 1 else None, "cards": cards,
+            "wrong": sum(c["wrong"] for c in body.cards),
+            "depth": depth_strip(run) if r.track == "constraint" else [], "dialogue": body.dialogue,
+            "timeline": timeline, "timeline_note": body.note,
             "completion": completion.run_context(run, logs_root) if r.track == "completion" and p == 1 else None,
         }
         pages_out.append((md, ctx))

@@ -20,7 +20,7 @@ from pydantic import JsonValue
 
 from checker.format.errors import LogFormatError
 from checker.format.logio import read_events
-from checker.format.results_model import MilestoneDetail, RunResult
+from checker.format.results_model import GdsBeat, MilestoneDetail, RunResult
 from checker.format.schema.agent import Beat, Evidence, LevelEvent, MilestoneClaim, PlanStep
 from checker.format.schema.constraint import Turn
 from checker.format.schema.events import Event
@@ -51,6 +51,8 @@ class _Recomputed:
     landed: dict[int, JsonValue]
     breaches: dict[int, list[str]]
     claims: dict[int, MilestoneDetail]
+    outcomes: dict[int, GdsBeat | None] = field(default_factory=dict)
+    """The checker's outcome of each reference beat by line: a bind or abandon beat, or None for aligned."""
     steps: dict[str, PlanStep] = field(default_factory=dict)
     """The plan steps read so far (a beat names its step)."""
 
@@ -64,7 +66,11 @@ def _recomputed(run: RunResult) -> _Recomputed:
                             (run.gate.evidence.lines, "label contradicts the log's own rows")):
             for line in lines:
                 breaches.setdefault(line, []).append(what)
-    return _Recomputed(landed, breaches, {m.line: m for m in run.milestones or []})
+    outcomes: dict[int, GdsBeat | None] = {}
+    if run.gds is not None:
+        outcomes.update(dict.fromkeys(run.gds.aligned_lines))
+        outcomes.update((b.line, b) for b in run.gds.drifted)
+    return _Recomputed(landed, breaches, {m.line: m for m in run.milestones or []}, outcomes)
 
 
 def _beat_row(line: int, ev: Beat, known: _Recomputed) -> Row:
@@ -79,10 +85,17 @@ def _beat_row(line: int, ev: Beat, known: _Recomputed) -> Row:
     else:
         plan, aimed = None, None
     recomputed = known.landed.get(line, ev.target_ref)
+    outcome: str | None
+    if line in known.outcomes:
+        drifted = known.outcomes[line]
+        outcome = "aligned" if drifted is None else drifted.outcome
+        if drifted is not None:  # the checker's reference step and landing (from the log's evidence)
+            aimed, recomputed = drifted.aimed_at, drifted.landed
+    else:
+        outcome = "not a reference beat" if known.outcomes else None
     return {"line": line, "turn": ev.turn, "event": "beat",
             "what": f"{ev.action} ({ev.source_stamp or 'no label'})", "click": _aim(ev.params),
-            "plan": plan, "aimed": aimed, "recorded": ev.target_ref, "landed": recomputed,
-            "on_aim": (recomputed == aimed) if aimed is not None and ev.params is not None else None,
+            "plan": plan, "aimed": aimed, "recorded": ev.target_ref, "landed": recomputed, "outcome": outcome,
             "breach": "; ".join(known.breaches.get(line, [])) or None}
 
 
