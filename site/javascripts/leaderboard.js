@@ -1,4 +1,4 @@
-// Leaderboard tables: facet filters (backbone, real/synthetic, profile) and a visible cue when a table is
+// Leaderboard tables: facet filters (those whose value varies: board, model, ranked, real/synthetic, profile) and a visible cue when a table is
 // wider than the page (it scrolls sideways; the rank and cell columns stay in view).
 (function () {
   function facets() {
@@ -42,7 +42,37 @@
       el.setAttribute("aria-label", "Search this site");
     });
   }
-  function init() { names(); facets(); overflow(); }
+  function copies() {
+    // the cell page's "Copy citation": the exact text of the citation block (what `driftboard cite` prints)
+    document.querySelectorAll("button.db-copy[data-copy]").forEach(function (b) {
+      if (b.dataset.ready) return;
+      b.dataset.ready = "1";
+      b.addEventListener("click", function () {
+        var box = document.getElementById(b.dataset.copy);
+        var code = box && (box.querySelector("code") || box);
+        var text = code ? code.textContent : "";
+        var status = b.parentNode.querySelector(".db-copy-status");
+        function said(m) { if (status) status.textContent = m; }
+        function fallback() {
+          var ta = document.createElement("textarea");
+          ta.value = text;
+          ta.setAttribute("readonly", "");
+          ta.style.position = "fixed";
+          ta.style.opacity = "0";
+          document.body.appendChild(ta);
+          ta.select();
+          var ok = false;
+          try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+          document.body.removeChild(ta);
+          said(ok ? "Citation copied." : "Could not copy: open \u201cShow the citation\u201d and select it.");
+        }
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(text).then(function () { said("Citation copied."); }, fallback);
+        } else { fallback(); }
+      });
+    });
+  }
+  function init() { names(); facets(); overflow(); copies(); }
   window.addEventListener("resize", overflow);
   if (typeof document$ !== "undefined") { document$.subscribe(init); }
   else { document.addEventListener("DOMContentLoaded", init); }
