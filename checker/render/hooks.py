@@ -42,6 +42,9 @@ def on_post_build(config: Any) -> None:
     write_theme_subsets(site_dir, config["theme"]["palette"])
     ours = [str(p) for p in (*config["extra_css"], *config["extra_javascript"])]
     minify_assets(site_dir, [*ours, "javascripts/lazy-search.js"])
+    from checker.render.search import merge
+
+    merge(site_dir, Path(config["docs_dir"]))  # after the theme's search plugin has written its index
 
 
 def on_post_template(output: str, template_name: str, config: Any) -> str:
