@@ -57,11 +57,9 @@ def _charts(r: ResultsFile, c: CellResult, files: dict[str, str], md: str) -> li
 def verified_note(r: ResultsFile) -> str:
     """One line: what the checker recomputed for this page and where the evidence is (the verified badge's tooltip)."""
     p = r.provenance
-    pinned = ("(not yet committed to the repository)" if not p.commit or p.uncommitted
-              else f"at repository commit {p.commit[:12]}")
-    return (f"Verified: checker {r.checker_version} replayed every run log of this cell and recomputed every "
-            "gate, figure, interval and rank on this page itself (no number the submitter claimed is used); evidence: "
-            f"the run logs and their SHA-256 in the table under Cite and reproduce, {pinned}.")
+    pinned = "not yet committed" if not p.commit or p.uncommitted else f"commit {p.commit[:12]}"
+    return (f"Verified: checker {r.checker_version} recomputed every gate, figure, interval and rank here from the "
+            f"run logs (no submitted number is used); evidence: the logs' SHA-256 under Cite and reproduce, {pinned}.")
 
 
 def _metric_row(name: str, agg: MetricAggregate) -> Row:
