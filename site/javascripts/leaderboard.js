@@ -1,6 +1,7 @@
 // Leaderboard tables: facet filters (those whose value varies: board, model, ranked, real/synthetic, profile) and a visible cue when a table is
 // wider than the page (it scrolls sideways; the rank and cell columns stay in view).
 (function () {
+  var base = (document.currentScript && document.currentScript.src) || document.baseURI;
   function facets() {
     document.querySelectorAll("div.db-facets").forEach(function (form) {
       if (form.dataset.ready) return;
@@ -36,43 +37,15 @@
       }
     });
   }
-  function names() {
-    // the theme's search dialog has no accessible name (axe: aria-dialog-name)
-    document.querySelectorAll('[role="dialog"]:not([aria-label])').forEach(function (el) {
-      el.setAttribute("aria-label", "Search this site");
-    });
-  }
   function copies() {
-    // the cell page's "Copy citation": the exact text of the citation block (what `driftboard cite` prints)
-    document.querySelectorAll("button.db-copy[data-copy]").forEach(function (b) {
-      if (b.dataset.ready) return;
-      b.dataset.ready = "1";
-      b.addEventListener("click", function () {
-        var box = document.getElementById(b.dataset.copy);
-        var code = box && (box.querySelector("code") || box);
-        var text = code ? code.textContent : "";
-        var status = b.parentNode.querySelector(".db-copy-status");
-        function said(m) { if (status) status.textContent = m; }
-        function fallback() {
-          var ta = document.createElement("textarea");
-          ta.value = text;
-          ta.setAttribute("readonly", "");
-          ta.style.position = "fixed";
-          ta.style.opacity = "0";
-          document.body.appendChild(ta);
-          ta.select();
-          var ok = false;
-          try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
-          document.body.removeChild(ta);
-          said(ok ? "Citation copied." : "Could not copy: open \u201cShow the citation\u201d and select it.");
-        }
-        if (navigator.clipboard && navigator.clipboard.writeText) {
-          navigator.clipboard.writeText(text).then(function () { said("Citation copied."); }, fallback);
-        } else { fallback(); }
-      });
-    });
+    // the cell page's Copy citation button: its script loads only where there is one
+    if (!document.querySelector("button.db-copy") || copies.done) return;
+    copies.done = 1;
+    var s = document.createElement("script");
+    s.src = new URL("copy.js", base).href;
+    document.head.appendChild(s);
   }
-  function init() { names(); facets(); overflow(); copies(); }
+  function init() { facets(); overflow(); copies(); }
   window.addEventListener("resize", overflow);
   if (typeof document$ !== "undefined") { document$.subscribe(init); }
   else { document.addEventListener("DOMContentLoaded", init); }
