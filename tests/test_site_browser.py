@@ -151,9 +151,10 @@ def test_table_sorts_on_header_click(page, base_url: str) -> None:
     before = column()
     assert len(set(before)) > 1
     headers.nth(col).click()  # the sorter loads on this first reach for a header (page weight), then sorts
-    table.locator("thead th[aria-sort]").first.wait_for(timeout=15000)
+    # every sortable header says aria-sort="none" from the start: wait for the one that is sorted
+    table.locator("thead th[aria-sort=ascending]").first.wait_for(timeout=15000)
     first = column()
-    assert first in (sorted(before), sorted(before, reverse=True))
+    assert first == sorted(before)
     headers.nth(col).click()
     second = column()
     assert second == list(reversed(first))
@@ -251,15 +252,18 @@ def test_accessibility_axe(page, base_url: str) -> None:
     axe = axe_mod.Axe()
     # the generated boards, cell and run pages, and documentation pages whose Markdown tables the theme
     # wraps in scrolling boxes (at 390 px they scroll: each must take keyboard focus)
-    paths = ("", "leaderboards/agent/", "results/synthetic-0000/FULL/", "runs/synthetic-0002/"
-             "synthetic-0002-qwen3-8b-baseline-s1/", "format-reference/agent-track/", "performance/")
+    paths = ("", "leaderboards/agent/", "leaderboards/constraint/", "results/synthetic-0000/FULL/", "runs/synthetic-0002/"
+             "synthetic-0002-qwen3-8b-baseline-s1/", "runs/synthetic-0000/synthetic-0000-FULL-s1/", "submissions/",
+             "submissions/synthetic-0000/", "tracks/agent/", "metrics/", "format-reference/agent-track/", "performance/")
     for width in (1400, 390):
         page.set_viewport_size({"width": width, "height": 900})
         for path in paths:
             assert page.goto(base_url + path).ok, path
             page.wait_for_load_state("networkidle")
             result = axe.run(page)
-            serious = [v for v in result.response["violations"] if v.get("impact") in ("serious", "critical")]
+            # serious and critical; and landmarks named alike (moderate), which the site had fixed (issue 31)
+            serious = [v for v in result.response["violations"]
+                       if v.get("impact") in ("serious", "critical") or v["id"] == "landmark-unique"]
             assert serious == [], f"{path} at {width} px: " + "; ".join(
                 f"{v['id']} ({len(v['nodes'])} nodes): {v['help']}" for v in serious)
 
@@ -359,3 +363,116 @@ def test_first_screen_says_no_language_model_is_ranked(page, tmp_path: Path) -> 
     finally:
         server.shutdown()
         server.server_close()
+
+
+# ---------------------------------------------------------------- issue 31: tables for hands and keyboards
+
+
+def _focused(page, selector: str) -> bool:
+    return page.evaluate("s => !!(document.activeElement && document.activeElement.matches(s))", selector)
+
+
+def _tab_to(page, selector: str, limit: int) -> int:
+    """Press Tab until the focused element matches `selector`; the number of presses (fails past `limit`)."""
+    for n in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        if _focused(page, selector):
+            return n
+    raise AssertionError(f"{selector} not reached in {limit} Tab presses")
+
+
+def test_table_sorts_by_keyboard(page, base_url: str) -> None:
+    """Tab reaches a header's button, Enter sorts ascending, Space descending; aria-sort says so on every header."""
+    page.goto(base_url + "leaderboards/agent/")
+    page.wait_for_load_state("networkidle")
+    _tab_to(page, "thead th > button.db-sort", 200)  # the first sortable header of the page
+    table = page.locator("#table-leaderboard table")
+    _tab_to(page, "#table-leaderboard thead th > button.db-sort", 400)
+    labels = [h.strip() for h in table.locator("thead th").all_inner_texts()]
+    col = labels.index("reference beats (mean)")
+    for _ in range(col):
+        page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.textContent.trim()") == "reference beats (mean)"
+    th = table.locator("thead th").nth(col)
+    assert th.get_attribute("aria-sort") == "none"
+
+    def column() -> list[float]:
+        vals = table.locator(f"tbody tr td:nth-child({col + 1})").all_inner_texts()
+        return [float(v) if v.strip() not in ("—", "") else float("-inf") for v in vals]
+
+    before = column()
+    assert before != sorted(before) and len(set(before)) > 1
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => document.querySelectorAll('#table-leaderboard thead th')[{col}]"
+                           ".getAttribute('aria-sort') === 'ascending'", timeout=15000)
+    assert column() == sorted(before)
+    others = page.evaluate(f"""() => Array.from(document.querySelectorAll('#table-leaderboard thead th'))
+        .filter((th, i) => i !== {col}).map(th => th.getAttribute('aria-sort'))""")
+    assert others and set(others) == {"none"}
+    assert page.locator("#table-leaderboard .db-sort-status").inner_text() == "Sorted by reference beats (mean), ascending."
+    assert _focused(page, "#table-leaderboard thead th > button.db-sort")  # focus stays on the header
+    page.keyboard.press("Space")
+    page.wait_for_function(f"() => document.querySelectorAll('#table-leaderboard thead th')[{col}]"
+                           ".getAttribute('aria-sort') === 'descending'", timeout=5000)
+    assert column() == sorted(before, reverse=True)
+    assert page.locator("#table-leaderboard .db-sort-status").inner_text() == "Sorted by reference beats (mean), descending."
+    assert page.errors == []
+
+
+def test_facet_filters_by_keyboard(page, base_url: str) -> None:
+    """Tab to the data filter, the arrow key picks `real`: only the real submission's rows stay, the count says so."""
+    page.goto(base_url + "leaderboards/agent/")
+    page.wait_for_load_state("networkidle")
+    offered = page.evaluate("""() => Array.from(document.querySelectorAll('#table-leaderboard select[data-facet]'))
+        .map(s => [s.dataset.facet, s.options.length])""")
+    # the fixture's agent rows differ in data (real / synthetic), model (the hostile one's logs record acme-chat-7b,
+    # the others no LLM) and ranked (5-seed cells rank, the undefined-case cells do not); every row is on one board
+    # and one profile, and no manifest states a backbone: those three filters, each of one value, are not offered
+    assert dict(offered) == {"models": 3, "ranked": 3, "data": 3}
+    _tab_to(page, "#table-leaderboard select[data-facet='data']", 400)
+    page.keyboard.press("ArrowDown")  # all (2) -> real
+    rows = page.locator("#table-leaderboard tbody tr")
+    page.wait_for_function("() => Array.from(document.querySelectorAll('#table-leaderboard tbody tr')).some(tr => tr.hidden)")
+    shown = page.evaluate("""() => Array.from(document.querySelectorAll('#table-leaderboard tbody tr'))
+        .filter(tr => !tr.hidden).map(tr => tr.querySelector('a[href*="submissions/"]').getAttribute('href'))""")
+    assert shown and all("zz-hostile" in h for h in shown)
+    total = rows.count()
+    assert page.locator("#table-leaderboard .db-facet-count").inner_text() == f"{len(shown)} of {total} rows shown"
+
+
+def test_copy_citation_copies_what_the_command_prints(browser, base_url: str) -> None:
+    from site_fixtures import fixture_results
+
+    from checker.render.citation import cite_text
+
+    context = browser.new_context(viewport={"width": 1400, "height": 900},
+                                  permissions=["clipboard-read", "clipboard-write"])
+    pg = context.new_page()
+    pg.goto(base_url + "results/synthetic-0000/FULL/")
+    pg.wait_for_load_state("networkidle")
+    r = next(x for x in fixture_results() if x.submission_id == "synthetic-0000")
+    button = pg.locator("#cite-top button.db-copy")
+    assert button.bounding_box()["y"] < pg.locator("div.db-table").first.bounding_box()["y"]
+    button.focus()
+    pg.keyboard.press("Enter")
+    pg.wait_for_function("() => document.querySelector('#cite-top .db-copy-status').textContent !== ''")
+    assert pg.locator("#cite-top .db-copy-status").inner_text() == "Citation copied."
+    assert pg.evaluate("() => navigator.clipboard.readText()") == cite_text(r, "FULL")
+    badge = pg.locator("a.db-verified")
+    assert badge.is_visible() and badge.get_attribute("title").startswith("Verified: checker")
+    context.close()
+
+
+def test_search_finds_cells_and_runs(page, base_url: str) -> None:
+    page.goto(base_url)
+    page.locator(".md-search__input").click()
+    page.locator(".md-search__input").fill("synthetic-0002-qwen3-8b-baseline-s1")
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    hrefs = page.evaluate("() => Array.from(document.querySelectorAll('.md-search-result__link')).map(a => a.href)")
+    assert any("runs/synthetic-0002/synthetic-0002-qwen3-8b-baseline-s1/" in h for h in hrefs), hrefs
+    page.goto(base_url)  # a fresh box: the theme does not rerun a query on a second fill
+    page.locator(".md-search__input").click()
+    page.locator(".md-search__input").fill("evil")  # the hostile cell `<i>evil</i> cell`: found by its word, shown as text
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.md-search-result__link'))"
+                           ".some(a => a.href.includes('results/zz-hostile/'))", timeout=15000)
+    assert page.dialogs == [] and page.evaluate("() => document.querySelectorAll('.md-search-result i').length") == 0

@@ -22,7 +22,7 @@ from checker.render.chart_data import chart, parts_data
 from checker.render.citation import cite_text
 from checker.render.context import CellContext, ChartRef, page
 from checker.render.evidence import cell_coverage
-from checker.render.metrics import header, is_count, rank_metric, worst_means
+from checker.render.metrics import header, is_count, metric_href, rank_metric, worst_means
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.submission_page import bibtex, logs_table, run_gate_table, runs_for_cell
 from checker.render.tables import Column, Row, Table
@@ -54,16 +54,25 @@ def _charts(r: ResultsFile, c: CellResult, files: dict[str, str], md: str) -> li
                   "assets/charts/" + md.removesuffix(".md"))]
 
 
+def verified_note(r: ResultsFile) -> str:
+    """One line: what the checker recomputed for this page and where the evidence is (the verified badge's tooltip)."""
+    p = r.provenance
+    pinned = "not yet committed" if not p.commit or p.uncommitted else f"commit {p.commit[:12]}"
+    return (f"Verified: checker {r.checker_version} recomputed every gate, figure, interval and rank here from the "
+            f"run logs (no submitted number is used); evidence: the logs' SHA-256 under Cite and reproduce, {pinned}.")
+
+
 def _metric_row(name: str, agg: MetricAggregate) -> Row:
-    return {"metric": name, "mean": agg.mean, "min": agg.min, "max": agg.max,
+    return {"metric": name, "metric_href": metric_href(name), "mean": agg.mean, "min": agg.min, "max": agg.max,
             "ci95_low": agg.ci95[0] if agg.ci95 else None, "ci95_high": agg.ci95[1] if agg.ci95 else None,
             "n_defined": agg.n_defined, "n": agg.n, "pooled": agg.pooled,
             "per_seed": ", ".join(f"{s}: {'—' if v is None else v}" for s, v in sorted(agg.values.items()))}
 
 
 def _metrics_table(c: CellResult) -> Table:
-    return Table("metrics", "Every metric over the valid seeds (undefined seeds left out, shown as —)",
-                 [Column("metric", "metric"), Column("mean", "mean", numeric=True),
+    return Table("metrics", "Every metric over the valid seeds (undefined seeds left out, shown as —; "
+                            "a name links to its definition)",
+                 [Column("metric", "metric", link="metric_href"), Column("mean", "mean", numeric=True),
                   Column("min", "min", numeric=True), Column("max", "max", numeric=True),
                   Column("ci95_low", "95% CI low", numeric=True), Column("ci95_high", "95% CI high", numeric=True),
                   Column("n_defined", "defined", numeric=True), Column("n", "valid seeds", numeric=True),
@@ -81,12 +90,13 @@ def _declared_table(c: CellResult) -> Table:
 
 def _all_declared_table(c: CellResult) -> Table:
     # A count's all-declared and valid-only figures are means per run (the boards show its total over valid runs).
-    rows: list[Row] = [{"metric": header(name) + (" (mean per run)" if is_count(name) else ""), "all_declared": a.value,
+    rows: list[Row] = [{"metric": header(name) + (" (mean per run)" if is_count(name) else ""),
+                        "metric_href": metric_href(name), "all_declared": a.value,
                         "valid_only": c.metrics[name].mean if name in c.metrics else None,
                         "n_declared": a.n_declared, "n_worst": a.n_worst, "n_undefined": a.n_undefined,
                         "worst": worst_means(name)} for name, a in sorted(c.all_declared.items())]
     return Table("all-declared", "All-declared figures (ranked) beside the valid-only ones",
-                 [Column("metric", "metric"), Column("all_declared", "all declared", numeric=True),
+                 [Column("metric", "metric", link="metric_href"), Column("all_declared", "all declared", numeric=True),
                   Column("valid_only", "valid runs only", numeric=True),
                   Column("n_declared", "declared", numeric=True),
                   Column("n_worst", "counted as worst", numeric=True),
@@ -139,6 +149,7 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, 
         "track_tables": safe_json(c.tables.model_dump(mode="json")).rstrip("\n"),
         "bibtex": bibtex(r, c, site_url), "digest": c.digest, "reproduce": visible(r.reproduce),
         "cite": cite_text(r, c.cell, site_url, releases), "verified": r.provenance.verified, "commit": r.provenance.commit,
+        "verified_note": verified_note(r),
         "charts": _charts(r, c, files, md) if files is not None else [],
         "run_links": [],
         "completion": completion.cell_claims(r, c) if r.track == "completion" else None,

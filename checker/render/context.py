@@ -255,6 +255,8 @@ class CellContext(PageContext):
     """Byte for byte what `driftboard cite ID/CELL` prints."""
     verified: str | None
     commit: str | None
+    verified_note: str
+    """One line: what the checker recomputed for this page and where the evidence is (the verified badge)."""
     charts: list[ChartRef]
     run_links: list[Link]
     completion: CompletionCell | None

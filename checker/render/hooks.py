@@ -17,6 +17,8 @@ from typing import Any
 from checker.render.weight import minify_assets, slim_page, write_theme_subsets
 
 SLOT = re.compile(r'<div class="db-slot" data-slot="(\d+)"></div>')
+SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
+"""The theme's search dialog, which has no accessible name (axe: aria-dialog-name): the hook gives it one."""
 FRAGMENTS = ".fragments"
 RUN_VIEWER_CSS = "assets/run-viewer.css"
 """The run pages' own stylesheet (`run.html.j2` links it): the turn cards, chips and depth strip."""
@@ -28,11 +30,12 @@ def fragments_path(docs_dir: Path, src_uri: str) -> Path:
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
-    """Replace every slot placeholder with its fragment, then lighten the page (`weight.slim_page`)."""
+    """Replace every slot placeholder with its fragment, name the search dialog, then lighten the page (`weight.slim_page`)."""
     path = fragments_path(Path(config["docs_dir"]), page.file.src_uri)
     if path.is_file():
         frags: list[str] = json.loads(path.read_text(encoding="utf-8"))
         output = SLOT.sub(lambda m: frags[int(m.group(1))], output)
+    output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search this site">', 1)
     from checker.render.shell import SHELL_ROOT
 
     return slim_page(output, scripts=not page.file.src_uri.startswith(f"{SHELL_ROOT}/"))
@@ -43,7 +46,11 @@ def on_post_build(config: Any) -> None:
     site_dir = Path(config["site_dir"])
     write_theme_subsets(site_dir, config["theme"]["palette"])
     ours = [str(p) for p in (*config["extra_css"], *config["extra_javascript"])]
-    minify_assets(site_dir, [*ours, "javascripts/lazy-search.js", RUN_VIEWER_CSS])
+    minify_assets(site_dir, [*ours, "javascripts/lazy-search.js", RUN_VIEWER_CSS, "javascripts/sort-aria.js",
+                             "javascripts/copy.js"])
+    from checker.render.search import merge
+
+    merge(site_dir, Path(config["docs_dir"]))  # after the theme's search plugin has written its index
 
 
 def on_post_template(output: str, template_name: str, config: Any) -> str:

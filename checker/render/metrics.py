@@ -24,6 +24,18 @@ def entries() -> list[MetricDoc]:
     return out
 
 
+def metric_href(name: str) -> str | None:
+    """Site-relative link to the definition of the metric covering run-metric key `name`; None when undeclared.
+
+    A track's metric is defined on its track's metrics page, a metric of both tracks on the metrics page.
+    """
+    metric = get(name)
+    if metric is None:
+        return None
+    page = "metrics/" if metric.track == "both" else f"metrics/{metric.track}/"
+    return f"{page}#{metric.name.replace('<', '').replace('>', '')}"
+
+
 def worst_means(name: str) -> str:
     """What the all-declared figure of a metric substitutes for a missing or failed run ("" when none)."""
     metric = get(name)
@@ -58,5 +70,5 @@ def definition(name: str) -> str:
     return metric.definition if metric is not None else ""
 
 
-__all__ = ["MAX_DEPTH", "METRICS", "definition", "documented", "header", "higher_is_better", "is_count", "rank_metric",
-           "worst_means"]
+__all__ = ["MAX_DEPTH", "METRICS", "definition", "documented", "header", "higher_is_better", "is_count", "metric_href",
+           "rank_metric", "worst_means"]

@@ -38,7 +38,9 @@ from checker.render.tables import Column, Table
 
 UNDEFINED_BECAUSE = {"agent": "0 reference beats", "constraint": "0 scored turns", "completion": "0 declared episodes"}
 """Why a track's ranking figure is undefined when the runs behind it have nothing to count."""
-FACETS = [("board", "board"), ("backbone", "backbone"), ("data", "data"), ("profile", "profile")]
+FACETS = [("board_label", "board"), ("models", "model"), ("backbone", "backbone (declared)"), ("ranked", "ranked"),
+          ("data", "data"), ("profile", "profile")]
+"""The leaderboard's filters; one is offered only when its value varies across the rows (`Table.facet_options`)."""
 CHANNELS = ("consistent", "drift", "contradiction", "other")
 
 
@@ -71,6 +73,8 @@ class BoardRow(Identity, total=False):
     rank: str | None
     """The rank range on the row's board (`1`, `1–2`; `checker.pipeline.boards`); None: not ranked."""
     rank_best: int | None
+    ranked: str
+    """`ranked` or `not ranked` (the ranked/unranked filter)."""
     board: str | None
     """The board id (`checker.stages.boards`): rows of different boards never share a rank."""
     board_label: str
@@ -321,7 +325,10 @@ def rank_rows(rows: list[BoardRow], higher: bool) -> list[BoardRow]:
     with_figure = sorted((x for x in rows if x["rank"] is None and x["figure"] is not None),
                          key=lambda x: (sign * (x["figure"] or 0.0), x["submission_id"], x["cell"]))
     undefined = sorted((x for x in rows if x["figure"] is None), key=lambda x: (x["submission_id"], x["cell"]))
-    return ranked + with_figure + undefined
+    out = ranked + with_figure + undefined
+    for x in out:
+        x["ranked"] = "ranked" if x["rank"] is not None else "not ranked"
+    return out
 
 
 def columns(track: str, metric: str) -> list[Column]:

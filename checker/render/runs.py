@@ -20,6 +20,7 @@ from checker.format.results_model import ResultsFile, RunResult
 from checker.render import completion
 from checker.render.citation import REPO
 from checker.render.context import PagerLink, RunContext, page
+from checker.render.metrics import metric_href
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.tables import Column, Row, Table
 from checker.render.text import md_escape, slug
@@ -168,10 +169,11 @@ def _drifted(run: RunResult) -> Table | None:
 
 
 def _metrics(run: RunResult) -> Table:
-    rows = [{"metric": path, "value": leaf} for k, v in sorted(run.metrics.items()) for path, leaf in _flat(k, v)]
-    return Table("run-metrics", "Every metric of this run (undefined shown as —)",
-                 [Column("metric", "metric"), Column("value", "value", numeric=True)], rows, empty="No metric.",
-                 downloads=False)
+    rows = [{"metric": path, "metric_href": metric_href(k), "value": leaf}
+            for k, v in sorted(run.metrics.items()) for path, leaf in _flat(k, v)]
+    return Table("run-metrics", "Every metric of this run (undefined shown as —; a name links to its definition)",
+                 [Column("metric", "metric", link="metric_href"), Column("value", "value", numeric=True)], rows,
+                 empty="No metric.", downloads=False)
 
 
 def _timeline(rows: list[Row], lo: int, hi: int, total: int) -> Table:

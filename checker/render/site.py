@@ -55,6 +55,7 @@ from checker.render.reference_pages import (
 from checker.render.registry_page import write_registry
 from checker.render.releases import release_files, release_label
 from checker.render.runs import repository_url, run_pages
+from checker.render.search import SearchEntries, search_entries
 from checker.render.shell import Stager, publish_runs, write_shell_sources
 from checker.render.stream import LightResults, iter_results, light, results_paths
 from checker.render.writer import SiteBuildError, Writer
@@ -165,8 +166,10 @@ def _fresh_docs(docs: Path, repo: Path) -> None:
 
 
 def _submission_pages(results: Iterable[ResultsFile], w: Writer, repo: Path, logs_root: Path | None,
-                      releases: list[ReleaseFile]) -> list[LightResults]:
+                      releases: list[ReleaseFile], found: SearchEntries | None = None) -> list[LightResults]:
     """Each submission's own pages (submission, cells, runs), one whole results file at a time; their light records.
+
+    `found`: collects the pages' search entries (`checker.render.search`).
 
     Raises:
         UsageError: two results files hold the same submission id.
@@ -192,6 +195,8 @@ def _submission_pages(results: Iterable[ResultsFile], w: Writer, repo: Path, log
         for run in r.runs:  # page by page: a long run's bodies are never all in memory
             for rel, ctx in run_pages(r, run, logs_root, repository):
                 stager.add(url_of(rel), ctx["page_title"], w.html("run.html.j2", ctx))
+        if found is not None:
+            search_entries(r, found)
         lights[r.submission_id] = light(r)
         del r  # the whole results file is released here; only the light record stays
         for rel, text in charts.items():
@@ -242,7 +247,9 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
     _fresh_docs(docs, repo)
     w = Writer(docs, downloads)
     releases = read_releases(repo / RELEASES_DIR)  # committed release files: archived pages, changelog, citations
-    summaries = _submission_pages(results, w, repo, logs_root, releases)
+    found = SearchEntries()
+    summaries = _submission_pages(results, w, repo, logs_root, releases, found)
+    found.write(docs)
     write_shell_sources(docs)
     _index_pages(w, summaries, releases, boards)
     write_reported(w, repo)

@@ -59,11 +59,24 @@ class Table:
     download: str = ""
     """Site-relative path prefix of the downloads (set when the page is written)."""
     facets: list[tuple[str, str]] = field(default_factory=list)
-    """(row key, label) of each filter offered above the table; rows carry `data-f-<key>` attributes."""
+    """(row key, label) of each filter that may be offered above the table; only a key whose value varies
+    across the rows is offered (`facet_options`), and rows carry a `data-f-<key>` attribute for each."""
     downloads: bool = True
     """Write CSV/JSON downloads (False for per-run tables: the results file already holds the run)."""
     sticky: bool = False
     """A wide leaderboard: the first two columns stay in view while the table scrolls sideways."""
+
+    def facet_options(self) -> list[tuple[str, str, list[str]]]:
+        """(row key, label, sorted distinct values) of each facet whose value varies.
+
+        A filter with one value filters nothing, so it is not offered.
+        """
+        out = []
+        for key, label in self.facets:
+            values = sorted({facet_value(row, key) for row in self.rows})
+            if len(values) > 1:
+                out.append((key, label, values))
+        return out
 
     def records(self) -> list[dict[str, Value]]:
         """Rows restricted to the visible columns, in column order (what the downloads hold)."""
@@ -88,6 +101,12 @@ class Table:
         rows = [_json_object(r, "    ") for r in self.records()]
         return (f'{{\n  "caption": {_json_value(self.caption)},\n  "columns": {_json_list(columns, "  ")},\n'
                 f'  "rows": {_json_list(rows, "  ")}\n}}\n')
+
+
+def facet_value(row: Row, key: str) -> str:
+    """A row's value for a facet, as the filter shows it (undefined is "—")."""
+    v = row.get(key)
+    return "—" if v is None or v == "" else str(v)
 
 
 def _json_value(v: Value) -> str:

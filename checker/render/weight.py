@@ -43,6 +43,7 @@ PAGE_WEIGHT_BUDGET = 300_000
 _SCRIPT = r'<script src="[^"]*{name}"></script>\s*'
 _CHART_SCRIPTS = re.compile(_SCRIPT.format(name=r"javascripts/charts\.js"))
 _TABLE_SCRIPTS = re.compile(_SCRIPT.format(name=r"javascripts/tablesort\.js"))
+_BOARD_SCRIPTS = re.compile(_SCRIPT.format(name=r"javascripts/leaderboard\.js"))
 _HIDDEN_TOC = re.compile(r'(<div class="md-sidebar md-sidebar--secondary" data-md-component="sidebar" data-md-type="toc"'
                          r'\s+hidden>\s*<div class="md-sidebar__scrollwrap">\s*<div class="md-sidebar__inner">)'
                          r'\s*<nav [^>]*>.*?</nav>\s*(</div>)', re.S)
@@ -63,11 +64,17 @@ SUBSET_SUFFIX = ".subset.min.css"
 
 
 def trim_scripts(html: str) -> str:
-    """Drop the chart loader from a page with no chart and the table sorter from a page with no table."""
+    """Drop scripts a page does not use: the chart loader, the table sorter, the boards' script.
+
+    The chart loader goes from a page with no chart, the table sorter from a page with no table, and the filters,
+    scroll cue and citation copier (`leaderboard.js`) from a page with none of our tables.
+    """
     if "db-chart-interactive" not in html:
         html = _CHART_SCRIPTS.sub("", html)
     if "<table" not in html:
         html = _TABLE_SCRIPTS.sub("", html)
+    if "db-table" not in html:
+        html = _BOARD_SCRIPTS.sub("", html)
     return html
 
 

@@ -18,7 +18,7 @@ from markupsafe import Markup
 from checker.format.errors import DriftboardError
 from checker.render.context import ChartRef
 from checker.render.hooks import fragments_path
-from checker.render.tables import Table, write_downloads
+from checker.render.tables import Table, facet_value, write_downloads
 from checker.render.text import fmt, md_escape, sort_key
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -41,6 +41,7 @@ def environment() -> jinja2.Environment:
     env.filters["fmt"] = fmt
     env.filters["sortkey"] = lambda v: "-Infinity" if v is None else sort_key(v)
     # facet filters match rows by a digest of the value: no submitted string in an attribute
+    env.filters["facetval"] = facet_value
     env.filters["facetkey"] = lambda v: hashlib.sha256(str(v).encode("utf-8")).hexdigest()[:16]
     return env
 

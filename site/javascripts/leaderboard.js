@@ -1,6 +1,7 @@
-// Leaderboard tables: facet filters (backbone, real/synthetic, profile) and a visible cue when a table is
+// Leaderboard tables: facet filters (those whose value varies: board, model, ranked, real/synthetic, profile) and a visible cue when a table is
 // wider than the page (it scrolls sideways; the rank and cell columns stay in view).
 (function () {
+  var base = (document.currentScript && document.currentScript.src) || document.baseURI;
   function facets() {
     document.querySelectorAll("div.db-facets").forEach(function (form) {
       if (form.dataset.ready) return;
@@ -36,13 +37,15 @@
       }
     });
   }
-  function names() {
-    // the theme's search dialog has no accessible name (axe: aria-dialog-name)
-    document.querySelectorAll('[role="dialog"]:not([aria-label])').forEach(function (el) {
-      el.setAttribute("aria-label", "Search this site");
-    });
+  function copies() {
+    // the cell page's Copy citation button: its script loads only where there is one
+    if (!document.querySelector("button.db-copy") || copies.done) return;
+    copies.done = 1;
+    var s = document.createElement("script");
+    s.src = new URL("copy.js", base).href;
+    document.head.appendChild(s);
   }
-  function init() { names(); facets(); overflow(); }
+  function init() { facets(); overflow(); copies(); }
   window.addEventListener("resize", overflow);
   if (typeof document$ !== "undefined") { document$.subscribe(init); }
   else { document.addEventListener("DOMContentLoaded", init); }

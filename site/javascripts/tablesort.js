@@ -1,46 +1,47 @@
-// Sortable tables (Material's recipe, with tablesort vendored instead of loaded from a CDN).
-// Page weight: the sorter (~4 KB) loads when a reader first points at, focuses or clicks a table's
-// header row, not with the page; a click that arrives before it has loaded sorts once it has.
+// Sortable tables (Material's recipe, with tablesort vendored instead of loaded from a CDN). At load, each sortable
+// header's text goes into a real button (Tab reaches it; Enter and Space sort) and the header cell gets
+// aria-sort="none". Page weight: the sorter (~4 KB) and sort-aria.js (aria-sort and an announcement after each
+// sort) load when a reader first points at, focuses or clicks a header; a click before then sorts once loaded.
 (function () {
-  var SEL = "article div.db-table table:not([data-db-nosort]), article table:not([class])";
-  var base = (document.currentScript && document.currentScript.src) || "";
-  var vendor = base ? new URL("../assets/vendor/tablesort/", base).href : "assets/vendor/tablesort/";
+  var SEL = window.dbSortable = "article div.db-table table:not([data-db-nosort]), article table:not([class])";
+  var base = (document.currentScript && document.currentScript.src) || document.baseURI;
   var loading = null;
+  var each = function (list, fn) { Array.prototype.forEach.call(list, fn); };
 
-  function script(src) {
+  function script(rel) {
     return new Promise(function (resolve, reject) {
       var s = document.createElement("script");
-      s.src = src;
+      s.src = new URL(rel, base).href;
       s.onload = resolve;
-      s.onerror = function () { reject(new Error("could not load " + src)); };
+      s.onerror = function () { reject(new Error("could not load " + rel)); };
       document.head.appendChild(s);
     });
   }
   function load() {
-    loading = loading || script(vendor + "tablesort.min.js").then(function () {
-      return script(vendor + "tablesort.number.min.js");
-    }).then(init);
+    var v = "../assets/vendor/tablesort/tablesort.";
+    loading = loading || script(v + "min.js").then(function () { return script(v + "number.min.js"); })
+      .then(function () { return script("sort-aria.js"); });
     return loading;
   }
-  function init() {
-    document.querySelectorAll(SEL).forEach(function (table) {
-      if (table.dataset.sortable) return;
-      table.dataset.sortable = "1";
-      new Tablesort(table);
-    });
-  }
   function header(e) {
-    var th = e.target && e.target.closest && e.target.closest("thead th");
-    var table = th && th.closest("table");
-    return table && table.matches(SEL) ? th : null;
+    var th = e.target.closest && e.target.closest("thead th");
+    return th && th.closest("table").matches(SEL) && th.getAttribute("data-sort-method") !== "none" ? th : null;
   }
-  function cue() {
-    // the sortable cue (pointer cursor) before the sorter has loaded; Tablesort sets the same role
+  function buttons() {
     document.querySelectorAll(SEL).forEach(function (table) {
       var row = table.tHead && table.tHead.rows[0];
-      if (!row) return;
-      Array.prototype.forEach.call(row.cells, function (th) {
-        if (th.getAttribute("data-sort-method") !== "none") th.setAttribute("role", "columnheader");
+      if (!row || row.dataset.dbButtons) return;
+      row.dataset.dbButtons = "1";
+      each(row.cells, function (th) {
+        if (th.getAttribute("data-sort-method") === "none") return;
+        if (!th.textContent.trim()) return th.setAttribute("data-sort-method", "none");  // nothing to name a button
+        th.setAttribute("role", "columnheader");
+        th.setAttribute("aria-sort", "none");
+        var b = document.createElement("button");
+        b.type = "button";
+        b.className = "db-sort";
+        while (th.firstChild) b.appendChild(th.firstChild);
+        th.appendChild(b);
       });
     });
   }
@@ -49,19 +50,26 @@
   });
   document.addEventListener("click", function (e) {
     var th = header(e);
-    if (!th || th.closest("table").dataset.sortable) return;
-    load().then(function () { th.click(); });
+    if (th && !th.closest("table").dataset.sortable) load().then(function () { th.click(); });
   }, true);
   function focusable() {
-    // the theme wraps each Markdown table in a scrolling box; one that scrolls must take keyboard focus
-    // (axe: scrollable-region-focusable), as our own tables' `div.db-scroll` boxes do
+    // the theme wraps each Markdown table in a scrolling box; one that scrolls must take keyboard focus (axe:
+    // scrollable-region-focusable), as our tables' `div.db-scroll` boxes do, inside which the theme's box never
+    // scrolls (driftboard.css). Each region's name is its own (axe: landmark-unique).
+    var n = 0;
     document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])").forEach(function (box) {
+      if (box.closest(".db-scroll")) return;
       box.tabIndex = 0;
       box.setAttribute("role", "region");
-      box.setAttribute("aria-label", "Table (scrolls sideways when wider than the page)");
+      box.setAttribute("aria-label", "Table " + ++n + " (scrolls sideways)");
     });
   }
-  function ready() { cue(); setTimeout(focusable, 0); }
-  if (typeof document$ !== "undefined") { document$.subscribe(ready); }
-  else { document.addEventListener("DOMContentLoaded", ready); }
+  // the theme's copy-button bar of a code block is a <nav>, all alike (axe: landmark-unique): a few buttons, not a
+  // landmark; the theme adds some late, so new ones are watched for
+  new MutationObserver(function () {
+    document.querySelectorAll("nav.md-code__nav:not([role])").forEach(function (n) { n.setAttribute("role", "none"); });
+  }).observe(document.body, { childList: true, subtree: true });
+  function ready() { buttons(); setTimeout(focusable); }
+  if (typeof document$ !== "undefined") document$.subscribe(ready);
+  else document.addEventListener("DOMContentLoaded", ready);
 })();
