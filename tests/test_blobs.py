@@ -31,7 +31,7 @@ import yaml
 from conftest import REPO
 
 from checker.stages import fetch
-from checker.stages.fetch import url_problem
+from checker.stages.fetch import BlobError, public_address, url_problem
 
 EXAMPLES = REPO / "submissions" / "drift-bench-examples"
 PROBLEMS = REPO / "problems" / "drift-bench-v1"
@@ -340,6 +340,13 @@ def test_http_is_refused_without_the_loopback_switch(run_line, tmp_path: Path, s
     ("ftp://127.0.0.1/a.jsonl", False),
     ("https://user:pw@example.org/a.jsonl", False),
     ("https://[::1/a", False),
+    # https to an inward address is refused whatever the switch (the cloud metadata service, private, loopback)
+    ("https://169.254.169.254/latest/meta-data/", False),
+    ("https://10.0.0.1/a.jsonl", False),
+    ("https://127.0.0.1:8443/a.jsonl", False),
+    ("https://[::1]/a.jsonl", False),
+    ("https://[fd00::1]/a.jsonl", False),
+    ("https://8.8.8.8/a.jsonl", True),
 ])
 def test_url_rule(server: Server, url: str, allowed: bool) -> None:
     assert (url_problem(url) is None) is allowed
@@ -444,3 +451,11 @@ def test_a_recorded_lines_digest_is_checked_on_a_referenced_log(run_line, tmp_pa
     _write_manifest(ref, doc)
     res = run_line(["validate", str(ref)])
     assert res.exit_code == 1 and "the log changed after it was written" in res.output, res.output
+
+
+def test_a_name_that_resolves_inward_is_refused_before_any_connection() -> None:
+    """`localhost` (and any name resolving to a loopback, private or link-local address) is never connected to."""
+    with pytest.raises(BlobError, match="not a public address"):
+        public_address("localhost", 443)
+    with pytest.raises(BlobError, match="does not resolve"):
+        public_address("no-such-host.invalid", 443)

@@ -18,6 +18,10 @@ What a fetch may cost is bounded before a byte is read as a log:
   machine, and the digest is checked whatever the transport, so the switch weakens nothing a
   submission controls; the publish and pull-request workflows never set it, so there a
   manifest naming `http://127.0.0.1:...` is refused outright (no request to the runner's own services);
+* an `https://` host must be public: a literal address or a name that resolves to a loopback,
+  private, link-local (cloud metadata), reserved or multicast address is refused, and the
+  connection goes to the address that was checked (a name that resolves differently between the
+  check and the connection cannot redirect the request inward);
 * a redirect is followed only to a URL with the same scheme that passes the same rule (at most
   `MAX_REDIRECTS`): never from https to http, never to another scheme;
 * connect and each read time out after `READ_TIMEOUT_S`, and the whole fetch after `DEADLINE_S`;
@@ -80,6 +84,30 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def _inward(address: str) -> bool:
+    """An address a submission must not make the checker reach (anything but a global unicast address)."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    return not ip.is_global or ip.is_multicast
+
+
+def public_address(host: str, port: int) -> str:
+    """The address to connect to for `host`: its first resolved address, when every one is public.
+
+    Raises:
+        BlobError: the host does not resolve, or resolves (or is) an inward address.
+    """
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise BlobError(f"{host} does not resolve ({exc}); check the URL") from None
+    addresses = [str(info[4][0]) for info in found]
+    inward = [a for a in addresses if _inward(a)]
+    if not addresses or inward:
+        raise BlobError(f"{host} resolves to {', '.join(inward) or 'nothing'}, not a public address: a blob is "
+                        "fetched from a public https:// host only")
+    return addresses[0]
+
+
 def url_problem(url: str) -> str | None:
     """Why a blob URL is refused (None: it may be fetched)."""
     try:
@@ -93,7 +121,11 @@ def url_problem(url: str) -> str | None:
     if not host:
         return "has no host"
     if parts.scheme == "https":
-        return None
+        try:
+            literal = ipaddress.ip_address(host)
+        except ValueError:
+            return None  # a name: checked when it is resolved, just before the connection
+        return f"names the address {literal}, not a public host" if _inward(host) else None
     if parts.scheme == "http" and _loopback(host) and os.environ.get(LOOPBACK_ENV) == "1":
         return None
     if parts.scheme == "http":
@@ -187,8 +219,12 @@ class BlobStore:
         timeout = self._timeout(deadline, url)
         conn: http.client.HTTPConnection
         if parts.scheme == "https":
-            conn = http.client.HTTPSConnection(parts.hostname or "", parts.port, timeout=timeout,
-                                               context=ssl.create_default_context())
+            host, port = parts.hostname or "", parts.port or 443
+            address = public_address(host, port)
+            conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=ssl.create_default_context())
+            # connect to the address checked above; the certificate is still checked against the host name
+            conn._create_connection = (  # type: ignore[attr-defined]
+                lambda _addr, wait=None, source=None: socket.create_connection((address, port), wait, source))
         else:
             conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
         path = parts.path or "/"
