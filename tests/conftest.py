@@ -12,12 +12,15 @@ or a `tempfile.mkdtemp()` nobody removes, fails the session with the paths it le
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from click.testing import CliRunner, Result
@@ -69,6 +72,25 @@ def run_line():
         return CliRunner().invoke(cli, args, catch_exceptions=False, **kwargs)
 
     return run
+
+
+T = TypeVar("T")
+
+
+def cpu_seconds(call: Callable[[], T]) -> tuple[float, T]:
+    """(this process's CPU seconds for `call()`, its result), the collector paused.
+
+    For cost-ratio tests: another test on the other core (`pytest -n`) or a collection triggered by
+    earlier garbage must not move the ratio, as wall-clock time would.
+    """
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.process_time()
+        result = call()
+        return time.process_time() - start, result
+    finally:
+        gc.enable()
 
 
 # --------------------------------------------------------------------------- outputs shared across test files

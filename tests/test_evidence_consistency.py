@@ -176,23 +176,14 @@ def test_matched_receipts_of_one_beat_are_one_piece(tmp_path):
 
 def _claims_over_one_piece(tmp_path, n: int) -> float:
     # one piece of evidence, n claims over one window: every claim after the first finds it taken
-    import time
+    from conftest import cpu_seconds
+
     events = [{"type": "evidence", "turn": 0, "kind": "commit", "irreversible": True, "subject": "c"}]
     events += [{"type": "evidence", "turn": 0, "kind": "commit", "irreversible": True, "subject": f"c{k}",
                 "exit_code": None} for k in range(n)]
     events += [_claim(1, f"M{k}", step_started_turn=0) for k in range(2 * n)]
     state = replay(make_run(tmp_path / str(n), events))
-    # this process's CPU time with the collector paused: another test on the other core (pytest -n) or a
-    # collection triggered by earlier garbage must not move the ratio
-    import gc
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.process_time()
-        ms = milestones(state)
-        elapsed = time.process_time() - start
-    finally:
-        gc.enable()
+    elapsed, ms = cpu_seconds(lambda: milestones(state))
     assert ms.figures.milestones_verified == n + 1
     return elapsed
 

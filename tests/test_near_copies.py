@@ -8,15 +8,14 @@ and counted once: the copy is INVALID, so the FULL cell's VALID runs stay those 
 
 from __future__ import annotations
 
-import gc
 import json
 import random
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import cpu_seconds
 from test_evidence import SUB, Events, _read, _write
 
 from checker.format.results_model import RunResult
@@ -126,14 +125,7 @@ def _time(n: int) -> float:
         copy = list(base)
         copy[0] ^= 1
         sketches += [sketch(base), sketch(copy)]
-    gc.collect()
-    gc.disable()  # CPU time of this process, collector paused: another worker's load must not move the ratio
-    try:
-        start = time.process_time()
-        pairs = near_pairs(sketches)
-        elapsed = time.process_time() - start
-    finally:
-        gc.enable()
+    elapsed, pairs = cpu_seconds(lambda: near_pairs(sketches))
     assert len(pairs) >= 0.95 * (n // 2)  # (almost) every copy found
     return elapsed
 
@@ -148,8 +140,7 @@ def test_sketch_cost_is_linear():
     xs = [rng.getrandbits(64) for _ in range(160_000)]
 
     def t(n: int) -> float:
-        start = time.process_time()
-        sketch(xs[:n])
-        return time.process_time() - start
+        part = xs[:n]  # the slice is not what is timed
+        return cpu_seconds(lambda: sketch(part))[0]
     small, large = min(t(40_000) for _ in range(5)), min(t(160_000) for _ in range(5))
     assert large / small <= 6, (small, large)

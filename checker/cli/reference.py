@@ -13,7 +13,6 @@ The files keep their names: `runs/a.jsonl.zst` is served at `<url-base>a.jsonl.z
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shutil
 from pathlib import Path
@@ -21,15 +20,8 @@ from pathlib import Path
 import click
 
 from checker.format.errors import UsageError
+from checker.format.logio import file_sha256
 from checker.format.storage import storage_of
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def reference_command(folder: Path, url_base: str, upload_dir: Path) -> int:
@@ -65,7 +57,7 @@ def reference_command(folder: Path, url_base: str, upload_dir: Path) -> int:
     block = ["blobs:"]
     for rel in logs:
         path = folder / rel
-        block += [f"  {rel}:", f"    sha256: {_sha256(path)}", f"    size: {path.stat().st_size}",
+        block += [f"  {rel}:", f"    sha256: {file_sha256(path)}", f"    size: {path.stat().st_size}",
                   f"    url: {url_base}{path.name}"]
     manifest.write_text(text.rstrip("\n") + "\n" + "\n".join(block) + "\n", encoding="utf-8")
     total = 0

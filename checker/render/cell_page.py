@@ -113,7 +113,7 @@ def _partial(r: ResultsFile, c: CellResult) -> str | None:
     cov = cell_coverage(r, c)
     metric = rank_metric(r.track)
     agg, ad = c.metrics.get(metric), c.all_declared.get(metric)
-    if not cov.partial or c.valid_runs != cov.runs_of or agg is None or agg.mean is None:
+    if not cov.partial or agg is None or agg.mean is None:
         return None
     missing = (cov.turns_of or 0) - cov.turns
     record = f" ({fmt(ad.value)})" if ad is not None and ad.value is not None else ""

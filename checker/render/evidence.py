@@ -44,11 +44,10 @@ class Coverage:
     """Under `SMALL_N_SHARE` of `turns_of` (None: undefined)."""
     text: str | None
     """`n of N problems, n of N turns` and the small-n mark (None: undefined)."""
-
-    @property
-    def partial(self) -> bool:
-        """Some turns answered, fewer than the set's turns times the declared runs."""
-        return self.turns_of is not None and 0 < self.turns < self.turns_of
+    partial: bool = False
+    """Every declared run valid, some turns answered but fewer than `turns_of`: the cell's honest headline is its
+    figure over the turns answered (issue 30, item 5). A failed declared run is not partial coverage: it still
+    counts as the worst value."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,9 @@ def cell_coverage(r: Listing, cell: CellResult) -> Coverage:
     share = turns / turns_of if turns_of else None
     small = share is not None and share < SMALL_N_SHARE
     text = f"{_count(problems)} of {_count(set_problems)} problems, {_count(turns)} of {_count(turns_of)} turns"
-    return Coverage(problems, set_problems, turns, turns_of, declared, share, small, text + _runs_of(declared, small))
+    partial = 0 < turns < turns_of and cell.valid_runs == declared
+    return Coverage(problems, set_problems, turns, turns_of, declared, share, small, text + _runs_of(declared, small),
+                    partial)
 
 
 def _runs_of(declared: int, small: bool) -> str:

@@ -280,10 +280,9 @@ def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
         row["coverage"], row["small_n"] = cov.text, bool(cov.small_n)
         if row["small_n"] and figure is not None:
             row["why"] = f"{SMALL_N}: under half of the problem set's turns, not ranked"
-        if cov.partial and c.valid_runs == cov.runs_of and figure is not None:
-            # Honest summary (issue 30, item 5): the headline is the coverage and the figure over the turns
-            # the runs answered, never a figure divided by turns no run attempted. It never ranks. Only when every
-            # declared run is valid: a failed declared run still counts as the worst value (intent-to-treat).
+        if cov.partial and figure is not None:
+            # Honest summary (`Coverage.partial`): the coverage and the figure over the turns answered, never a
+            # figure divided by turns no run attempted. It never ranks.
             row["figure"], row["n"] = _mean(c, metric), f"{cov.problems:,} problems, {cov.turns:,} turns"
             row["figure_note"] = f"over the {cov.turns:,} turns answered: {cov.problems:,} of {cov.problems_of or 0:,} problems"
             row["turn_accuracy"] = _mean(c, "turn_accuracy")

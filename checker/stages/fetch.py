@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+from checker.format.logio import file_sha256
 from checker.format.schema.manifest import BlobRef
 
 READ_TIMEOUT_S = 20.0
@@ -284,11 +285,7 @@ def _matches(path: Path, ref: BlobRef) -> bool:
     try:
         if path.stat().st_size != ref.size:
             return False
-        sha = hashlib.sha256()
-        with path.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(CHUNK), b""):
-                sha.update(chunk)
-        return sha.hexdigest() == ref.sha256
+        return file_sha256(path) == ref.sha256
     except OSError:
         return False
 
