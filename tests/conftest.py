@@ -76,6 +76,12 @@ def run_line():
 
 T = TypeVar("T")
 
+SEARCH_TIMEOUT_MS = 45_000
+"""How long a browser test waits for the site's search to show a result. The search worker builds its index from
+`search/search_index.json` (about 0.5 MB for the shipped site) on first use: about 1 s on a quiet machine, but a
+clean-clone run with two test workers and Chromium on 2 cores once took over 15 s. A search that never answers
+still fails."""
+
 
 def cpu_seconds(call: Callable[[], T]) -> tuple[float, T]:
     """(this process's CPU seconds for `call()`, its result), the collector paused.

@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import SEARCH_TIMEOUT_MS
 from site_fixtures import XSS_TITLE
 
 from checker.render.weight import PAGE_WEIGHT_BUDGET
@@ -295,7 +296,7 @@ def test_page_without_charts_loads_no_vega_and_no_search_index_until_searched(br
     assert weight < PAGE_WEIGHT_BUDGET, f"{weight} bytes"  # uncompressed; per page type: tests/test_site_weight.py
     pg.locator(".md-search__input").click()
     pg.locator(".md-search__input").fill("drift")
-    pg.wait_for_selector(".md-search-result__item", timeout=15000)
+    pg.wait_for_selector(".md-search-result__item", timeout=SEARCH_TIMEOUT_MS)
     assert any("search_index.json" in u for u in urls)
     context.close()
 
@@ -467,7 +468,7 @@ def test_search_finds_cells_and_runs(page, base_url: str) -> None:
     page.goto(base_url)
     page.locator(".md-search__input").click()
     page.locator(".md-search__input").fill("synthetic-0002-qwen3-8b-baseline-s1")
-    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    page.wait_for_selector(".md-search-result__item", timeout=SEARCH_TIMEOUT_MS)
     hrefs = page.evaluate("() => Array.from(document.querySelectorAll('.md-search-result__link')).map(a => a.href)")
     assert any("runs/synthetic-0002/synthetic-0002-qwen3-8b-baseline-s1/" in h for h in hrefs), hrefs
     page.goto(base_url)  # a fresh box: the theme does not rerun a query on a second fill

@@ -24,6 +24,7 @@ from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
+from conftest import SEARCH_TIMEOUT_MS
 
 from checker.render.weight import (
     EXTENSION_CLASSES,
@@ -339,7 +340,7 @@ def _computed_styles(browser, url: str, width: int, scheme: str, shipped: bool, 
     if search:
         page.locator(".md-search__input").click()
         page.locator(".md-search__input").fill(search)
-        page.wait_for_selector(".md-search-result__item", timeout=15000)
+        page.wait_for_selector(".md-search-result__item", timeout=SEARCH_TIMEOUT_MS)
     # widths of flex items (a facet's label and select) depend on the font: read them once it has loaded
     page.evaluate("() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => r(true))))")
     got = page.evaluate(_STYLES)
