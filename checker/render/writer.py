@@ -7,7 +7,6 @@ rows are written as CSV and JSON downloads beside it (`checker.render.tables.wri
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,8 +17,9 @@ from markupsafe import Markup
 from checker.format.errors import DriftboardError
 from checker.render.context import ChartRef
 from checker.render.hooks import fragments_path
-from checker.render.tables import Table, facet_value, write_downloads
-from checker.render.text import fmt, md_escape, sort_key
+from checker.render.table_rows import facet_key, table_rows
+from checker.render.tables import Table, write_downloads
+from checker.render.text import fmt, md_escape
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -39,10 +39,9 @@ def environment() -> jinja2.Environment:
     )
     env.filters["md"] = md_escape
     env.filters["fmt"] = fmt
-    env.filters["sortkey"] = lambda v: "-Infinity" if v is None else sort_key(v)
     # facet filters match rows by a digest of the value: no submitted string in an attribute
-    env.filters["facetval"] = facet_value
-    env.filters["facetkey"] = lambda v: hashlib.sha256(str(v).encode("utf-8")).hexdigest()[:16]
+    env.filters["facetkey"] = facet_key
+    env.globals["table_rows"] = table_rows
     return env
 
 

@@ -3,7 +3,9 @@
 `measure(cmd, cwd, log)` runs a command with its output to a log file and returns a `Measured`:
 wall time, CPU time (user + system, of the process and the workers it reaped: `os.wait4`), and
 peak memory two ways: `rss_max_mb`, the largest resident set of any single process of the tree
-(exact), and `rss_tree_mb`, the largest *sum* of proportional set sizes (PSS) over the process
+(exact; on Linux a child started by `subprocess` starts from its parent's peak resident set, so keep
+the measuring process small: build large inputs in another child first), and `rss_tree_mb`, the
+largest *sum* of proportional set sizes (PSS) over the process
 and its descendants, sampled from /proc every `SAMPLE_S` seconds (Linux only). `machine` says
 what the figures were measured on. Used by `bench scale` and `bench site`.
 """
