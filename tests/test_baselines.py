@@ -15,15 +15,19 @@ from checker.constraint.domains import make_domain
 from checker.constraint.domains.solver import naive_sat
 from checker.constraint.problems import load_problem_sets
 from checker.format.results_io import read_results
-from checker.harness.baselines import baselines_command
+from checker.format.storage import open_log
+from checker.harness.baselines import baselines_command, reference_full
 from checker.harness.baselines import constraint_baselines as cb
 from checker.harness.baselines.agent_baselines import SUBMISSION_ID as AGENT_ID
+from checker.harness.baselines.agent_reference import SUBMISSION_ID as AGENT_REFERENCE_ID
 from checker.harness.baselines.reference_lite import SUBMISSION_ID as LITE_ID
 from checker.harness.baselines.reported import ARG_CSV, DRIFT_CSV, convert_paper_tables, load_reported
 from checker.harness.baselines.suite import PER_DOMAIN, SUITE_DIR, load_suite, suite_digest, write_suite
 
 SUBMISSIONS = REPO / "submissions"
-BASELINE_IDS = (AGENT_ID, cb.SUBMISSION_ID, LITE_ID)
+BASELINE_IDS = (AGENT_ID, AGENT_REFERENCE_ID, cb.SUBMISSION_ID, LITE_ID)
+FULL_PREFIX = 12
+"""Problems of the full split the regeneration test answers (all 816 take minutes): see below."""
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -31,9 +35,12 @@ def _files(root: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.slow
-def test_regeneration_is_byte_identical(tmp_path: Path) -> None:
+def test_regeneration_is_byte_identical(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "someone-else").mkdir()
     (tmp_path / "someone-else" / "keep.txt").write_text("untouched\n")
+    # the full split's reference answers its first problems only: its logs are checked as prefixes below
+    whole = reference_full.write
+    monkeypatch.setattr(reference_full, "write", lambda out: whole(out, limit=FULL_PREFIX))
     assert baselines_command(tmp_path) == 0
     assert (tmp_path / "someone-else" / "keep.txt").read_text() == "untouched\n"
     for sid in BASELINE_IDS:
@@ -41,6 +48,18 @@ def test_regeneration_is_byte_identical(tmp_path: Path) -> None:
         assert sorted(fresh) == sorted(shipped), sid
         for name, data in fresh.items():
             assert data == shipped[name], f"{sid}/{name} differs from the committed copy"
+    # driftboard-reference-full: the same files and manifests; each log's lines up to its last answered problem
+    # (header and problem-set digest included, so the hash chain too) are the committed log's first lines
+    sid = reference_full.SUBMISSION_ID
+    fresh, shipped = _files(tmp_path / sid), _files(SUBMISSIONS / sid)
+    assert sorted(fresh) == sorted(shipped)
+    for name in fresh:
+        if not name.endswith(".jsonl.zst"):
+            assert fresh[name] == shipped[name], f"{sid}/{name} differs from the committed copy"
+            continue
+        with open_log(tmp_path / sid / name) as a, open_log(SUBMISSIONS / sid / name) as b:
+            prefix, whole_log = a.read().splitlines()[:-1], b.read().splitlines()
+        assert len(prefix) > FULL_PREFIX and prefix == whole_log[:len(prefix)], f"{sid}/{name}"
 
 
 def test_suite_regenerates_byte_identically(tmp_path: Path) -> None:
@@ -119,11 +138,13 @@ def test_constraint_baselines_via_the_checker(constraint_runs: dict[str, dict[st
 
 
 def test_manifests_label_synthetic_baselines() -> None:
-    for sid in BASELINE_IDS:
+    for sid in (*BASELINE_IDS, reference_full.SUBMISSION_ID):
         text = (SUBMISSIONS / sid / "submission.yaml").read_text()
         assert "synthetic: true" in text
         assert (SUBMISSIONS / sid / "prereg.yaml").exists()
-        first = json.loads((SUBMISSIONS / sid / "runs").glob("*.jsonl").__next__().read_text().splitlines()[0])
+        log = sorted((SUBMISSIONS / sid / "runs").glob("*.jsonl*"))[0]  # plain or compressed
+        with open_log(log) as fh:
+            first = json.loads(fh.readline())
         assert first["started_at"].startswith("2026-01-")
 
 

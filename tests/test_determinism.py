@@ -287,8 +287,8 @@ def test_warm_cache_hits_give_the_bytes_of_an_uncached_run(run_a, source, locale
             counts.append(json.loads(proc.stdout)["cache"])
         if checker_sources() == sources:
             break
-    # six shipped submissions: all computed, then all served from the cache
-    assert counts == [{"hits": 0, "misses": 6}, {"hits": 6, "misses": 0}], counts
+    # seven shipped submissions: all computed, then all served from the cache
+    assert counts == [{"hits": 0, "misses": 7}, {"hits": 7, "misses": 0}], counts
     assert_same_tree(run_a.results, work / "cold", "results of a cold-cache run")
     # binding.json records which results files came from the cache (a publishing job refuses those,
     # issue 29): that one list differs, nothing else does
@@ -308,7 +308,8 @@ def test_the_compared_trees_hold_every_kind_of_output(run_a):
     assert sorted(results) == ["binding.json", "boards.json", "drift-bench-examples.json",
                                "driftboard-constraint-baselines.json",
                                "driftboard-microworld-agent.json", "driftboard-microworld-reference.json",
-                               "driftboard-reference-lite.json", "index.json", "tau-bench-gpt-4o-airline.json"]
+                               "driftboard-reference-full.json", "driftboard-reference-lite.json", "index.json",
+                               "tau-bench-gpt-4o-airline.json"]
     site = tree_files(run_a.site)
     for rel in ("index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", "search/search_index.json",
                 "leaderboards/agent/index.html", "leaderboards/constraint/index.html",

@@ -7,13 +7,15 @@ greedy-repair) answer every turn of the 126 problems of `problems/drift-bench-v1
 (`checker.harness.splits`), pre-registered under profile `driftboard`, one declared run each: every
 cell declares and covers the whole split, so each ranks on the lite board, labelled "reference
 baseline — no LLM" (no log records a model call). The full split's 816 problems would make logs of
-tens of megabytes in the repository; its board waits for a submission that runs it.
+tens of megabytes as plain JSONL: `checker.harness.baselines.reference_full` writes the same methods over it
+with Zstandard-compressed logs (`Split` below says which split, which id and which log suffix).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from checker.constraint.problems import problem_set_digest
@@ -34,6 +36,25 @@ from checker.harness.baselines.suite import ProblemDoc
 SUBMISSION_ID = "driftboard-reference-lite"
 SPLIT_NAME = "drift-bench-v1-lite"
 SPLIT_DIR = Path(__file__).resolve().parents[3] / "problems" / SPLIT_NAME / "test"
+
+
+@dataclass(frozen=True)
+class Split:
+    """Which split a reference submission answers, under which id, its logs stored how."""
+
+    submission_id: str
+    name: str
+    """The split's name in the runs' `problem_set` (a label: boards key on the digest)."""
+    folder: Path
+    what: str
+    """The split in a few words, for the manifest's title and description."""
+    shown: str = ""
+    """The folder as the description names it, under `problems/`."""
+    log_suffix: str = ".jsonl"
+    """`.jsonl`, or `.jsonl.zst` for Zstandard-compressed logs (`checker.format.storage`)."""
+
+
+LITE = Split(SUBMISSION_ID, SPLIT_NAME, SPLIT_DIR, "DRIFT-Bench lite split", SPLIT_NAME)
 DESCRIPTIONS = ("gold cumulative ledger, Z3 answer (must score 100%)",
                 f"ledger of the last {RECENCY_K} turns only",
                 f"drops {LOSSY_DROP} / corrupts {LOSSY_CORRUPT} of extracted constraints",
@@ -46,11 +67,11 @@ def load_split(src: Path = SPLIT_DIR) -> list[ProblemDoc]:
     return sorted(problems, key=lambda p: str(p["problem_id"]))
 
 
-def prereg(digest: str) -> dict[str, object]:
-    """The pre-registration: profile `driftboard`, the lite split's digest, one declared run per method."""
+def prereg(digest: str, split: Split = LITE) -> dict[str, object]:
+    """The pre-registration: profile `driftboard`, the split's digest, one declared run per method."""
     return {
         "format_version": "1.0",
-        "submission_id": SUBMISSION_ID,
+        "submission_id": split.submission_id,
         "track": "constraint",
         "profile": "driftboard",
         "cells": {f"{MODEL}/{m}": {"flags": {}, "seeds": ["0"], "comparator": False, "description": d}
@@ -63,19 +84,25 @@ def prereg(digest: str) -> dict[str, object]:
     }
 
 
-def write(out: Path, src: Path = SPLIT_DIR) -> Path:
-    """Write the submission folder into `out`; returns its path."""
-    problems = load_split(src)
+def write(out: Path, src: Path | None = None, split: Split = LITE, limit: int | None = None) -> Path:
+    """Write the submission folder into `out`; returns its path (`src`: the split's folder, by default its own).
+
+    `limit` answers only the first `limit` problems (a test regenerates a prefix of a long log: every line
+    up to the last answered problem is the committed log's, the run's header and digest included).
+    """
+    problems = load_split(src or split.folder)
     digest = problem_set_digest(problems)
-    sub = SubmissionWriter(out, SUBMISSION_ID, prereg(digest))
+    answered = problems[:limit] if limit is not None else problems
+    sid = split.submission_id
+    sub = SubmissionWriter(out, sid, prereg(digest, split))
     for n, method in enumerate(METHODS, start=1):
-        start = {"run_id": f"{SUBMISSION_ID}-{method}-0", "track": "constraint", "cell": f"{MODEL}/{method}",
+        start = {"run_id": f"{sid}-{method}-0", "track": "constraint", "cell": f"{MODEL}/{method}",
                  "seed": "0", "flags": {}, "backbone": BACKBONE, "started_at": started_at(10 + n),
-                 "method": method, "problem_set": {"name": SPLIT_NAME, "digest": digest}}
-        sub.run(f"runs/{method}-0.jsonl", start, functools.partial(run_method, method, problems),
+                 "method": method, "problem_set": {"name": split.name, "digest": digest}}
+        sub.run(f"runs/{method}-0{split.log_suffix}", start, functools.partial(run_method, method, answered),
                 reason="all problems answered")
     sub.manifest({
-        "title": "Driftboard reference baselines on the DRIFT-Bench lite split (reference baseline, no LLM)",
+        "title": f"Driftboard reference baselines on the {split.what} (reference baseline, no LLM)",
         "authors": [dict(AUTHOR)],
         "contact": CONTACT,
         "track": "constraint",
@@ -86,8 +113,8 @@ def write(out: Path, src: Path = SPLIT_DIR) -> Path:
         "synthetic": True,
         "description": (
             "Reference baseline generated by `driftboard baselines`; no LLM is involved. The four scripted "
-            f"methods answer every turn of the DRIFT-Bench lite split {SPLIT_NAME} ({len(problems)} problems; digest "
-            f"{digest}; problems/{SPLIT_NAME}/), pre-registered under the ranked profile driftboard: oracle "
+            f"methods answer every turn of the {split.what} {split.name} ({len(problems)} problems; digest "
+            f"{digest}; problems/{split.shown}/), pre-registered under the ranked profile driftboard: oracle "
             f"(gold ledger + Z3), recency-k (k={RECENCY_K}), lossy-ledger (drop {LOSSY_DROP}, corrupt "
             f"{LOSSY_CORRUPT}, seed {LOSSY_SEED}) and greedy-repair (at most {GREEDY_MAX_CHANGES} changes per turn)."
         ),
@@ -95,4 +122,4 @@ def write(out: Path, src: Path = SPLIT_DIR) -> Path:
     return sub.root
 
 
-__all__ = ["SPLIT_NAME", "SUBMISSION_ID", "load_split", "prereg", "write"]
+__all__ = ["LITE", "SPLIT_NAME", "SUBMISSION_ID", "Split", "load_split", "prereg", "write"]
