@@ -557,11 +557,41 @@ def test_prereg_deleted_and_re_added_after_the_runs(history, run_line):
     kept = (folder / "prereg.yaml").read_bytes()
     (folder / "prereg.yaml").unlink()
     commit(repo, "drop prereg")
-    (folder / "prereg.yaml").write_bytes(kept)
-    commit(repo, "re-add prereg")
+    (folder / "prereg.yaml").write_bytes(kept.replace(b"horizon: 10", b"horizon: 12"))
+    commit(repo, "re-add prereg, edited")
     doc, order = _order(run_line)
     assert order["status"] == "violated" and len(order["edits"]) == 2
     assert doc["exit_code"] == 1
+
+
+def test_prereg_restored_to_the_bytes_the_runs_were_committed_under_is_ok(history, run_line):
+    """A revert and its re-application (or a delete and restore) leave the pre-registration in force unchanged."""
+    repo, folder = history
+    commit(repo, "runs")
+    kept = (folder / "prereg.yaml").read_bytes()
+    (folder / "prereg.yaml").unlink()
+    commit(repo, "drop prereg")
+    (folder / "prereg.yaml").write_bytes(kept)
+    commit(repo, "re-add prereg")
+    doc, order = _order(run_line)
+    assert order["status"] == "ok" and "edits" not in order and doc["exit_code"] == 0
+
+
+def test_runs_committed_under_an_edit_then_reverted_are_caught(history, run_line):
+    """Runs added while the pre-registration said something else were not run under the one published."""
+    repo, folder = history
+    commit(repo, "runs")
+    kept = (folder / "prereg.yaml").read_bytes()
+    _edit_prereg(folder, rehead=False)
+    commit(repo, "edit prereg")
+    extra = folder / "runs" / "later.jsonl"
+    extra.write_bytes((folder / RUN).read_bytes())
+    commit(repo, "more runs under the edit")
+    (folder / "prereg.yaml").write_bytes(kept)
+    commit(repo, "restore prereg")
+    _doc, order = _order(run_line)
+    # `later` was committed under the edit: the restore that followed is an edit of its pre-registration
+    assert order["status"] == "violated" and len(order["edits"]) == 1
 
 
 def test_uncommitted_prereg_edit_after_committed_runs(history, run_line):

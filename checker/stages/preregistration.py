@@ -169,9 +169,16 @@ class _Git:
         return late, run_commits
 
     def changes_after(self, commits: set[str], path: str) -> set[str]:
-        """Commits that change `path` after any of `commits` (on the ancestry path to HEAD)."""
+        """Commits that change `path` after those of `commits` whose `path` differs from HEAD's (ancestry path).
+
+        What is judged is the pre-registration in force: the one HEAD publishes must be, byte for byte, the one
+        each run log was committed under. History that leaves it so (a revert and its re-application, a file
+        deleted and restored) changes nothing a reader relies on; any other edit is every commit since.
+        """
         edits: set[str] = set()
         for commit in sorted(commits):  # usually one or two commits, however many runs
+            if self("diff", "--quiet", commit, "HEAD", "--", path).returncode == 0:
+                continue  # the same bytes as when these runs were committed
             out = self("rev-list", "--ancestry-path", f"{commit}..HEAD", "--", path)
             edits.update(out.stdout.split() if out.returncode == 0 else [])
         return edits
