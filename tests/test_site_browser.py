@@ -176,9 +176,12 @@ def test_hostile_title_is_text_and_no_dialog(page, base_url: str) -> None:
 
 
 def _ranks(page, table: str) -> list[tuple[str, str]]:
-    """(rank range, figure) of each row: columns rank, board, cell, figure."""
-    return page.evaluate(f"""() => Array.from(document.querySelectorAll('{table} tbody tr')).map(
-        tr => [tr.cells[0].innerText.trim(), tr.cells[3].innerText.trim()])""")
+    """(rank range, figure) of each row: the first column, and the first whose header ends "all declared"."""
+    return page.evaluate(f"""() => {{
+        const heads = Array.from(document.querySelectorAll('{table} thead th')).map(th => th.innerText.trim());
+        const fig = heads.findIndex(h => h.endsWith('all declared'));
+        return Array.from(document.querySelectorAll('{table} tbody tr')).map(
+            tr => [tr.cells[0].innerText.trim(), tr.cells[fig].innerText.trim()]); }}""")
 
 
 def test_leaderboard_ranked_in_the_registry_direction(page, base_url: str) -> None:
@@ -385,9 +388,10 @@ def test_table_sorts_by_keyboard(page, base_url: str) -> None:
     """Tab reaches a header's button, Enter sorts ascending, Space descending; aria-sort says so on every header."""
     page.goto(base_url + "leaderboards/agent/")
     page.wait_for_load_state("networkidle")
-    _tab_to(page, "thead th > button.db-sort", 200)  # the first sortable header of the page
+    # the first sortable header of the page is the ranked table's first (no table before it repeats its rows)
+    _tab_to(page, "thead th > button.db-sort", 200)
+    assert _focused(page, "#table-leaderboard thead th:first-child > button.db-sort")
     table = page.locator("#table-leaderboard table")
-    _tab_to(page, "#table-leaderboard thead th > button.db-sort", 400)
     labels = [h.strip() for h in table.locator("thead th").all_inner_texts()]
     col = labels.index("reference beats (mean)")
     for _ in range(col):
