@@ -250,8 +250,8 @@ class CellContext(PageContext):
     """`ranked on board K` or `not ranked: reason` (`checker.stages.boards.ranking_line`)."""
     """Constraint track: per-turn records (None when none, or too many for a page)."""
     logs: Table
-    track_tables: str
-    """The scorer's per-cell tables as indented JSON (shown in a code block)."""
+    track_tables: list[Table]
+    """The scorer's per-cell tables as stored, as tables (`checker.render.scorer_tables`); empty when none."""
     bibtex: str
     digest: str
     reproduce: str

@@ -17,7 +17,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring as _encode_string  # C-accelerated
 from pathlib import Path
@@ -141,6 +141,26 @@ def state_once(table: Table, keep: Sequence[str] = ()) -> Table:
     once = tuple(c.key for c in table.columns if c.key not in keep and not c.link and same(c.key)
                  and (not c.numeric or _blank(first.get(c.key))))
     return replace(table, once=once)
+
+
+def flatten(name: str, value: object) -> Iterator[tuple[str, object]]:
+    """A metric as (name, scalar) rows, so no value prints as a Python dict or list.
+
+    A nested metric (per-bin accuracies, a decision mix) gives one row per leaf, named by its path
+    (`bins › 1-50 › GA`).
+    """
+    if isinstance(value, dict):
+        if not value:
+            yield name, None
+        for k in sorted(value, key=str):
+            yield from flatten(f"{name} › {k}", value[k])
+    elif isinstance(value, list | tuple):
+        if not value:
+            yield name, None
+        for i, v in enumerate(value, 1):
+            yield from flatten(f"{name} › {i}", v)
+    else:
+        yield name, value
 
 
 def facet_value(row: Row, key: str) -> str:
