@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -257,7 +258,18 @@ def test_accessibility_axe(page, base_url: str) -> None:
     # wraps in scrolling boxes (at 390 px they scroll: each must take keyboard focus)
     paths = ("", "leaderboards/agent/", "leaderboards/constraint/", "results/synthetic-0000/FULL/", "runs/synthetic-0002/"
              "synthetic-0002-qwen3-8b-baseline-s1/", "runs/synthetic-0000/synthetic-0000-FULL-s1/", "submissions/",
-             "submissions/synthetic-0000/", "tracks/agent/", "metrics/", "format-reference/agent-track/", "performance/")
+             "submissions/synthetic-0000/", "tracks/agent/", "metrics/", "format-reference/agent-track/", "performance/",
+             "404.html")
+    # the 404 page is served for any missing path, so it links its stylesheets and scripts by absolute path under the
+    # site's own path (mkdocs.yml site_url): served here from the root, as GitHub Pages serves it under that path
+    site_path = urlsplit(_site_url()).path
+    routed: list[str] = []
+
+    def under_site_path(route) -> None:
+        routed.append(route.request.url)
+        route.continue_(url=route.request.url.replace(site_path, "/", 1))
+
+    page.route(base_url.rstrip("/") + site_path + "**", under_site_path)
     for width in (1400, 390):
         page.set_viewport_size({"width": width, "height": 900})
         for path in paths:
@@ -269,6 +281,15 @@ def test_accessibility_axe(page, base_url: str) -> None:
                        if v.get("impact") in ("serious", "critical") or v["id"] == "landmark-unique"]
             assert serious == [], f"{path} at {width} px: " + "; ".join(
                 f"{v['id']} ({len(v['nodes'])} nodes): {v['help']}" for v in serious)
+    assert site_path != "/" and any(u.endswith(".css") for u in routed), "the 404 page was checked with its stylesheets"
+
+
+def _site_url() -> str:
+    from conftest import REPO
+
+    found = re.search(r"^site_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text(encoding="utf-8"), flags=re.MULTILINE)
+    assert found, "mkdocs.yml has no site_url"
+    return found.group(1)
 
 
 def test_run_viewer_agent_and_constraint(page, base_url: str) -> None:
