@@ -159,7 +159,7 @@ def test_the_constraint_dry_run_ends_ranked_on_the_built_site(clone):
     assert mine[0][:3] == ["1", "constraint:c97c5fc3c39e:driftboard:p1", "driftboard/scripted/ledger_only"]
     page = BeautifulSoup((clone / "build" / "site" / "leaderboards" / "constraint" / "index.html").read_text(encoding="utf-8"),
                          "html.parser")
-    board = [li.get_text(" ", strip=True) for li in page.select("li.db-board-rule") if "drift-bench-v1-lite" in li.get_text()]
+    board = [" ".join(li.get_text().split()) for li in page.select("li.db-board-rule") if "drift-bench-v1-lite" in li.get_text()]
     assert len(board) == 1 and f"(constraint:c97c5fc3c39e:driftboard:p1, {len(mine)} ranked row(s))" in board[0], board
     assert (clone / "build" / "site" / "submissions" / "mylab-dry" / "index.html").is_file()
 
