@@ -136,7 +136,7 @@ def follow(work: Path, track: str) -> dict[str, str]:
 
 
 def ranked_rows(page: Path) -> list[list[str]]:
-    """The rows of a leaderboard page's full ranked table (under "Ranked cells", after the per-board tables), as cell texts."""
+    """The rows of a leaderboard page's ranked table (the one table under "Ranked cells"), as cell texts."""
     soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
     heading = next((h for h in soup.find_all("h2") if h.get_text(strip=True).startswith("Ranked cells")), None)
     assert heading is not None, page
@@ -153,13 +153,14 @@ def test_the_constraint_dry_run_ends_ranked_on_the_built_site(clone):
     rows = ranked_rows(clone / "build" / "site" / "leaderboards" / "constraint" / "index.html")
     assert [r[:3] for r in rows if "driftboard/scripted/ledger_only" in " ".join(r)] == [
         ["1", "constraint:c97c5fc3c39e:driftboard:p1", "driftboard/scripted/ledger_only"]]
-    # and first in its own board's table, under the board's heading (the section before the full table)
+    # and first of its own board's rows (the table lists each board's rows together, in rank order), a board the
+    # list above the table names with its key
+    mine = [r for r in rows if r[1] == "constraint:c97c5fc3c39e:driftboard:p1" and r[0] != "—"]
+    assert mine[0][:3] == ["1", "constraint:c97c5fc3c39e:driftboard:p1", "driftboard/scripted/ledger_only"]
     page = BeautifulSoup((clone / "build" / "site" / "leaderboards" / "constraint" / "index.html").read_text(encoding="utf-8"),
                          "html.parser")
-    board = [h for h in page.find_all("h3") if "drift-bench-v1-lite" in h.get_text()]
-    assert len(board) == 1, [h.get_text() for h in page.find_all("h3")]
-    first = board[0].find_next("table").select("tr")[1]
-    assert [c.get_text(" ", strip=True) for c in first.select("td")][:2] == ["1", "driftboard/scripted/ledger_only"]
+    board = [" ".join(li.get_text().split()) for li in page.select("li.db-board-rule") if "drift-bench-v1-lite" in li.get_text()]
+    assert len(board) == 1 and f"(constraint:c97c5fc3c39e:driftboard:p1, {len(mine)} ranked row(s))" in board[0], board
     assert (clone / "build" / "site" / "submissions" / "mylab-dry" / "index.html").is_file()
 
 

@@ -127,12 +127,15 @@ def test_listings_label_it_and_rank_small_n_last(site):
         assert listed[SID]["n of N (constraint)"] == "52 of 22,688 turns · small n", url
         # prereg and runs reached main in one commit (first-parent history): not "committed before the runs"
         assert listed["driftboard-constraint-baselines"]["pre-registration"] == "written after the runs", url
-    cells = rows(page(site, "leaderboards/constraint"), "Constraint cells")
+    # its profile (drift-bench-v1) never ranks: its cells are rows of the table of excluded submissions, listed
+    # after every result there with more evidence (the constraint baselines' full splits)
+    cells = rows(page(site, "leaderboards/constraint"), "Submissions excluded from ranking")
     ours = [i for i, r in enumerate(cells) if r["submission"] == SID]
     others = [i for i, r in enumerate(cells) if r["submission"] != SID]
-    assert len(ours) == 4 and others and max(others) < min(ours)  # listed after every result with more evidence
+    assert len(ours) == 4 and others and max(others) < min(ours)
     assert {r["cell"] for r in cells if r["submission"] == SID} == {f"{m}/mus_repair" for m in MODELS}
-    assert {r["n of N"] for r in cells if r["submission"] == SID} == {"3 of 816 problems, 13 of 5,672 turns · small n"}
+    assert {r["n of N (problem set)"] for r in cells if r["submission"] == SID} == {
+        "3 of 816 problems, 13 of 5,672 turns · small n"}
     doc = page(site, "leaderboards/constraint")
     assert doc.select_one("a[href$='#ranking-and-small-n']") is not None
 

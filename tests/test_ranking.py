@@ -163,6 +163,33 @@ def test_small_n_rows_follow_the_ranked_ones_marked() -> None:
     assert [(x["submission_id"], x["rank"]) for x in out] == [("d", "1"), ("b", "2"), ("a", None), ("c", None)]
 
 
+def test_a_small_n_row_follows_every_unranked_row_with_a_figure() -> None:
+    # neither ranks; the small-n row has the better figure (0.9, higher is better) but the less evidence
+    rows = [
+        {"figure": 0.9, "small_n": True, "submission_id": "a", "cell": "x", "rank": None, "rank_best": None, "board": B},
+        {"figure": 0.4, "small_n": False, "submission_id": "b", "cell": "y", "rank": None, "rank_best": None,
+         "board": B}]
+    assert [x["submission_id"] for x in ranking.rank_rows(rows, higher=True)] == ["b", "a"]
+
+
+def _leader(board: str, rank: str, cell: str) -> dict[str, Any]:
+    return {"board": board, "board_label": f"label of {board}", "rank": rank, "rank_best": 1, "cell": cell}
+
+
+def test_a_few_leaders_are_listed_a_tie_of_many_is_one_line() -> None:
+    leaders = [_leader("b1", "1", "x"), _leader("b1", "1–2", "y"),
+               *[_leader("b2", "1–5", f"c{i}") for i in range(4)], _leader("b2", "1–7", "c4")]
+    g1, g2 = ranking.leader_groups(leaders)  # type: ignore[arg-type]
+    # board b1: two rows ranked first, each listed with its own range
+    assert (g1["board_label"], [x["cell"] for x in g1["rows"]], g1["tied"], g1["ranks"]) == (
+        "label of b1", ["x", "y"], 0, "1 to 1–2")
+    # board b2: five rows share rank 1 (more than LEADERS_LISTED = 3): the first (best figure) stands for them
+    assert ranking.LEADERS_LISTED == 3
+    assert (g2["board_label"], [x["cell"] for x in g2["rows"]], g2["tied"], g2["ranks"]) == (
+        "label of b2", ["c0"], 5, "1–5 to 1–7")
+    assert ranking.leader_groups([]) == []
+
+
 def test_a_cell_short_of_its_split_is_not_ranked() -> None:
     # one VALID run answering 100 of 200 turns of the split it pre-registered: listed, never ranked
     cell = CellResult(result_id="s/c", cell="c", runs=1, valid_runs=1, n_declared=1)

@@ -138,24 +138,68 @@ def _forest(site: Path, track: str) -> BeautifulSoup:
     return soup(site, f"leaderboards/{track}").select_one(f"#chart-forest-{track}")
 
 
+def _ranked_table(doc: BeautifulSoup) -> list[dict[str, str]]:
+    """The rows of a leaderboard page's ranked table, each as header -> cell text."""
+    table = doc.select_one("#table-leaderboard table")
+    heads = [th.get_text(" ", strip=True) for th in table.select("thead th")]
+    return [dict(zip(heads, (td.get_text() for td in tr.select("td")), strict=True)) for tr in table.select("tbody tr")]
+
+
 def test_forest_plot_one_row_per_ranked_cell_grouped_by_board(site: Path) -> None:
     doc = soup(site, "leaderboards/agent")
-    boards = doc.select("[id^=table-leaderboard-board-] table")
-    ranked = [tr for t in boards for tr in t.select("tbody tr")]
-    assert len(boards) == 1 and len(ranked) == 16, "the fixture: one agent board, 16 ranked rows"
+    ranked = [r for r in _ranked_table(doc) if r["#"] != "—"]
+    assert len(ranked) == 16, "the fixture: one agent board, 16 ranked rows"
+    # one board: its key is said once above the table, not in a column of 20 repeats
+    assert "board" not in ranked[0]
+    assert "board = agent:synthetic-world:driftboard:p1" in doc.select_one("#table-leaderboard p.db-once").get_text()
     svg = _forest(site, "agent").select_one("svg.db-svg")
     heads = [t.get_text() for t in svg.select("g[font-weight=bold] > text")]
     assert heads == ["Board 1: agent track · world synthetic-world · profile driftboard · protocol 1"]
-    # one point per ranked row: its value in its tooltip is the row's figure (the board table's, as shown)
+    # one point per ranked row: its value in its tooltip is the row's figure (the ranked table's, as shown)
     dots = [c.select_one("title").get_text() for c in svg.select("circle")]
-    figures = [tr.select("td")[2].get_text() for tr in ranked]
+    figures = [r["drift_total ↓ all declared"] for r in ranked]
     assert len(dots) == 16 and [d.split(" ")[0] for d in dots] == [f.rstrip("0") for f in figures]
     # an interval bar (and its tooltip) where the row has one; the row labels are the rank, cell and submission
-    with_ci = [tr for tr in ranked if tr.select("td")[3].get_text().startswith("[")]
+    with_ci = [r for r in ranked if r["95% interval"].startswith("[")]
     assert sum(1 for d in dots if "[" in d) == len(with_ci)
     labels = [t.get_text() for t in svg.select("g[text-anchor=end] > text")]
-    assert labels == [f"#{tr.select('td')[0].get_text()} {tr.select('td')[1].get_text()} · {tr.select('td')[-1].get_text()}"
-                      for tr in ranked]
+    assert labels == [f"#{r['#']} {r['cell']} · {r['submission']}" for r in ranked]
+    # its data is the ranked table, linked (not a second table of the same rows); the chart's own data downloads
+    data = _forest(site, "agent").find_next_sibling("details", class_="db-chart-data")
+    assert data.select("table") == [] and data.select_one('a[href="#table-leaderboard"]')
+    download = site / data.select_one('.db-downloads a[href$=".csv"]')["href"].replace("../../", "")
+    assert len(list(csv.DictReader(io.StringIO(download.read_text(encoding="utf-8"))))) == 16
+
+
+def test_the_leaderboard_lists_each_cell_in_one_table(site: Path) -> None:
+    """Every drift cell of the track is a row of the ranked table once; no other table of the page repeats it."""
+    from checker.render.paths import cell_path, url_of
+
+    doc = soup(site, "leaderboards/agent")
+    expected = sorted(url_of(cell_path(r, c.cell)) for r in fixture_results() if r.track == "agent"
+                      for c in r.cells if not c.comparator)
+    linked = sorted(a["href"].removeprefix("../../") for a in doc.select("div.db-table tbody a[href*='results/']"))
+    assert linked == expected and len(expected) == 20  # 16 ranked cells and the undefined case's 4
+    assert [t["id"] for t in doc.select("div.db-table")] == ["table-leaderboard", "table-null-results",
+                                                             "table-gate-outcomes"]
+    # each submission's cells are on its page: the null results table links every submission of the track
+    subs = {a["href"] for a in doc.select("#table-null-results tbody a")}
+    assert subs == {f"../../submissions/{r.submission_id}/" for r in fixture_results() if r.track == "agent"}
+
+
+def test_a_tie_of_many_leaders_is_one_line(site: Path) -> None:
+    """The 16 ranked agent rows tie (rank range 1–16): one line says so and names the best figure's row."""
+    ranked = {(r.submission_id, c.cell): c.all_declared["drift_total"].value for r in fixture_results()
+              if r.track == "agent" for c in r.cells
+              if not c.comparator and c.n_declared >= 5 and c.all_declared["drift_total"].value is not None}
+    (sid, cell), best = min(ranked.items(), key=lambda kv: (kv[1], kv[0]))
+    for url in ("leaderboards/agent", ""):
+        card = soup(site, url).select_one("#leader-agent .db-first")
+        text = " ".join(card.get_text().split())
+        assert text.startswith(f"#1–16 {len(ranked)} rows tied for first (rank range 1–16); the best figure: {cell} of "
+                               f"{sid}: {fmt(best)} (95% ["), (url, text)
+        assert len(card.select("a[href*='results/']")) == 1, "the other 15 are not listed"
+        assert card.select_one("a[href$='leaderboards/agent/#table-leaderboard']").get_text() == "all 16 in the ranked table"
 
 
 def test_forest_with_nothing_ranked_says_why(site: Path) -> None:
@@ -266,7 +310,13 @@ def test_every_table_downloads_as_csv_and_json(site: Path) -> None:
             n = len(table.select("tbody tr")) if table else 0
             assert len(rows) - 1 == len(data["rows"]) == n, (page, box.get("id"))
             if table:
-                assert len(rows[0]) == len(table.select("thead th"))
+                # the downloads hold every column; a column with one value in every row is said once above the
+                # table (`p.db-once`) instead of shown, and stays a column of the downloads
+                labels = [c["label"] for c in data["columns"]]
+                shown = [th.get_text() for th in table.select("thead th")]
+                said = box.select_one("p.db-once").get_text() if box.select_one("p.db-once") else ""
+                assert len(rows[0]) == len(labels) and [x for x in labels if x in shown] == shown, (page, box.get("id"))
+                assert all(x in said for x in labels if x not in shown), (page, box.get("id"))
             checked += 1
     assert checked > 50
 

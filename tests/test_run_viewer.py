@@ -327,3 +327,57 @@ def test_a_card_is_never_heavier_than_its_estimate(story_site: Path) -> None:
                    for m in re.finditer(r'<article class="db-turn[^"]*" id="([^"]+)".*?</article>', page, re.DOTALL)}
         assert sorted(written) == sorted(estimate)
         assert all(estimate[a] >= n for a, n in written.items()), {a: (estimate[a], n) for a, n in written.items()}
+
+
+def test_a_contradiction_card_shows_its_chip_and_the_mus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         run_line) -> None:
+    """A hand-built constraint run whose turn-2 ledger cannot hold: Ann at seat 1 (C001) and Bob at seat 1 (C004).
+
+    The seating problem (`constraint_helpers.seating_problem`) states C001 and C002 at turn 1 and C003 at turn 2;
+    nobody stated C004. The ledger {C001, C002, C003, C004} is UNSAT and {C001, C004} is its minimal unsatisfiable
+    subset: without C004 the turn-1 gold seating satisfies C001-C003, and C001 with C004 puts two people in seat 1.
+    """
+    from constraint_helpers import seating_problem, write_problems, write_transcript
+
+    from checker.pipeline.verify import verify_paths
+    from checker.render.site import build_site
+
+    gold = seating_problem()
+    c1 = {"id": "C001", "type": "at_position", "args": ["Ann", 1]}
+    c2 = {"id": "C002", "type": "left_of", "args": ["Bob", "Ann"]}
+    c3 = {"id": "C003", "type": "not_adjacent", "args": ["Cid", "Bob"]}
+    c4 = {"id": "C004", "type": "at_position", "args": ["Bob", 1]}
+    traces = [{"model": "m", "turn_number": 1, "response_snippet": '{"Ann":1,"Bob":2,"Cid":3,"Dee":4}',
+               "ledger": [c1, c2], "z3_sat": 1, "answer_correct": 1},
+              {"model": "m", "turn_number": 2, "response_snippet": '{"Ann":1,"Bob":2,"Cid":4,"Dee":3}',
+               "ledger": [c1, c2, c3, c4], "z3_sat": 0, "answer_correct": 1}]
+    monkeypatch.chdir(tmp_path)  # recorded run paths resolve from here, as `driftboard build` resolves them
+    problems = write_problems(Path("problems"), [gold])
+    src = write_transcript(Path("t.jsonl"), gold, traces)
+    imported = run_line(["import", "drift-bench", str(src), "--problems", str(problems), "--out", "subs/toy"])
+    assert imported.exit_code == 0, imported.output
+    verify_paths([Path("subs/toy")], problem_dirs=[problems], results_dir=Path("results"))
+    assert build_site(Path("results"), tmp_path / "site", logs_root=tmp_path) == 0
+    (results,) = [read_results(p) for p in sorted(Path("results").glob("*.json"))
+                  if p.name not in ("index.json", "boards.json", "binding.json")]
+    (run,) = results.runs
+    doc = _page(tmp_path / "site", runs_module.run_path(results, run).removesuffix("index.md"))
+
+    card = doc.select_one("#t-seating_001-2")
+    assert card is not None and "db-turn-wrong" in card["class"]
+    assert card.select_one(".db-chip").get_text() == "contradiction"
+    assert "db-chip-contradiction" in card.select_one(".db-chip")["class"]
+    broken = card.select_one("div.db-broken")
+    assert broken.select_one("p").get_text() == "The ledger cannot hold together: a minimal unsatisfiable subset:"
+    items = broken.select("li")
+    assert [li.select_one("code").get_text() for li in items] == ["C001", "C004"]
+    # C001 in the problem set's words, stated at turn 1 (linked), as checked; C004 was never stated: its checked form
+    assert "“Ann must sit at position 1”" in items[0].get_text()
+    link = items[0].find("a")
+    assert link.get_text() == "turn 1" and link["href"] == "#t-seating_001-1"
+    assert "at_position" in items[0].select("code")[-1].get_text()
+    assert items[1].select("code")[1].get_text().startswith("at_position") and "Bob" in items[1].get_text()
+    assert "not a constraint the user stated in this form" in items[1].get_text()
+    # turn 1 is consistent and lists nothing at issue
+    first = doc.select_one("#t-seating_001-1")
+    assert first.select_one(".db-chip").get_text() == "consistent" and first.select_one(".db-broken") is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -177,9 +178,12 @@ def test_hostile_title_is_text_and_no_dialog(page, base_url: str) -> None:
 
 
 def _ranks(page, table: str) -> list[tuple[str, str]]:
-    """(rank range, figure) of each row: columns rank, board, cell, figure."""
-    return page.evaluate(f"""() => Array.from(document.querySelectorAll('{table} tbody tr')).map(
-        tr => [tr.cells[0].innerText.trim(), tr.cells[3].innerText.trim()])""")
+    """(rank range, figure) of each row: the first column, and the first whose header ends "all declared"."""
+    return page.evaluate(f"""() => {{
+        const heads = Array.from(document.querySelectorAll('{table} thead th')).map(th => th.innerText.trim());
+        const fig = heads.findIndex(h => h.endsWith('all declared'));
+        return Array.from(document.querySelectorAll('{table} tbody tr')).map(
+            tr => [tr.cells[0].innerText.trim(), tr.cells[fig].innerText.trim()]); }}""")
 
 
 def test_leaderboard_ranked_in_the_registry_direction(page, base_url: str) -> None:
@@ -255,7 +259,18 @@ def test_accessibility_axe(page, base_url: str) -> None:
     # wraps in scrolling boxes (at 390 px they scroll: each must take keyboard focus)
     paths = ("", "leaderboards/agent/", "leaderboards/constraint/", "results/synthetic-0000/FULL/", "runs/synthetic-0002/"
              "synthetic-0002-qwen3-8b-baseline-s1/", "runs/synthetic-0000/synthetic-0000-FULL-s1/", "submissions/",
-             "submissions/synthetic-0000/", "tracks/agent/", "metrics/", "format-reference/agent-track/", "performance/")
+             "submissions/synthetic-0000/", "tracks/agent/", "metrics/", "format-reference/agent-track/", "performance/",
+             "404.html")
+    # the 404 page is served for any missing path, so it links its stylesheets and scripts by absolute path under the
+    # site's own path (mkdocs.yml site_url): served here from the root, as GitHub Pages serves it under that path
+    site_path = urlsplit(_site_url()).path
+    routed: list[str] = []
+
+    def under_site_path(route) -> None:
+        routed.append(route.request.url)
+        route.continue_(url=route.request.url.replace(site_path, "/", 1))
+
+    page.route(base_url.rstrip("/") + site_path + "**", under_site_path)
     for width in (1400, 390):
         page.set_viewport_size({"width": width, "height": 900})
         for path in paths:
@@ -267,6 +282,15 @@ def test_accessibility_axe(page, base_url: str) -> None:
                        if v.get("impact") in ("serious", "critical") or v["id"] == "landmark-unique"]
             assert serious == [], f"{path} at {width} px: " + "; ".join(
                 f"{v['id']} ({len(v['nodes'])} nodes): {v['help']}" for v in serious)
+    assert site_path != "/" and any(u.endswith(".css") for u in routed), "the 404 page was checked with its stylesheets"
+
+
+def _site_url() -> str:
+    from conftest import REPO
+
+    found = re.search(r"^site_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text(encoding="utf-8"), flags=re.MULTILINE)
+    assert found, "mkdocs.yml has no site_url"
+    return found.group(1)
 
 
 def test_run_viewer_agent_and_constraint(page, base_url: str) -> None:
@@ -386,9 +410,10 @@ def test_table_sorts_by_keyboard(page, base_url: str) -> None:
     """Tab reaches a header's button, Enter sorts ascending, Space descending; aria-sort says so on every header."""
     page.goto(base_url + "leaderboards/agent/")
     page.wait_for_load_state("networkidle")
-    _tab_to(page, "thead th > button.db-sort", 200)  # the first sortable header of the page
+    # the first sortable header of the page is the ranked table's first (no table before it repeats its rows)
+    _tab_to(page, "thead th > button.db-sort", 200)
+    assert _focused(page, "#table-leaderboard thead th:first-child > button.db-sort")
     table = page.locator("#table-leaderboard table")
-    _tab_to(page, "#table-leaderboard thead th > button.db-sort", 400)
     labels = [h.strip() for h in table.locator("thead th").all_inner_texts()]
     col = labels.index("reference beats (mean)")
     for _ in range(col):

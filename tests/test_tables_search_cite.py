@@ -16,7 +16,7 @@ from checker.render import search
 from checker.render.citation import cite_text
 from checker.render.paths import cell_path, submission_path, url_of
 from checker.render.runs import run_path
-from checker.render.tables import Column, Table
+from checker.render.tables import Column, Table, state_once
 from checker.render.writer import environment
 
 
@@ -44,6 +44,30 @@ def test_no_filter_row_when_nothing_varies() -> None:
     assert t.facet_options() == []
     html = _render(t)
     assert html.select("div.db-facets") == [] and "data-f-" not in str(html)
+
+
+def test_a_column_with_one_value_in_every_row_is_said_once() -> None:
+    """Repeats are stated once above the table (a blank numeric column too); the downloads keep every column."""
+    cols = [Column("rank", "#"), Column("board", "board"), Column("cell", "cell", link="href"),
+            Column("share", "share", numeric=True), Column("tokens", "tokens", numeric=True), Column("harness", "harness"),
+            Column("note", "note")]
+    rows = [{"rank": "1", "board": "b<1>", "cell": "x", "href": "x/", "share": 0.5, "tokens": None, "harness": None,
+             "note": "a"},
+            {"rank": "1", "board": "b<1>", "cell": "x", "href": "y/", "share": 0.5, "tokens": None, "harness": "",
+             "note": "b"}]
+    t = state_once(Table("t", "T", cols, rows), keep=("rank",))
+    # rank is kept by the caller, the cell has a link; a numeric column with a value stays a column (sortable)
+    assert t.once == ("board", "tokens", "harness")
+    assert [c.key for c in t.shown] == ["rank", "cell", "share", "note"]
+    html = _render(t)
+    assert [th.get_text() for th in html.select("thead th")] == ["#", "cell", "share", "note"]
+    assert all(len(tr.select("td")) == 4 for tr in html.select("tbody tr"))
+    once = html.select_one("p.db-once")
+    assert once.get_text() == "Every row: board = b<1>. Blank (—) in every row: tokens, harness."
+    assert "<1>" not in str(once)  # escaped
+    assert t.to_csv().splitlines()[0] == "rank,board,cell,share,tokens,harness,note"
+    assert state_once(Table("t", "T", cols, rows[:1])).once == ()  # one row: nothing is repeated
+    assert _render(Table("t", "T", cols, rows)).select("p.db-once") == []
 
 
 def _page(site: Path, md: str) -> BeautifulSoup:

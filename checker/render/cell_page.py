@@ -2,8 +2,9 @@
 
 Built from the whole results file: what became of every declared seed, the all-declared
 (intent-to-treat) figures beside the valid-only ones, every metric over the valid seeds, the
-cell's runs (and, for a constraint cell, their turns), its decomposition chart, its track tables
-as stored, and how to cite it (byte for byte what `driftboard cite ID/CELL` prints).
+cell's runs (and, for a constraint cell, their turns), its decomposition chart, its scorer's tables
+as stored (shown as tables: `checker.render.scorer_tables`), and how to cite it (byte for byte what
+`driftboard cite ID/CELL` prints).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from checker.format.boards_model import ranking_line
 from checker.format.errors import visible
 from checker.format.numbers import fmt
 from checker.format.release_model import ReleaseFile
-from checker.format.report import safe_json
 from checker.format.results_model import CellResult, MetricAggregate, ResultsFile
 from checker.render import completion, ranking
 from checker.render.cell_rows import decomposition_table
@@ -24,6 +24,7 @@ from checker.render.context import CellContext, ChartRef, page
 from checker.render.evidence import cell_coverage
 from checker.render.metrics import header, is_count, metric_href, rank_metric, worst_means
 from checker.render.paths import cell_path, root_of, submission_path, url_of
+from checker.render.scorer_tables import scorer_tables
 from checker.render.submission_page import bibtex, logs_table, run_gate_table, runs_for_cell
 from checker.render.tables import Column, Row, Table
 from checker.render.text import slug
@@ -146,7 +147,7 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, 
         "late_prereg": r.prereg_written_after_runs,
         "board": ranking.board_label_of(c), "ranking": ranking_line(c.ranking),
         "logs": logs_table(r, set(c.log_sha256)),
-        "track_tables": safe_json(c.tables.model_dump(mode="json")).rstrip("\n"),
+        "track_tables": scorer_tables(c.tables.model_dump(mode="json")),
         "bibtex": bibtex(r, c, site_url), "digest": c.digest, "reproduce": visible(r.reproduce),
         "cite": cite_text(r, c.cell, site_url, releases), "verified": r.provenance.verified, "commit": r.provenance.commit,
         "verified_note": verified_note(r),

@@ -1,4 +1,4 @@
-"""The per-cell rows several page kinds show: track leaderboards' cell tables, decomposition tables.
+"""The per-cell rows several page kinds show: a submission's decomposition table, a cell's figures.
 
 One row per cell, raw values (None when undefined, shown as "—"), read from the cell's aggregates
 (`CellResult.metrics`) and its track's typed tables (`checker.format.cell_tables`): the agent
@@ -9,12 +9,11 @@ contradiction / other) or the completion track's claimed / verified decompositio
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from checker.format.cell_tables import ConstraintAggregate
 from checker.format.results_model import CellResult, ResultsFile
 from checker.render import completion
-from checker.render.evidence import cell_coverage, prereg_label
 from checker.render.paths import cell_path, submission_path, url_of
 from checker.render.stream import Listing
 from checker.render.tables import Column, Row, Table
@@ -68,7 +67,7 @@ def _completions(cell: CellResult) -> float | None:
 
 
 def agent_cell_rows(results: Iterable[Listing]) -> list[Row]:
-    """One leaderboard row per agent cell: completions first, then the decomposition."""
+    """One row per agent cell: completions first, then the decomposition."""
     return [{"submission_id": r.submission_id, "href": url_of(submission_path(r)), "cell": c.cell,
              "cell_href": url_of(cell_path(r, c.cell)), "comparator": c.comparator,
              "valid_runs": c.valid_runs, "runs": c.runs, "completions": _completions(c),
@@ -78,26 +77,6 @@ def agent_cell_rows(results: Iterable[Listing]) -> list[Row]:
             for r in results for c in r.cells]
 
 
-def _constraint_row(r: Listing, c: CellResult) -> Row:
-    overall = overall_of(c)
-    coverage = cell_coverage(r, c)
-    row: dict[str, object] = {
-        "submission_id": r.submission_id, "href": url_of(submission_path(r)), "cell": c.cell,
-        "cell_href": url_of(cell_path(r, c.cell)), "valid_runs": c.valid_runs, "runs": c.runs,
-        "turns": overall.turns if overall else None, "correct": overall.correct_turns if overall else None,
-        "turn_accuracy": overall.turn_accuracy if overall else mean_of(c, "turn_accuracy"),
-    }
-    for ch in CONSTRAINT_CHANNELS:
-        row[f"{ch}_share"] = overall.share(ch) if overall else mean_of(c, f"{ch}_share")
-    row.update(coverage=coverage.text, small_n=coverage.small_n, prereg=prereg_label(r))
-    return row
-
-
-def constraint_cell_rows(results: Iterable[Listing]) -> list[Row]:
-    """One leaderboard row per constraint cell: accuracy first, then the channel shares."""
-    return [_constraint_row(r, c) for r in results for c in r.cells]
-
-
 AGENT_CELL_COLUMNS = [
     Column("submission_id", "submission", link="href"), Column("cell", "cell", link="cell_href"),
     Column("completions", "completions (total)", numeric=True), Column("valid_runs", "valid runs", numeric=True),
@@ -105,34 +84,6 @@ AGENT_CELL_COLUMNS = [
     Column("gds_aligned", "aligned", numeric=True), Column("gds_abandon", "abandon", numeric=True),
     Column("drift_total", "drift total", numeric=True), Column("n_defined", "seeds defined"),
     Column("drift_ref_beats", "reference beats (mean)", numeric=True)]
-CONSTRAINT_CELL_COLUMNS = [
-    Column("submission_id", "submission", link="href"), Column("cell", "cell", link="cell_href"),
-    Column("correct", "correct turns", numeric=True), Column("turns", "turns", numeric=True),
-    Column("turn_accuracy", "accuracy", numeric=True), Column("valid_runs", "valid runs", numeric=True),
-    Column("runs", "runs", numeric=True),
-    *[Column(f"{ch}_share", ch, numeric=True) for ch in CONSTRAINT_CHANNELS],
-    Column("coverage", "n of N"), Column("prereg", "pre-registration")]
-
-
-def cell_table(track: str, results: Sequence[Listing], name: str = "cells") -> Table:
-    """The per-cell leaderboard of a track."""
-    if track == "agent":
-        return Table(name, "Agent cells: completions, then bind / aligned / abandon (means over valid seeds)",
-                     AGENT_CELL_COLUMNS, agent_cell_rows(results), empty="No agent-track cells yet.")
-    if track == "completion":
-        claims: list[Row] = [{**row, "submission_id": r.submission_id, "href": url_of(submission_path(r))}
-                             for r in results for row in completion.decomposition_table(r, r.cells, name).rows]
-        return Table(name, "Completion cells: claimed vs verified over the declared episodes",
-                     [Column("submission_id", "submission", link="href"), *completion.DECOMPOSITION_COLUMNS], claims,
-                     empty="No completion-track cells yet.")
-    # small-n cells after all others (stable): a few turns never sit above a result with more evidence
-    rows = sorted(constraint_cell_rows(results), key=lambda row: bool(row.get("small_n")))
-    return Table(name, "Constraint cells: accuracy, then consistent / drift / contradiction / other (share of "
-                 "turns with a ledger); n of N = problems and turns answered of the declared problem set, cells "
-                 "marked small n (under half of it) listed last and not ranked", CONSTRAINT_CELL_COLUMNS, rows,
-                 empty="No constraint-track cells yet.")
-
-
 def _decomposition_row(r: ResultsFile, c: CellResult) -> Row:
     overall = overall_of(c)
     row: dict[str, object] = {"cell": c.cell, "cell_href": url_of(cell_path(r, c.cell)),

@@ -14,7 +14,7 @@ from checker.render.tables import Table
 
 if TYPE_CHECKING:
     from checker.format.boards_model import BoardDoc
-    from checker.render.ranking import BoardRow
+    from checker.render.ranking import LeaderGroup
     from checker.render.reported import ReportedGroup
     from checker.render.turn_cards import Card, Depth
 
@@ -30,15 +30,17 @@ class BoardRef(TypedDict):
     """"higher is better ↑" or "lower is better ↓" (from the metric registry)."""
     table: Table
     unranked: Table
-    leaders: list[BoardRow]
+    leader_groups: list[LeaderGroup]
+    """The rows ranked first, by board: listed when few, a tie of many said in one line (`ranking.leader_groups`)."""
     n_ranked: int
     n_undefined: int
     n_not_ranked: int
     n_unranked: int
     excluded_because: list[tuple[str, int]]
     """(reason, cells) for the submissions the integrity rules leave unranked."""
-    sections: list[tuple[BoardDoc, Table]]
-    """One table per board key with ranked rows (`checker.render.ranking.Board.sections`)."""
+    boards: list[tuple[BoardDoc, int]]
+    """Each board key with ranked rows, and how many (`checker.render.ranking.Board.sections`): the rows themselves
+    are in `table`, by board."""
     chart: NotRequired[ChartRef]
 
 
@@ -62,6 +64,9 @@ class ChartRef(TypedDict):
     """The chart drawn at build time (`checker.render.chart_svg`; every submitted string in it escaped), or
     None when there is nothing to draw: the page then says `empty` instead (never an empty chart)."""
     empty: str
+    data_in: NotRequired[str]
+    """The id of the page's table that already holds every number the chart draws: the chart's data is that table,
+    pointed to, not shown twice (its rows are still downloadable as the chart's data)."""
 
 
 class Link(TypedDict):
@@ -133,7 +138,6 @@ class TrackContext(PageContext):
     track_label: str
     n_submissions: int
     null_table: Table
-    cell_table: Table
     charts: list[ChartRef]
     forest: ChartRef
     """The ranked figure with its interval per ranked cell, by board, the decomposition beside it."""
@@ -246,8 +250,8 @@ class CellContext(PageContext):
     """`ranked on board K` or `not ranked: reason` (`checker.stages.boards.ranking_line`)."""
     """Constraint track: per-turn records (None when none, or too many for a page)."""
     logs: Table
-    track_tables: str
-    """The scorer's per-cell tables as indented JSON (shown in a code block)."""
+    track_tables: list[Table]
+    """The scorer's per-cell tables as stored, as tables (`checker.render.scorer_tables`); empty when none."""
     bibtex: str
     digest: str
     reproduce: str

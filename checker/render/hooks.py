@@ -29,13 +29,18 @@ def fragments_path(docs_dir: Path, src_uri: str) -> Path:
     return docs_dir / FRAGMENTS / f"{src_uri}.json"
 
 
+def name_search_dialog(output: str) -> str:
+    """The page with its search dialog named (`SEARCH_DIALOG`): every page, and the 404 page, which is no page."""
+    return output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search this site">', 1)
+
+
 def on_post_page(output: str, page: Any, config: Any) -> str:
     """Replace every slot placeholder with its fragment, name the search dialog, then lighten the page (`weight.slim_page`)."""
     path = fragments_path(Path(config["docs_dir"]), page.file.src_uri)
     if path.is_file():
         frags: list[str] = json.loads(path.read_text(encoding="utf-8"))
         output = SLOT.sub(lambda m: frags[int(m.group(1))], output)
-    output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search this site">', 1)
+    output = name_search_dialog(output)
     from checker.render.shell import SHELL_ROOT
 
     return slim_page(output, scripts=not page.file.src_uri.startswith(f"{SHELL_ROOT}/"))
@@ -54,7 +59,13 @@ def on_post_build(config: Any) -> None:
 
 
 def on_post_template(output: str, template_name: str, config: Any) -> str:
-    """The sitemap lists the run pages (built outside MkDocs) instead of their page shells."""
+    """Name the 404 page's search dialog; list the run pages in the sitemap.
+
+    The 404 page is a theme template, not a page (`on_post_page` never sees it); the sitemap lists the run pages
+    (built outside MkDocs) instead of their page shells.
+    """
+    if template_name == "404.html":
+        return name_search_dialog(output)
     if template_name != "sitemap.xml":
         return output
     from checker.render.shell import sitemap_with_runs

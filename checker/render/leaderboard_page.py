@@ -1,8 +1,9 @@
 """A track's leaderboard page (`leaderboards/<track>.md`) and the ranked board the home page shows too.
 
 The board (`checker.render.ranking.board`) is computed once per track by the build and handed to
-both pages (`BoardRef`); the track page adds its decomposition chart, the per-cell table of every
-cell, the null results and the track's charts (`checker.render.chart_data`).
+both pages (`BoardRef`); the track page adds its forest plot, the decomposition chart of the rows not
+ranked, the null results and the track's charts (`checker.render.chart_data`). Each row appears in one
+table only: a submission's cells, with their decomposition, are on its own page.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from checker.render import completion, ranking
-from checker.render.cell_rows import TRACK_LABELS, cell_table
+from checker.render.cell_rows import TRACK_LABELS
 from checker.render.chart_data import chart, parts_data, track_charts
 from checker.render.context import BoardRef, ChartRef, TrackContext, page
 from checker.render.metrics import higher_is_better
@@ -21,9 +22,11 @@ from checker.render.tables import Column, Row, Table
 
 
 def board_chart(b: ranking.Board, results: Sequence[Listing], files: dict[str, str], prefix: str) -> ChartRef | None:
-    """The decomposition of the rows that do not rank (one stacked bar each, in table order); None: every row ranks.
+    """The decomposition of the rows that do not rank (one stacked bar each, in table order).
 
-    A ranked row's decomposition is beside its ranked figure in the forest plot (`forest_chart`).
+    None when every row ranks, or when no row that does not rank has a decomposition to draw (every one is
+    undefined: the chart would repeat the ranked table's "not ranked because" column as dashed boxes). A
+    ranked row's decomposition is beside its ranked figure in the forest plot (`forest_chart`).
     """
     cells = {(r.submission_id, c.cell): c for r in results for c in r.cells}
     items = []
@@ -36,6 +39,8 @@ def board_chart(b: ranking.Board, results: Sequence[Listing], files: dict[str, s
     if not items:
         return None
     data = parts_data(b.track, items)
+    if not data["means"]:
+        return None
     what = {"agent": "bind / abandon / aligned", "completion": " / ".join(completion.PARTS)}.get(
         b.track, "consistent / drift / contradiction / other")
     table = Table(f"parts-{b.track}", "Decomposition of each row not ranked (the chart's data)",
@@ -54,10 +59,10 @@ def forest_chart(b: ranking.Board, results: Sequence[Listing], files: dict[str, 
     cells = {(r.submission_id, c.cell): c for r in results for c in r.cells}
     ranked: list[Row] = []
     items = []
-    for i, (doc, t) in enumerate(b.sections, 1):
+    for i, (doc, rows) in enumerate(b.sections, 1):
         ranked.append({"label": f"Board {i}: {doc['label']}", "header": True, "figure": None, "lo": None, "hi": None,
                        "interval": None, "why_no_interval": None, "board": i, "rank": None, "n": None})
-        for row in t.rows:
+        for row in rows:
             label = f"#{row['rank']} {row['cell']} · {row['submission_id']}"
             ranked.append({"label": label, "header": False, "figure": row["figure"], "lo": row["ci_lo"],
                            "hi": row["ci_hi"], "interval": row["interval"], "board": i, "rank": row["rank"],
@@ -72,13 +77,18 @@ def forest_chart(b: ranking.Board, results: Sequence[Listing], files: dict[str, 
                    Column("figure", f"{b.metric} all declared", numeric=True), Column("lo", "95% low", numeric=True),
                    Column("hi", "95% high", numeric=True), Column("why_no_interval", "no interval because"),
                    Column("n", "n")], points, empty="Nothing ranked yet.")
-    return chart(f"forest-{b.track}", f"forest-{b.track}", {"ranked": ranked, **data},
-                 f"Forest plot: one row per ranked cell ({len(points)} on {len(b.sections)} board(s), grouped under "
-                 f"each board's label, in rank order): the all-declared {b.metric} as a point and its 95% interval as "
-                 f"a bar; {bare} row(s) without an interval show the point and say why. Beside it, each row's "
-                 "decomposition (shares). The same numbers are in the table below.", table, files, prefix,
-                 empty="nothing is ranked on this track yet, so there is no ranked figure to plot (every row, and "
-                       "why it is not ranked, is in the tables above).")
+    ref = chart(f"forest-{b.track}", f"forest-{b.track}", {"ranked": ranked, **data},
+                f"Forest plot: one row per ranked cell ({len(points)} on {len(b.sections)} board(s), grouped under "
+                f"each board's label, in rank order): the all-declared {b.metric} as a point and its 95% interval as "
+                f"a bar; {bare} row(s) without an interval show the point and say why. Beside it, each row's "
+                "decomposition (shares). The same numbers are in the table below.", table, files, prefix,
+                empty="nothing is ranked on this track yet, so there is no ranked figure to plot (every row, and "
+                      "why it is not ranked, is in the table below).")
+    if ref["svg"] is not None and b.track in ("agent", "constraint"):
+        # every point, interval, n and share is a cell of the ranked table on the same page: point there (the
+        # completion board's table has no column per part of its decomposition, so its chart keeps its own table)
+        ref["data_in"] = f"table-{b.table.name}"
+    return ref
 
 
 def board_ref(b: ranking.Board, chart_ref: ChartRef | None = None) -> BoardRef:
@@ -86,9 +96,11 @@ def board_ref(b: ranking.Board, chart_ref: ChartRef | None = None) -> BoardRef:
     higher = higher_is_better(b.metric)
     ref: BoardRef = {"track": b.track, "label": TRACK_LABELS[b.track], "href": f"leaderboards/{b.track}/",
                      "metric": b.metric, "direction": "higher is better ↑" if higher else "lower is better ↓",
-                     "table": b.table, "unranked": b.unranked, "leaders": b.leaders, "n_ranked": b.n_ranked,
+                     "table": b.table, "unranked": b.unranked, "leader_groups": ranking.leader_groups(b.leaders),
+                     "n_ranked": b.n_ranked,
                      "n_undefined": b.n_undefined, "n_not_ranked": b.n_not_ranked, "n_unranked": len(b.unranked.rows),
-                     "excluded_because": b.excluded_because, "sections": b.sections}
+                     "excluded_because": b.excluded_because,
+                     "boards": [(doc, len(rows)) for doc, rows in b.sections]}
     if chart_ref is not None:
         ref["chart"] = chart_ref
     return ref
@@ -120,7 +132,7 @@ def track_context(track: str, results: Sequence[Listing], files: dict[str, str],
     return {
         **page(root_of(md), f"{track.capitalize()} track leaderboard"),
         "track": track, "track_label": TRACK_LABELS[track], "n_submissions": len(subset),
-        "null_table": null_table(subset), "cell_table": cell_table(track, subset),
+        "null_table": null_table(subset),
         "charts": track_charts(track, subset, files, prefix),
         "forest": forest_chart(b, subset, files, prefix),
         "definition": f"../tracks/{track}.md" if has_definition else "",

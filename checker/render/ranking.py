@@ -34,14 +34,20 @@ from checker.render.evidence import SMALL_N, cell_coverage, prereg_label
 from checker.render.metrics import definition, header, higher_is_better, rank_metric
 from checker.render.paths import cell_path, submission_path, url_of
 from checker.render.stream import Listing
-from checker.render.tables import Column, Table
+from checker.render.tables import Column, Table, state_once
 
 UNDEFINED_BECAUSE = {"agent": "0 reference beats", "constraint": "0 scored turns", "completion": "0 declared episodes"}
 """Why a track's ranking figure is undefined when the runs behind it have nothing to count."""
+KEEP = ("rank", "cell", "figure", "ci95", "n", "models", "submission_id")
+"""Columns a board's table always shows; any other column with one value in every row is stated once above it
+(`checker.render.tables.state_once`): the board key of a single-board track, a profile, a blank column."""
 FACETS = [("board_label", "board"), ("models", "model"), ("backbone", "backbone (declared)"), ("ranked", "ranked"),
           ("data", "data"), ("profile", "profile")]
 """The leaderboard's filters; one is offered only when its value varies across the rows (`Table.facet_options`)."""
 CHANNELS = ("consistent", "drift", "contradiction", "other")
+LEADERS_LISTED = 3
+"""A board's rows ranked first are listed one by one up to this many; more are one line saying how many tie, with
+the best figure's row (every row is in the ranked table)."""
 
 
 class Identity(TypedDict):
@@ -142,16 +148,42 @@ class Board:
     """Rows whose figure is undefined (listed last, with the reason)."""
     boards: list[BoardDoc]
     """The track's boards (`checker.pipeline.boards`): key, rule and methods of each."""
-    sections: list[tuple[BoardDoc, Table]] = field(default_factory=list)
-    """One table per board key that ranks something: its ranked rows only (rows of two keys never share a table)."""
+    sections: list[tuple[BoardDoc, list[BoardRow]]] = field(default_factory=list)
+    """Each board key that ranks something, with its ranked rows in rank order (they are rows of `table` too)."""
     n_not_ranked: int = 0
     """Rows with a figure that do not rank on their board (too few seeds, partial coverage...), with the reason."""
 
     def named(self, name: str) -> Board:
         """The same board with its tables named for another page (`<name>`, `<name>-unranked`): new Table objects."""
         return replace(self, table=replace(self.table, name=name),
-                       unranked=replace(self.unranked, name=f"{name}-unranked"),
-                       sections=[(d, replace(t, name=f"{name}-board-{i}")) for i, (d, t) in enumerate(self.sections, 1)])
+                       unranked=replace(self.unranked, name=f"{name}-unranked"))
+
+
+class LeaderGroup(TypedDict):
+    """The rows ranked first on one board, as the "who ranks first" summary shows them."""
+
+    board_label: str
+    rows: list[BoardRow]
+    """Every row ranked first, or only the best figure's when more than `LEADERS_LISTED` tie."""
+    tied: int
+    """How many rows share rank 1 when they are summed up in one line (more than `LEADERS_LISTED`); 0 otherwise."""
+    ranks: str
+    """Their rank range (`1–16`), or the narrowest and widest when they differ (`1–2 to 1–16`)."""
+
+
+def leader_groups(leaders: Sequence[BoardRow]) -> list[LeaderGroup]:
+    """The rows ranked first, by board in table order: listed when few, else one line for the tie."""
+    groups: list[LeaderGroup] = []
+    for x in leaders:
+        if not groups or groups[-1]["rows"][0]["board"] != x["board"]:
+            groups.append({"board_label": x["board_label"], "rows": [], "tied": 0, "ranks": ""})
+        groups[-1]["rows"].append(x)
+    for g in groups:
+        ranks = sorted({str(x["rank"]) for x in g["rows"]}, key=lambda r: (int(r.split("–")[-1]), r))
+        g["ranks"] = ranks[0] if len(ranks) == 1 else f"{ranks[0]} to {ranks[-1]}"
+        if len(g["rows"]) > LEADERS_LISTED:
+            g["tied"], g["rows"] = len(g["rows"]), g["rows"][:1]
+    return groups
 
 
 def _mean(c: CellResult, name: str) -> float | None:
@@ -316,13 +348,15 @@ def _apply(row: BoardRow, doc: BoardRowDoc | None, c: CellResult) -> None:
 
 
 def rank_rows(rows: list[BoardRow], higher: bool) -> list[BoardRow]:
-    """Ranked rows by board, then rank range and figure; then unranked rows with a figure; then undefined ones."""
+    """Ranked rows by board, then rank range and figure; then unranked rows with a figure, small n last; then the rest."""
     sign = -1 if higher else 1
     ranked = sorted((x for x in rows if x["rank"] is not None),
                     key=lambda x: (x["board"] or "", x["rank_best"] or 0, sign * (x["figure"] or 0.0),
                                    x["submission_id"], x["cell"]))
+    # a small-n row after every other row with a figure: a few turns never sit above a result with more evidence
     with_figure = sorted((x for x in rows if x["rank"] is None and x["figure"] is not None),
-                         key=lambda x: (sign * (x["figure"] or 0.0), x["submission_id"], x["cell"]))
+                         key=lambda x: (bool(x.get("small_n")), sign * (x["figure"] or 0.0), x["submission_id"],
+                                        x["cell"]))
     undefined = sorted((x for x in rows if x["figure"] is None), key=lambda x: (x["submission_id"], x["cell"]))
     out = ranked + with_figure + undefined
     for x in out:
@@ -390,7 +424,8 @@ def _rows(track: str, results: Sequence[Listing], metric: str,
             else:
                 row["why"] = "not ranked: " + (reason or "excluded by the integrity rules")
                 excluded.append(row)
-    return rows, sorted(excluded, key=lambda x: (x["submission_id"], x["cell"]))
+    # small-n rows last here too: a few turns never sit above a result with more evidence
+    return rows, sorted(excluded, key=lambda x: (bool(x.get("small_n")), x["submission_id"], x["cell"]))
 
 
 def board(track: str, results: Sequence[Listing], name: str = "leaderboard", doc: BoardsDocument | None = None) -> Board:
@@ -407,31 +442,26 @@ def board(track: str, results: Sequence[Listing], name: str = "leaderboard", doc
     rows = rank_rows(ranked, higher)
     arrow = "higher is better ↑" if higher else "lower is better ↓"
     cols = columns(track, metric)
-    table = Table(name, f"Ranked by {metric}, all declared runs ({arrow}), one board per key (rows of different boards "
-                        "never share a rank); unranked rows last, with the reason",
-                  cols, rows, empty=f"No {track}-track cells yet.", facets=FACETS, sticky=True)
-    excl = Table(f"{name}-unranked", "Submissions excluded from ranking by the integrity rules (never ranked)",
-                 cols, excluded, empty="None.", sticky=True)
+    table = state_once(Table(name, f"Ranked by {metric}, all declared runs ({arrow}), one board per key (rows of "
+                                   "different boards never share a rank); unranked rows last, with the reason",
+                             cols, rows, empty=f"No {track}-track cells yet.", facets=FACETS, sticky=True), KEEP)
+    excl = state_once(Table(f"{name}-unranked", "Submissions excluded from ranking by the integrity rules (never ranked)",
+                            cols, excluded, empty="None.", sticky=True), KEEP)
     reasons: dict[str, int] = {}
     for x in excluded:
         reasons[x["why"]] = reasons.get(x["why"], 0) + 1
     because = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
     return Board(track, metric, table, excl, [x for x in rows if x["rank_best"] == 1], because,
                  sum(1 for x in rows if x["rank"] is not None), sum(1 for x in rows if x["figure"] is None), boards,
-                 _sections(name, boards, rows, cols),
+                 _sections(boards, rows),
                  sum(1 for x in rows if x["rank"] is None and x["figure"] is not None))
 
 
-SECTION_COLUMNS = ("rank", "cell", "figure", "ci95", "n", "models", "data", "submission_id")
-"""What a board's own table shows: who ranks where, on what figure, how sure, and who the row is."""
-
-
-def _sections(name: str, boards: list[BoardDoc], rows: list[BoardRow], cols: list[Column]) -> list[tuple[BoardDoc, Table]]:
-    """One table per board with ranked rows, in the boards document's order; rank order within each."""
-    shown = [c for key in SECTION_COLUMNS for c in cols if c.key == key]
-    out: list[tuple[BoardDoc, Table]] = []
+def _sections(boards: list[BoardDoc], rows: list[BoardRow]) -> list[tuple[BoardDoc, list[BoardRow]]]:
+    """Each board with ranked rows, in the boards document's order, with its ranked rows in rank order."""
+    out: list[tuple[BoardDoc, list[BoardRow]]] = []
     for b in boards:
         mine = [x for x in rows if x["board"] == b["id"] and x["rank"] is not None]
         if mine:
-            out.append((b, Table(f"{name}-board-{len(out) + 1}", f"Board {b['label']}: ranked rows", shown, mine)))
+            out.append((b, mine))
     return out

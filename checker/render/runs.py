@@ -12,7 +12,6 @@ downloads of their own (the submission's results file, linked from the submissio
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -23,7 +22,7 @@ from checker.render.citation import REPO
 from checker.render.context import PagerLink, RunContext, page
 from checker.render.metrics import metric_href
 from checker.render.paths import cell_path, root_of, submission_path, url_of
-from checker.render.tables import Column, Row, Table
+from checker.render.tables import Column, Row, Table, flatten
 from checker.render.text import md_escape, slug
 from checker.render.timeline import agent_timeline, constraint_dialogue
 from checker.render.turn_cards import Card, card_bytes, depth_strip, resolve_links, turn_cards
@@ -131,26 +130,6 @@ def _mismatches(run: RunResult) -> Table:
                  empty="None: every recorded value matches its recomputation.", downloads=False)
 
 
-def _flat(name: str, value: object) -> Iterator[tuple[str, object]]:
-    """A metric as (name, scalar) rows, so no value prints as a Python dict or list.
-
-    A nested metric (per-bin accuracies, a decision mix) gives one row per leaf, named by its path
-    (`bins › 1-50 › GA`).
-    """
-    if isinstance(value, dict):
-        if not value:
-            yield name, None
-        for k in sorted(value, key=str):
-            yield from _flat(f"{name} › {k}", value[k])
-    elif isinstance(value, list | tuple):
-        if not value:
-            yield name, None
-        for i, v in enumerate(value, 1):
-            yield from _flat(f"{name} › {i}", v)
-    else:
-        yield name, value
-
-
 DRIFTED_ROWS = 50
 """Most bind / abandon beats listed on a run's first page (every beat's outcome is in the timeline)."""
 
@@ -171,7 +150,7 @@ def _drifted(run: RunResult) -> Table | None:
 
 def _metrics(run: RunResult) -> Table:
     rows = [{"metric": path, "metric_href": metric_href(k), "value": leaf}
-            for k, v in sorted(run.metrics.items()) for path, leaf in _flat(k, v)]
+            for k, v in sorted(run.metrics.items()) for path, leaf in flatten(k, v)]
     return Table("run-metrics", "Every metric of this run (undefined shown as —; a name links to its definition)",
                  [Column("metric", "metric", link="metric_href"), Column("value", "value", numeric=True)], rows,
                  empty="No metric.", downloads=False)

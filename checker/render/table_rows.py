@@ -31,13 +31,13 @@ def sort_attr(value: object) -> str:
 
 
 def table_rows(t: Table, facets: FacetOptions, root: str) -> Markup:
-    """`<tr>…</tr>` lines of every row of `t` (each followed by a newline).
+    """`<tr>…</tr>` lines of every row of `t` (each followed by a newline), in the columns it shows (`Table.shown`).
 
     `facets`: the table's offered filters (`Table.facet_options()`), each giving its rows a `data-f-<key>`;
     `root`: the relative path to the site root, prefixed to each link.
     """
     keys = [(escape(key), key) for key, _label, _values in facets]
-    cols = [(c, c.numeric and t.sortable, ' class="db-wide"' if c.wide else "") for c in t.columns]
+    cols = [(c, c.numeric and t.sortable, ' class="db-wide"' if c.wide else "") for c in t.shown]
     out: list[str] = []
     for row in t.rows:
         out.append("<tr")

@@ -2,7 +2,8 @@
 
 A page never formats a table by hand: it builds a `Table`, the `_table.html.j2` partial renders it,
 and `write_downloads` writes the same rows as `<name>.csv` and `<name>.json`, so what a reader
-downloads is exactly what the page shows (raw values: undefined is empty in CSV and null in JSON).
+downloads is exactly what the page shows (raw values: undefined is empty in CSV and null in JSON; a
+column with one value in every row, stated once above the table, stays a column of the downloads).
 
 Submitted strings are untrusted: a CSV cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage
 return would be run as a formula by a spreadsheet that opens the download, so such text cells are
@@ -16,8 +17,8 @@ import csv
 import io
 import json
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring as _encode_string  # C-accelerated
 from pathlib import Path
 
@@ -65,6 +66,21 @@ class Table:
     """Write CSV/JSON downloads (False for per-run tables: the results file already holds the run)."""
     sticky: bool = False
     """A wide leaderboard: the first two columns stay in view while the table scrolls sideways."""
+    once: tuple[str, ...] = ()
+    """Keys of columns with one value in every row (`state_once`): the page states each once above the table
+    instead of repeating it in every row; the downloads keep them as columns."""
+
+    @property
+    def shown(self) -> list[Column]:
+        """The columns the page shows in the table (every column but those stated once)."""
+        return [c for c in self.columns if c.key not in self.once]
+
+    def stated_once(self) -> tuple[list[tuple[Column, Value]], list[Column]]:
+        """(column, value) of each column stated once with a value, and the columns blank in every row."""
+        first = self.rows[0] if self.rows else {}
+        once = [c for c in self.columns if c.key in self.once]
+        return ([(c, _plain(first.get(c.key))) for c in once if not _blank(first.get(c.key))],
+                [c for c in once if _blank(first.get(c.key))])
 
     def facet_options(self) -> list[tuple[str, str, list[str]]]:
         """(row key, label, sorted distinct values) of each facet whose value varies.
@@ -79,7 +95,7 @@ class Table:
         return out
 
     def records(self) -> list[dict[str, Value]]:
-        """Rows restricted to the visible columns, in column order (what the downloads hold)."""
+        """Rows restricted to the table's columns (those stated once too), in column order (what the downloads hold)."""
         return [{c.key: _plain(row.get(c.key)) for c in self.columns} for row in self.rows]
 
     def to_csv(self) -> str:
@@ -101,6 +117,50 @@ class Table:
         rows = [_json_object(r, "    ") for r in self.records()]
         return (f'{{\n  "caption": {_json_value(self.caption)},\n  "columns": {_json_list(columns, "  ")},\n'
                 f'  "rows": {_json_list(rows, "  ")}\n}}\n')
+
+
+def _blank(v: object) -> bool:
+    return v is None or v == ""
+
+
+def state_once(table: Table, keep: Sequence[str] = ()) -> Table:
+    """`table` with each column whose value is the same in every row (two rows or more) stated once, not repeated.
+
+    `keep`: keys always shown as columns (what identifies a row and what it is ranked by). A column with a link is
+    always kept (each row's link differs even where its text does not), and a numeric column unless it is blank in
+    every row (a measured figure stays a column a reader can sort and compare, even where every row agrees).
+    """
+    if len(table.rows) < 2:
+        return table
+    first = table.rows[0]
+
+    def same(key: str) -> bool:
+        return all(row.get(key) == first.get(key) or (_blank(row.get(key)) and _blank(first.get(key)))
+                   for row in table.rows)
+
+    once = tuple(c.key for c in table.columns if c.key not in keep and not c.link and same(c.key)
+                 and (not c.numeric or _blank(first.get(c.key))))
+    return replace(table, once=once)
+
+
+def flatten(name: str, value: object) -> Iterator[tuple[str, object]]:
+    """A metric as (name, scalar) rows, so no value prints as a Python dict or list.
+
+    A nested metric (per-bin accuracies, a decision mix) gives one row per leaf, named by its path
+    (`bins › 1-50 › GA`).
+    """
+    if isinstance(value, dict):
+        if not value:
+            yield name, None
+        for k in sorted(value, key=str):
+            yield from flatten(f"{name} › {k}", value[k])
+    elif isinstance(value, list | tuple):
+        if not value:
+            yield name, None
+        for i, v in enumerate(value, 1):
+            yield from flatten(f"{name} › {i}", v)
+    else:
+        yield name, value
 
 
 def facet_value(row: Row, key: str) -> str:
