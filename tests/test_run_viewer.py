@@ -381,3 +381,37 @@ def test_a_contradiction_card_shows_its_chip_and_the_mus(tmp_path: Path, monkeyp
     # turn 1 is consistent and lists nothing at issue
     first = doc.select_one("#t-seating_001-1")
     assert first.select_one(".db-chip").get_text() == "consistent" and first.select_one(".db-broken") is None
+
+
+def test_a_long_run_measures_each_turn_once_however_many_pages(viewer_site: Path, monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """A 5,672-turn run once took 713 s to page: every page re-measured every turn (quadratic)."""
+    results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json"))
+               if p.name not in ("index.json", "boards.json", "binding.json")]
+    constraint = next(r for r in results if r.track == "constraint")
+    first = next(t for x in constraint.runs for t in x.turns or [])
+    n = 12
+    run = constraint.runs[0].model_copy(update={"turns": [first.model_copy(update={"line": i}) for i in range(3, 3 + n)]})
+    measured = []
+    real = runs_module.card_bytes
+    monkeypatch.setattr(runs_module, "card_bytes", lambda card: measured.append(1) or real(card))
+    monkeypatch.setattr(runs_module, "ROWS_BYTES_PER_PAGE", 1)  # one turn per page: 12 pages
+    pages = runs_module.run_pages(constraint, run, None, "")
+    assert (len(pages), len(measured)) == (n, n)
+    assert {ctx["n_turns"] for _md, ctx in pages} == {n}
+
+
+def test_a_cell_with_more_turns_than_a_page_holds_links_its_run_pages(viewer_site: Path) -> None:
+    from checker.render import turns as turns_module
+    results = [read_results(p) for p in sorted((viewer_site / "results").glob("*.json"))
+               if p.name not in ("index.json", "boards.json", "binding.json")]
+    constraint = next(r for r in results if r.track == "constraint")
+    first = next(t for x in constraint.runs for t in x.turns or [])
+    cap = turns_module.MAX_TURN_ROWS
+    fits = constraint.runs[0].model_copy(update={"turns": [first] * cap})
+    over = constraint.runs[0].model_copy(update={"turns": [first] * (cap + 1)})
+    table = turns_module.turn_table([fits])
+    assert table is not None and len(table.rows) == cap
+    assert turns_module.turn_table([over]) is None
+    template = (REPO / "checker/render/templates/cell.md.j2").read_text(encoding="utf-8")
+    assert "turns: too many for one page. Each run's page (linked in the Runs table above)" in template

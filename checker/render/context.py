@@ -238,6 +238,8 @@ class CellContext(PageContext):
     metrics: Table
     run_table: Table
     turn_table: Table | None
+    n_turns: int
+    """Turns of the cell's constraint runs (0 on other tracks): a cell with too many for `turn_table` says so."""
     coverage: str | None
     """Constraint track: problems and turns answered "n of N", and the small-n mark."""
     partial: str | None

@@ -2,8 +2,8 @@
 
 Each row is one model turn as the checker recomputed it (parse, completeness, ledger SAT, answer
 vs ledger, correctness, channel) next to the labels the log recorded, so a reader can follow a
-model's dialogue turn by turn. A cell with more than `MAX_TURN_ROWS` turns shows none here (the
-results file and the cell's JSON download hold them all).
+model's dialogue turn by turn. A cell with more than `MAX_TURN_ROWS` turns shows none here: each run's
+page lists every turn (as turn cards, paged), and the results file holds them all.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from __future__ import annotations
 from checker.format.results_model import RunResult
 from checker.render.tables import Column, Table
 
-MAX_TURN_ROWS = 2000
-"""Largest per-turn table put on a page (a full DRIFT-Bench test-split run is 5,672 turns)."""
+MAX_TURN_ROWS = 100
+"""Largest per-turn table put on a cell page. A row is about 100 bytes of HTML, and a cell page must load under the
+page-weight budget (300 KB, about 230 KB of it the theme): 2,000 rows once made the reference-lite cell pages 490 KB.
+A cell with more turns than this links to its run pages instead (a full DRIFT-Bench test-split run is 5,672 turns)."""
 
 
 def _flag(v: int | None) -> bool | None:
