@@ -490,3 +490,16 @@ def test_reported_groups_state_shared_and_blank_columns_once() -> None:
     assert run["table"].rows == [{"a": "1", "c": "x"}, {"a": "2", "c": None}]
     assert cell["constant"] == [] and cell["blank"] == ["a", "c"], "one row: nothing is constant, blanks named"
     assert [c.key for c in cell["table"].columns] == ["row_kind", "source", "b"]
+
+
+def test_a_metric_row_lists_per_seed_values_only_while_they_fit() -> None:
+    from checker.format.results_model import MetricAggregate
+    from checker.render.cell_page import PER_SEED_SHOWN, _metric_row
+
+    def agg(n: int) -> MetricAggregate:
+        values: dict[str, float | int | None] = {f"s{i:03d}": (None if i == 0 else 1) for i in range(n)}
+        return MetricAggregate(n_defined=n - 1, n=n, values=values, mean=1.0, min=1, max=1)
+
+    assert _metric_row("claimed", agg(3))["per_seed"] == "s000: —, s001: 1, s002: 1"
+    assert _metric_row("claimed", agg(PER_SEED_SHOWN))["per_seed"].count(": ") == PER_SEED_SHOWN
+    assert _metric_row("claimed", agg(200))["per_seed"] == "200 values: on each run's page and in the results file"

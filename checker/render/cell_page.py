@@ -63,11 +63,18 @@ def verified_note(r: ResultsFile) -> str:
             f"run logs (no submitted number is used); evidence: the logs' SHA-256 under Cite and reproduce, {pinned}.")
 
 
+PER_SEED_SHOWN = 12
+"""Most per-seed values listed in a metric's row. A cell of 200 τ-bench episodes listed 200 per metric (60 KB of a
+cell page); past this, the row says how many and where they are (each run's page, the results file)."""
+
+
 def _metric_row(name: str, agg: MetricAggregate) -> Row:
+    values = sorted(agg.values.items())
+    per_seed = (", ".join(f"{s}: {'—' if v is None else v}" for s, v in values) if len(values) <= PER_SEED_SHOWN else
+                f"{len(values)} values: on each run's page and in the results file")
     return {"metric": name, "metric_href": metric_href(name), "mean": agg.mean, "min": agg.min, "max": agg.max,
             "ci95_low": agg.ci95[0] if agg.ci95 else None, "ci95_high": agg.ci95[1] if agg.ci95 else None,
-            "n_defined": agg.n_defined, "n": agg.n, "pooled": agg.pooled,
-            "per_seed": ", ".join(f"{s}: {'—' if v is None else v}" for s, v in sorted(agg.values.items()))}
+            "n_defined": agg.n_defined, "n": agg.n, "pooled": agg.pooled, "per_seed": per_seed}
 
 
 def _metrics_table(c: CellResult) -> Table:
