@@ -503,3 +503,37 @@ def test_a_metric_row_lists_per_seed_values_only_while_they_fit() -> None:
     assert _metric_row("claimed", agg(3))["per_seed"] == "s000: —, s001: 1, s002: 1"
     assert _metric_row("claimed", agg(PER_SEED_SHOWN))["per_seed"].count(": ") == PER_SEED_SHOWN
     assert _metric_row("claimed", agg(200))["per_seed"] == "200 values: on each run's page and in the results file"
+
+
+def test_a_table_with_a_row_limit_shows_its_first_rows_and_downloads_all(tmp_path: Path) -> None:
+    from checker.render.tables import Column, Table, write_downloads
+    from checker.render.writer import environment
+
+    rows = [{"path": f"runs/r{i:03d}.jsonl", "kind": "a" if i < 3 else "b"} for i in range(30)]
+    t = Table("logs", "Run logs", [Column("path", "path"), Column("kind", "kind")], rows, limit=3,
+              facets=[("kind", "kind")])
+    write_downloads(t, tmp_path, "downloads/x")
+    doc = BeautifulSoup(environment().get_template("_table.html.j2").render(t=t, extra_class="", root="../"),
+                        "html.parser")
+    assert [tr.select("td")[0].get_text() for tr in doc.select("tbody tr")] == [
+        "runs/r000.jsonl", "runs/r001.jsonl", "runs/r002.jsonl"]
+    assert doc.select_one(".db-more").get_text() == (
+        "The first 3 of 30 rows; the CSV and JSON downloads below hold all 30.")
+    assert doc.select_one(".db-facets") is None  # the rows shown are all "a": nothing to filter
+    assert len(json.loads((tmp_path / "downloads/x/logs.json").read_text())["rows"]) == 30
+    with pytest.raises(ValueError, match="needs downloads"):
+        Table("runs", "Runs", [Column("path", "path")], rows, limit=3, downloads=False)
+
+
+def test_a_long_declared_table_shows_the_runs_left_out_first() -> None:
+    from checker.format.results_model import SeedOutcome
+    from checker.render.cell_page import _declared_table
+    from checker.render.tables import LONG_TABLE_ROWS
+
+    class Cell:
+        declared = [SeedOutcome(seed=f"s{i:03d}", status="VALID", run_id=f"r{i}") for i in range(LONG_TABLE_ROWS)] + [
+            SeedOutcome(seed="s999", status="INVALID", run_id="r999", reason="gate: startup_probe")]
+
+    t = _declared_table(Cell())  # type: ignore[arg-type]
+    assert t.shown_rows[0]["seed"] == "s999" and len(t.rows) == LONG_TABLE_ROWS + 1
+    assert "those left out of the valid-only figure first" in t.caption

@@ -26,7 +26,7 @@ from checker.render.metrics import header, is_count, metric_href, rank_metric, w
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.scorer_tables import scorer_tables
 from checker.render.submission_page import bibtex, logs_table, run_gate_table, runs_for_cell
-from checker.render.tables import Column, Row, Table
+from checker.render.tables import LONG_TABLE_ROWS, Column, Row, Table
 from checker.render.text import slug
 from checker.render.turns import turn_table
 
@@ -90,10 +90,14 @@ def _metrics_table(c: CellResult) -> Table:
 
 
 def _declared_table(c: CellResult) -> Table:
-    return Table("declared", "Every declared run (intent-to-treat): what became of each declared seed",
+    rows: list[Row] = [o.model_dump() for o in c.declared]
+    if len(rows) > LONG_TABLE_ROWS:  # the page shows the first rows: those left out of the valid-only figure first
+        rows = [r for r in rows if r["reason"]] + [r for r in rows if not r["reason"]]
+    return Table("declared", "Every declared run (intent-to-treat): what became of each declared seed"
+                             + (", those left out of the valid-only figure first" if len(rows) > LONG_TABLE_ROWS else ""),
                  [Column("seed", "seed"), Column("status", "status"), Column("run_id", "run"),
                   Column("reason", "why not in the valid-only figure")],
-                 [o.model_dump() for o in c.declared], empty="No pre-registration declares this cell's seeds.")
+                 rows, empty="No pre-registration declares this cell's seeds.", limit=LONG_TABLE_ROWS)
 
 
 def _all_declared_table(c: CellResult) -> Table:

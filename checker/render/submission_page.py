@@ -20,7 +20,7 @@ from checker.render.context import ChartRef, SubmissionContext, page
 from checker.render.evidence import prereg_label, submission_coverage
 from checker.render.paths import cell_path, root_of, submission_path, url_of
 from checker.render.runs import run_path
-from checker.render.tables import Column, Row, Table
+from checker.render.tables import LONG_TABLE_ROWS, Column, Row, Table
 from checker.render.text import slug
 
 
@@ -117,7 +117,7 @@ def logs_table(r: ResultsFile, paths: set[str] | None = None) -> Table:
     run_col = [] if r.track == "completion" else [Column("run_id", "run")]
     return Table("logs", "Run logs behind these results (SHA-256 of the file bytes)",
                  [Column("path", "path"), *run_col, Column("sha256", "sha256")], rows,
-                 empty="No logs.")
+                 empty="No logs.", limit=LONG_TABLE_ROWS)
 
 
 def _defeaters_table(r: ResultsFile) -> Table:

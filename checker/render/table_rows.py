@@ -31,7 +31,7 @@ def sort_attr(value: object) -> str:
 
 
 def table_rows(t: Table, facets: FacetOptions, root: str) -> Markup:
-    """`<tr>…</tr>` lines of every row of `t` (each followed by a newline), in the columns it shows (`Table.shown`).
+    """`<tr>…</tr>` lines (each ending in a newline) of the rows and columns `t` shows (`shown_rows`, `shown`).
 
     `facets`: the table's offered filters (`Table.facet_options()`), each giving its rows a `data-f-<key>`;
     `root`: the relative path to the site root, prefixed to each link.
@@ -39,7 +39,7 @@ def table_rows(t: Table, facets: FacetOptions, root: str) -> Markup:
     keys = [(escape(key), key) for key, _label, _values in facets]
     cols = [(c, c.numeric and t.sortable, ' class="db-wide"' if c.wide else "") for c in t.shown]
     out: list[str] = []
-    for row in t.rows:
+    for row in t.shown_rows:
         out.append("<tr")
         for html_key, key in keys:
             out.append(f' data-f-{html_key}="{facet_key(facet_value(row, key))}"')

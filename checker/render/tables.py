@@ -22,6 +22,9 @@ from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring as _encode_string  # C-accelerated
 from pathlib import Path
 
+LONG_TABLE_ROWS = 25
+"""Rows a per-run table of a cell or submission page shows (`Table.limit`); its downloads hold every row."""
+
 Value = str | int | float | bool | None
 Row = Mapping[str, object]
 """One row of a table: column key -> raw value (text, a number, a flag; None when undefined; anything else is shown
@@ -66,9 +69,21 @@ class Table:
     """Write CSV/JSON downloads (False for per-run tables: the results file already holds the run)."""
     sticky: bool = False
     """A wide leaderboard: the first two columns stay in view while the table scrolls sideways."""
+    limit: int | None = None
+    """Most rows the page shows (None: all). A per-run table of a 200-episode cell is tens of KB; past the limit the
+    page shows the first `limit` rows and says how many its downloads hold (a table with a limit has downloads)."""
     once: tuple[str, ...] = ()
     """Keys of columns with one value in every row (`state_once`): the page states each once above the table
     instead of repeating it in every row; the downloads keep them as columns."""
+
+    def __post_init__(self) -> None:
+        if self.limit is not None and not self.downloads:
+            raise ValueError(f"table {self.name!r}: a row limit needs downloads (they hold the rows not shown)")
+
+    @property
+    def shown_rows(self) -> Sequence[Row]:
+        """The rows the page shows (the first `limit`; the downloads hold every row)."""
+        return self.rows if self.limit is None else self.rows[:self.limit]
 
     @property
     def shown(self) -> list[Column]:
@@ -89,7 +104,7 @@ class Table:
         """
         out = []
         for key, label in self.facets:
-            values = sorted({facet_value(row, key) for row in self.rows})
+            values = sorted({facet_value(row, key) for row in self.shown_rows})
             if len(values) > 1:
                 out.append((key, label, values))
         return out
