@@ -171,7 +171,8 @@ def test_build_uses_the_project_s_pages_and_changelog(tmp_path: Path) -> None:
     (project / "CHANGELOG.md").write_text("# Changelog\n\n## Unreleased\n\n- only in this project\n", encoding="utf-8")
     results = write_results_dir(synthetic_results(1), tmp_path / "r")
     site.build_site(results, tmp_path / "out" / "site", project=project)
-    assert "only in this project" in (tmp_path / "out" / "site" / "changelog" / "index.html").read_text(encoding="utf-8")
+    assert "only in this project" in (tmp_path / "out" / "site" / "changelog" / "software" / "index.html").read_text(
+        encoding="utf-8")
 
 
 def test_md_escape_fast_path_matches_the_character_by_character_escape() -> None:

@@ -124,11 +124,20 @@ def write_format_schemas(w: Writer, docs: Path) -> None:
         w.text("format.md", (docs / "format.md").read_text(encoding="utf-8").rstrip("\n") + extra)
 
 
+SOFTWARE_CHANGELOG = "changelog/software.md"
+"""The project's `CHANGELOG.md` as a page of its own: on one page with the results changelog it reached the
+page-weight budget (299 KB of 300 in one load, 2026-12-03)."""
+
+
 def write_changelog(w: Writer, repo: Path, releases: list[ReleaseFile], results: Sequence[Listing]) -> None:
-    """`changelog.md`: the results changelog, then the project's `CHANGELOG.md` (when it has one)."""
+    """`changelog.md`: the results changelog, with a link to the project's `CHANGELOG.md` on its own page."""
     if (repo / "CHANGELOG.md").is_file():
         software = (repo / "CHANGELOG.md").read_text(encoding="utf-8").removeprefix("# Changelog\n")
-        w.text("changelog.md", results_changelog(releases, results) + software)
+        w.text("changelog.md", results_changelog(releases, results) + "\n## The checker's changes\n\n"
+               "What changed in the checker and the site, release by release: "
+               "[software changelog](changelog/software.md).\n")
+        w.text(SOFTWARE_CHANGELOG, "# Software changelog\n\nChanges to the checker and the site (the repository's "
+               "`CHANGELOG.md`); what changed in the results is on [the changelog](../changelog.md).\n" + software)
 
 
 def write_submit(w: Writer, docs: Path) -> None:
