@@ -226,6 +226,16 @@ def test_quick_storage_only(run_line, tmp_path: Path) -> None:
     f = json.loads(out_json.read_text())["figures"]
     assert f["agent_storage_compressed_copies_reused"] is True and "constraint_storage_jobs" not in f
     assert f["agent_storage_runs_identical_across_forms"] is True
+    assert f["agent_storage_zstd_level"] == f["agent_storage_shipped_zstd_level"] == 19
+    # --zstd-level: the copies at that level, and the shipped level measured on the first submission
+    res = run_line(["bench", "scale", "--quick", "--storage-only", "--half", "agent", "--zstd-level", "3",
+                    "--workdir", str(work), "--json", str(out_json), "--markdown", str(out_md)])
+    assert res.exit_code == 0, res.output
+    f = json.loads(out_json.read_text())["figures"]
+    assert f["agent_storage_zstd_level"] == 3 and f["agent_storage_compressed_copies_reused"] is False
+    assert f["agent_storage_shipped_sample_mb"] < f["agent_storage_shipped_sample_plain_mb"]
+    assert f["agent_storage_shipped_estimate_repo_mb"] > 0 and f["agent_storage_runs_identical_across_forms"] is True
+    assert "not the level `driftboard compress` writes (19)" in out_md.read_text()
 
 
 def test_half_goes_with_storage_only(run_line, tmp_path: Path) -> None:

@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING, Any
 
 from checker.cli.compress import compress_command
 from checker.cli.reference import reference_command
+from checker.format import storage
 from checker.format.errors import DriftboardError
 from checker.format.schema.manifest import Submission
-from checker.format.storage import GZIP_LEVEL, ZSTD_LEVEL
 from checker.stages.fetch import CA_FILE_ENV, LOOPBACK_ENV, BlobStore
 from checker.stages.manifest_yaml import parse_yaml
 from driftboard_tools.generate.leaderboards import Half, _digest, _pool_map, _reusable, _stamp
@@ -80,8 +80,15 @@ def _quiet(fn: Callable[..., Any], *args: Any) -> None:
         fn(*args)
 
 
-def _compress_one(task: tuple[str, str]) -> None:
-    _quiet(compress_command, Path(task[0]), task[1])
+def _compress_one(task: tuple[str, str, int]) -> None:
+    folder, form, level = task
+    shipped = storage.ZSTD_LEVEL
+    if form == "zstd":  # the bench's `--zstd-level` (the module global `compress` reads for each file)
+        storage.ZSTD_LEVEL = level
+    try:
+        _quiet(compress_command, Path(folder), form)
+    finally:
+        storage.ZSTD_LEVEL = shipped
 
 
 def _linked_copy(src: Path, dst: Path) -> None:
@@ -147,26 +154,27 @@ def _runs(results: Path) -> list[tuple[str, str, str]]:
     return sorted(out)
 
 
-def _compressed(root: Path, half: Half, form: str, jobs: int) -> tuple[list[Path], dict[str, Any]]:
-    """The half's submissions compressed as `form` under `root/<form>` (kept and reused while intact).
+def _compressed(root: Path, half: Half, form: str, jobs: int, level: int, name: str | None = None,
+                subs_from: list[Path] | None = None) -> tuple[list[Path], dict[str, Any]]:
+    """The half's submissions (or `subs_from`) compressed as `form` under `root/<name>` (kept and reused while intact).
 
     Returns the folders and the stamp: `compress_s` (wall) and `compress_cpu_s` of the run that made them.
     """
-    folder = root / form
+    folder = root / (name or form)
+    sources = half.submissions if subs_from is None else subs_from
     generated = json.loads((half.root / "stamp.json").read_text(encoding="utf-8"))["digest"]
-    params = {"kept": KEPT_VERSION, "half": generated, "form": form,
-              "level": GZIP_LEVEL if form == "gzip" else ZSTD_LEVEL}
+    params = {"kept": KEPT_VERSION, "half": generated, "form": form, "level": level, "subs": [s.name for s in sources]}
     digest = _digest(params)
-    subs = [folder / s.name for s in half.submissions]
+    subs = [folder / s.name for s in sources]
     stamp = _reusable(folder, digest)
     if stamp is not None:
         return subs, {**stamp, "reused": True}
     shutil.rmtree(folder, ignore_errors=True)
-    for src, dst in zip(half.submissions, subs, strict=True):
+    for src, dst in zip(sources, subs, strict=True):
         _linked_copy(src, dst)
     t0, c0 = time.perf_counter(), time.process_time()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    _pool_map(_compress_one, [(str(s), form) for s in subs], jobs)  # the pool's workers are reaped when it closes
+    _pool_map(_compress_one, [(str(s), form, level) for s in subs], jobs)  # the pool's workers are reaped when it closes
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = time.process_time() - c0 + (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
     stamp = _stamp(folder, digest, params, {"compress_s": time.perf_counter() - t0, "compress_cpu_s": cpu,
@@ -182,8 +190,14 @@ def storage_stage(bench: Bench, half: Half) -> None:
         shutil.rmtree(root / name, ignore_errors=True)
     folders: dict[str, list[Path]] = {"plain": list(half.submissions)}  # verified where they were generated
     made: dict[str, dict[str, Any]] = {}
-    for form in ("gzip", "zstd"):
-        folders[form], made[form] = _compressed(root, half, form, j)
+    level = bench.sizes.zstd_level or storage.ZSTD_LEVEL
+    folders["gzip"], made["gzip"] = _compressed(root, half, "gzip", j, storage.GZIP_LEVEL)
+    folders["zstd"], made["zstd"] = _compressed(root, half, "zstd", j, level)
+    if level != storage.ZSTD_LEVEL:  # the shipped level on the first submission: its bytes and cost, to scale up
+        sample, made["shipped"] = _compressed(root, half, "zstd", j, storage.ZSTD_LEVEL, "zstd-shipped-sample",
+                                              half.submissions[:1])
+        made["shipped"]["bytes"], made["shipped"]["plain"] = _bytes(sample), _bytes(half.submissions[:1])
+    made["zstd"]["level"] = level
     folders["reference"] = [root / "reference" / s.name for s in half.submissions]
     for src, dst in zip(folders["zstd"], folders["reference"], strict=True):
         shutil.copytree(src, dst)  # a copy: a blob hard-linked to a zstd log would make that log a refused hard link
@@ -212,9 +226,19 @@ def _measure(bench: Bench, half: Half, root: Path, folders: dict[str, list[Path]
                **{f"{form}_repo_mb": round(repo[form] / 1e6, 2) for form in FORMS},
                **{f"{form}_vs_plain_bytes": round(repo[form] / repo["plain"], 4) for form in FORMS},
                **{f"{form}_compress_{k}": round(made[form][f"compress_{k}"], 1) for form in made for k in ("s", "cpu_s")},
-               **{f"{form}_compress_mb_per_cpu_s": round(repo["plain"] / 1e6 / made[form]["compress_cpu_s"], 2)
+               **{f"{form}_compress_mb_per_cpu_s": round(made[form].get("plain", repo["plain"]) / 1e6
+                                                         / made[form]["compress_cpu_s"], 2)
                   for form in made if made[form]["compress_cpu_s"]},
-               compress_jobs=made["zstd"]["compress_jobs"],
+               compress_jobs=made["zstd"]["compress_jobs"], zstd_level=made["zstd"]["level"],
+               shipped_zstd_level=storage.ZSTD_LEVEL,
+               **({} if "shipped" not in made else {
+                   "shipped_sample_plain_mb": round(made["shipped"]["plain"] / 1e6, 2),
+                   "shipped_sample_mb": round(made["shipped"]["bytes"] / 1e6, 2),
+                   "shipped_sample_vs_plain_bytes": round(made["shipped"]["bytes"] / made["shipped"]["plain"], 4),
+                   "shipped_estimate_repo_mb": round(repo["plain"] * made["shipped"]["bytes"] / made["shipped"]["plain"]
+                                                     / 1e6, 1),
+                   "shipped_estimate_compress_cpu_s": round(made["shipped"]["compress_cpu_s"] * repo["plain"]
+                                                            / made["shipped"]["plain"])}),
                compressed_copies_reused=all(m["reused"] for m in made.values()))
     fetched = _fetch_only(root, folders["reference"], upload)
     passes: dict[str, Any] = {}
@@ -301,7 +325,15 @@ def _half_rows(figures: dict[str, Any], half: str, unit: str) -> list[str]:
                   f"Compression (once, by the submitter; {f('compress_jobs')} processes"
                   f"{', copies reused from an earlier run' if f('compressed_copies_reused') else ''}): gzip "
                   f"{f('gzip_compress_s')} s wall, {f('gzip_compress_cpu_s')} CPU s; zstd {f('zstd_compress_s')} s "
-                  f"wall, {f('zstd_compress_cpu_s')} CPU s ({f('zstd_compress_mb_per_cpu_s')} MB of plain log per CPU s)."]
+                  f"wall, {f('zstd_compress_cpu_s')} CPU s ({f('zstd_compress_mb_per_cpu_s')} MB of plain log per CPU s) "
+                  f"at level {f('zstd_level')}."]
+    if f("shipped_sample_mb") is not None:
+        lines += ["", f"The zstd copies are at level {f('zstd_level')}, not the level `driftboard compress` writes "
+                      f"({f('shipped_zstd_level')}). That level on the first submission ({f('shipped_sample_plain_mb')} MB "
+                      f"plain): {f('shipped_sample_mb')} MB ({f('shipped_sample_vs_plain_bytes')} of plain), "
+                      f"{f('shipped_compress_cpu_s')} CPU s ({f('shipped_compress_mb_per_cpu_s')} MB per CPU s); scaled to "
+                      f"the half: about {f('shipped_estimate_repo_mb')} MB in the repository, "
+                      f"{f('shipped_estimate_compress_cpu_s')} CPU s to compress."]
     return lines
 
 

@@ -70,6 +70,8 @@ class Sizes:
     problems: str | None = None
     jobs: int = 2
     z3_subset: int = 1
+    zstd_level: int | None = None
+    """The storage stage's zstd copies at this level (None: the level `driftboard compress` writes, 19)."""
 
     def check(self) -> None:
         """Raises UsageError on sizes the generators cannot honour."""
