@@ -210,7 +210,7 @@ def test_quick_storage_only(run_line, tmp_path: Path) -> None:
         assert abs(f[f"{h}_plain_repo_mb"] - round(generated / 1e6, 2)) <= 0.01
         assert f[f"{h}_zstd_repo_mb"] <= f[f"{h}_gzip_repo_mb"] < f[f"{h}_plain_repo_mb"]
         assert f[f"{h}_reference_repo_mb"] < 0.1 * f[f"{h}_plain_repo_mb"]  # the manifests only
-        assert f[f"{h}_runs"] == f[f"{h}_blobs"] == runs
+        assert f[f"{h}_runs"] == f[f"{h}_blobs"] == f[f"{h}_fetch_blobs"] == f[f"{h}_verified_runs"] == runs
         assert (f[f"{h}_fetch_cold_downloaded"], f[f"{h}_fetch_warm_downloaded"]) == (runs, 0)
         assert f[f"{h}_runs_identical_across_forms"] is True
         for form in ("plain", "gzip", "zstd", "reference", "reference_warm"):
@@ -229,9 +229,13 @@ def test_quick_storage_only(run_line, tmp_path: Path) -> None:
     assert f["agent_storage_zstd_level"] == f["agent_storage_shipped_zstd_level"] == 19
     # --zstd-level: the copies at that level, and the shipped level measured on the first submission
     res = run_line(["bench", "scale", "--quick", "--storage-only", "--half", "agent", "--zstd-level", "3",
-                    "--workdir", str(work), "--json", str(out_json), "--markdown", str(out_md)])
+                    "--storage-verify-first", "1", "--workdir", str(work), "--json", str(out_json), "--markdown",
+                    str(out_md)])
     assert res.exit_code == 0, res.output
     f = json.loads(out_json.read_text())["figures"]
+    # --storage-verify-first 1: bytes of the whole half, passes and fetch on its first submission (8 runs)
+    assert (f["agent_storage_submissions"], f["agent_storage_verified_submissions"]) == (2, 1)
+    assert (f["agent_storage_verified_runs"], f["agent_storage_fetch_blobs"], f["agent_storage_blobs"]) == (8, 8, 16)
     assert f["agent_storage_zstd_level"] == 3 and f["agent_storage_compressed_copies_reused"] is False
     assert f["agent_storage_shipped_sample_mb"] < f["agent_storage_shipped_sample_plain_mb"]
     assert f["agent_storage_shipped_estimate_repo_mb"] > 0 and f["agent_storage_runs_identical_across_forms"] is True

@@ -159,6 +159,9 @@ def bench_site(workdir: Path | None) -> None:
 @click.option("--zstd-level", type=click.IntRange(1, 22), default=None,
               help="The storage stage's zstd copies at this level, and the shipped level measured on one submission "
                    "(zstd -19 of the full halves takes hours on 2 cores)  [default: 19, what `driftboard compress` writes].")
+@click.option("--storage-verify-first", type=click.IntRange(1), default=None,
+              help="The storage stage's verify passes and fetch on each half's first N submissions only (bytes and "
+                   "compression: the whole half)  [default: all].")
 @workdir_option("Where generated data is kept and reused  [default: $TMPDIR/driftboard-bench-scale].")
 @click.option("--json", "json_out", type=click.Path(path_type=Path), default=None, help="Also write the figures as JSON.")
 @click.option("--markdown", "md_out", type=click.Path(path_type=Path), default=None,

@@ -221,7 +221,8 @@ def _measure(bench: Bench, half: Half, root: Path, folders: dict[str, list[Path]
              upload: Path, transport: str) -> None:
     j, h = bench.sizes.jobs, f"{half.name}_storage"
     repo = {form: _bytes(folders[form]) for form in FORMS}
-    bench.emit(h, forms=",".join(FORMS), jobs=j, transport=transport, runs=len(half.log_files), **{f"{half.unit}s": half.total},
+    bench.emit(h, forms=",".join(FORMS), jobs=j, transport=transport, submissions=len(half.submissions),
+               runs=len(half.log_files), **{f"{half.unit}s": half.total},
                blobs=sum(1 for p in upload.rglob("*") if p.is_file()), blob_mb=round(_bytes([upload]) / 1e6, 1),
                **{f"{form}_repo_mb": round(repo[form] / 1e6, 2) for form in FORMS},
                **{f"{form}_vs_plain_bytes": round(repo[form] / repo["plain"], 4) for form in FORMS},
@@ -240,12 +241,16 @@ def _measure(bench: Bench, half: Half, root: Path, folders: dict[str, list[Path]
                    "shipped_estimate_compress_cpu_s": round(made["shipped"]["compress_cpu_s"] * repo["plain"]
                                                             / made["shipped"]["plain"])}),
                compressed_copies_reused=all(m["reused"] for m in made.values()))
-    fetched = _fetch_only(root, folders["reference"], upload)
+    k = min(bench.sizes.storage_verify_first or len(half.submissions), len(half.submissions))
+    bench.emit(h, verified_submissions=k, verified_runs=sum(1 for s in half.submissions[:k] for _ in s.rglob("*.jsonl")),
+               **{f"verified_{half.unit}s": sum(half.units[:k])})
+    uploaded = [upload / s.name for s in half.submissions[:k]]
+    fetched = _fetch_only(root, folders["reference"][:k], uploaded)
     passes: dict[str, Any] = {}
     results: dict[str, Path] = {}
-    rel = {form: [p.relative_to(bench.workdir) for p in subs] for form, subs in folders.items()}
+    rel = {form: [p.relative_to(bench.workdir) for p in subs[:k]] for form, subs in folders.items()}
     for form in FORMS:
-        _read_through([upload] if form == "reference" else folders[form])
+        _read_through(uploaded if form == "reference" else folders[form][:k])
         passes[form], results[form] = bench.verify(half, f"storage-{form}", rel[form], jobs=j)
     # reference with a warm blob store (its cold pass's store), a cold results cache
     store = bench.out / f"{half.name}-storage-reference" / "cache" / "blobs"
@@ -265,7 +270,7 @@ def _measure(bench: Bench, half: Half, root: Path, folders: dict[str, list[Path]
         shutil.rmtree(r, ignore_errors=True)
 
 
-def _fetch_only(root: Path, folders: list[Path], upload: Path) -> dict[str, Any]:
+def _fetch_only(root: Path, folders: list[Path], uploaded: list[Path]) -> dict[str, Any]:
     """Every blob fetched into an empty store (cold), then again (warm), in this process."""
     refs = []
     for folder in folders:
@@ -273,10 +278,11 @@ def _fetch_only(root: Path, folders: list[Path], upload: Path) -> dict[str, Any]
         assert manifest is not None
         refs += [(ref, next(x for x in (".jsonl.gz", ".jsonl.zst", ".jsonl") if rel.endswith(x)))
                  for rel, ref in manifest.blobs.items()]
-    _read_through([upload])
+    _read_through(uploaded)
     store = BlobStore(root / "fetch-store")
-    out: dict[str, Any] = {}
-    mb = _bytes([upload]) / 1e6
+    out: dict[str, Any] = {"fetch_blobs": len(refs)}
+    mb = _bytes(uploaded) / 1e6
+    out["fetch_mb"] = round(mb, 1)
     for label in ("cold", "warm"):
         t0, c0 = time.perf_counter(), time.process_time()
         before = store.fetched
@@ -306,7 +312,10 @@ def _half_rows(figures: dict[str, Any], half: str, unit: str) -> list[str]:
     j = f("jobs")
     if j is None or f(f"plain_j{j}_s") is None:
         return []
-    lines = ["", f"Storage forms of the {half} half ({f('runs')} runs, {f(unit):,} {unit}; `verify --jobs {j}`, cold "
+    subset = ("" if f("verified_submissions") in (None, f("submissions")) else
+              f"; verify passes and fetch on the first {f('verified_submissions')} submissions, {f('verified_runs')} runs, "
+              f"{f('verified_' + unit):,} {unit}")
+    lines = ["", f"Storage forms of the {half} half ({f('runs')} runs, {f(unit):,} {unit}{subset}; `verify --jobs {j}`, cold "
                  "results cache; ratio = plain's time / this form's, 1.0 = as fast as plain; every form gives the same "
                  f"runs: {f('runs_identical_across_forms')}):", "",
              "| form | bytes in the repository (MB) | vs plain | wall s | CPU s | ratio vs plain (wall) | "
@@ -319,7 +328,7 @@ def _half_rows(figures: dict[str, Any], half: str, unit: str) -> list[str]:
         lines.append(f"| {label} | {f(base + '_repo_mb')} | {f(base + '_vs_plain_bytes')} | {f(key + '_s')} | "
                      f"{f(key + '_cpu_s')} | {f(key + '_ratio_vs_plain')} | {f(key + '_ratio_vs_plain_cpu')} | "
                      f"{f(key + '_rss_max_mb')} | {f(key + '_rss_tree_mb')} |")
-    lines += ["", f"Fetch alone ({f('blobs')} blobs, {f('blob_mb')} MB, over {f('transport')} from 127.0.0.1): cold store "
+    lines += ["", f"Fetch alone ({f('fetch_blobs')} blobs, {f('fetch_mb')} MB, over {f('transport')} from 127.0.0.1): cold store "
                   f"{f('fetch_cold_s')} s ({f('fetch_cold_mb_per_s')} MB/s, {f('fetch_cold_downloaded')} downloaded); "
                   f"warm store {f('fetch_warm_s')} s (digests checked, {f('fetch_warm_downloaded')} downloaded). "
                   f"Compression (once, by the submitter; {f('compress_jobs')} processes"
