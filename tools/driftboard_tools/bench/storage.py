@@ -245,25 +245,26 @@ def _measure(bench: Bench, half: Half, root: Path, folders: dict[str, list[Path]
     bench.emit(h, verified_submissions=k, verified_runs=sum(1 for s in half.submissions[:k] for _ in s.rglob("*.jsonl")),
                **{f"verified_{half.unit}s": sum(half.units[:k])})
     uploaded = [upload / s.name for s in half.submissions[:k]]
-    fetched = _fetch_only(root, folders["reference"][:k], uploaded)
+    bench.emit(h, **_fetch_only(root, folders["reference"][:k], uploaded))
     passes: dict[str, Any] = {}
     results: dict[str, Path] = {}
     rel = {form: [p.relative_to(bench.workdir) for p in subs[:k]] for form, subs in folders.items()}
-    for form in FORMS:
-        _read_through(uploaded if form == "reference" else folders[form][:k])
-        passes[form], results[form] = bench.verify(half, f"storage-{form}", rel[form], jobs=j)
-    # reference with a warm blob store (its cold pass's store), a cold results cache
-    store = bench.out / f"{half.name}-storage-reference" / "cache" / "blobs"
-    passes["reference_warm"], results["reference_warm"] = bench.verify(
-        half, "storage-reference-warm", rel["reference"], jobs=j, seed_blobs=store)
-    plain = passes["plain"]
-    for form, m in passes.items():
+    # each pass is recorded as it ends (a run stopped part-way keeps them); zstd, the form with a goal, right after plain
+    for form in ("plain", "zstd", "gzip", "reference", "reference_warm"):
+        if form == "reference_warm":  # with a warm blob store (the cold pass's), a cold results cache
+            store = bench.out / f"{half.name}-storage-reference" / "cache" / "blobs"
+            m, results[form] = bench.verify(half, "storage-reference-warm", rel["reference"], jobs=j, seed_blobs=store)
+        else:
+            _read_through(uploaded if form == "reference" else folders[form][:k])
+            m, results[form] = bench.verify(half, f"storage-{form}", rel[form], jobs=j)
+        passes[form] = m
+        plain = passes["plain"]
         bench.emit(f"{h}_{form}_j{j}", s=round(m.wall_s, 2), cpu_s=None if m.cpu_s is None else round(m.cpu_s, 1),
                    rss_max_mb=round(m.rss_max_mb), rss_tree_mb=round(m.rss_tree_mb),
                    ratio_vs_plain=round(plain.wall_s / m.wall_s, 3),
                    ratio_vs_plain_cpu=round(plain.cpu_s / m.cpu_s, 3) if plain.cpu_s and m.cpu_s else None)
     same = len({json.dumps(_runs(r)) for r in results.values()}) == 1
-    bench.emit(h, runs_identical_across_forms=same, **fetched)
+    bench.emit(h, runs_identical_across_forms=same)
     if not same:
         raise DriftboardError(f"the {half.name} half's storage forms verified to different runs; see {root}")
     for r in results.values():
