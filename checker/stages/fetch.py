@@ -241,8 +241,7 @@ class BlobStore:
         if parts.scheme == "https":
             host, port = parts.hostname or "", parts.port or 443
             address = public_address(host, port)
-            conn = http.client.HTTPSConnection(host, port, timeout=timeout,
-                                               context=tls_context())
+            conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=tls_context())
             # connect to the address checked above; the certificate is still checked against the host name
             conn._create_connection = (  # type: ignore[attr-defined]
                 lambda _addr, wait=None, source=None: socket.create_connection((address, port), wait, source))
@@ -323,7 +322,7 @@ def _context(extra_pem: str | None) -> ssl.SSLContext:
 def _network_message(url: str, exc: BaseException) -> str:
     if isinstance(exc, ssl.SSLCertVerificationError):
         return (f"{url}: the host's TLS certificate is not trusted ({exc.verify_message or exc}); a blob must be "
-                "served over HTTPS with a valid certificate for its host name: upload it where it is")
+                "served over HTTPS with a valid certificate for its host name: upload it to a host that has one")
     if isinstance(exc, TimeoutError | socket.timeout):
         return f"{url}: no answer within the time limit ({exc or 'timed out'}); try again later, or host the blob elsewhere"
     if isinstance(exc, http.client.IncompleteRead):
