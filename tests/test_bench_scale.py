@@ -194,23 +194,54 @@ def test_constraint_half_over_a_given_problem_folder(tmp_path: Path) -> None:
 
 
 def test_quick_storage_only(run_line, tmp_path: Path) -> None:
-    """The storage stage (issue 32, item 4): four forms of the same runs, their bytes, verify passes, the fetch."""
+    """The storage stage (issue 32, item 4): each half in four forms of the same runs, bytes, verify passes, the fetch."""
     out_json, out_md = tmp_path / "storage.json", tmp_path / "storage.md"
-    res = run_line(["bench", "scale", "--quick", "--storage-only", "--workdir", str(tmp_path / "work"),
+    work = tmp_path / "work"
+    res = run_line(["bench", "scale", "--quick", "--storage-only", "--workdir", str(work),
                     "--json", str(out_json), "--markdown", str(out_md)])
     assert res.exit_code == 0, res.output
     f = json.loads(out_json.read_text())["figures"]
-    assert "constraint_submissions" not in f  # storage only: the constraint half is not generated
-    # plain: every file of the generated submissions, counted here from the generator's folder
-    generated = sum(p.stat().st_size for p in (tmp_path / "work" / "agent" / "submissions").rglob("*") if p.is_file())
-    assert abs(f["storage_plain_repo_mb"] - round(generated / 1e6, 2)) <= 0.01
-    assert f["storage_zstd_repo_mb"] < f["storage_gzip_repo_mb"] < f["storage_plain_repo_mb"]
-    assert f["storage_reference_repo_mb"] < 0.01 * f["storage_plain_repo_mb"]  # the manifests only
-    assert f["storage_blobs"] == 16
-    assert (f["storage_fetch_cold_downloaded"], f["storage_fetch_warm_downloaded"]) == (16, 0)
-    assert f["storage_runs_identical_across_forms"] is True
-    for form in ("plain", "gzip", "zstd", "reference", "reference_warm"):
-        assert f[f"storage_{form}_j2_s"] > 0 and f[f"storage_{form}_j2_rss_max_mb"] > 0
-    assert f["storage_plain_j2_ratio_vs_plain"] == 1.0
+    assert "agent_cold_j1_s" not in f and "site_pages" not in f  # storage only: no other stage ran
+    # --quick: 16 agent runs in 2 submissions; 2 constraint submissions of 4 runs
+    for half, runs in (("agent", 16), ("constraint", 8)):
+        h = f"{half}_storage"
+        # plain: every file of the generated submissions, counted here from the generator's folder
+        generated = sum(p.stat().st_size for p in (work / half / "submissions").rglob("*") if p.is_file())
+        assert abs(f[f"{h}_plain_repo_mb"] - round(generated / 1e6, 2)) <= 0.01
+        assert f[f"{h}_zstd_repo_mb"] <= f[f"{h}_gzip_repo_mb"] < f[f"{h}_plain_repo_mb"]
+        assert f[f"{h}_reference_repo_mb"] < 0.1 * f[f"{h}_plain_repo_mb"]  # the manifests only
+        assert f[f"{h}_runs"] == f[f"{h}_blobs"] == f[f"{h}_fetch_blobs"] == f[f"{h}_verified_runs"] == runs
+        assert (f[f"{h}_fetch_cold_downloaded"], f[f"{h}_fetch_warm_downloaded"]) == (runs, 0)
+        assert f[f"{h}_runs_identical_across_forms"] is True
+        for form in ("plain", "gzip", "zstd", "reference", "reference_warm"):
+            assert f[f"{h}_{form}_j2_s"] > 0 and f[f"{h}_{form}_j2_rss_max_mb"] > 0
+        assert f[f"{h}_plain_j2_ratio_vs_plain"] == 1.0
+        assert f[f"{h}_zstd_compress_cpu_s"] > 0 and f[f"{h}_compressed_copies_reused"] is False
     md = out_md.read_text()
-    assert "| zstd (`.jsonl.zst`) |" in md and "Cost curve" not in md
+    assert md.count("| zstd (`.jsonl.zst`) |") == 2 and "Cost curve" not in md
+    # run again on one half: the compressed copies are kept (zstd -19 is paid once per workdir), the figures stand
+    res = run_line(["bench", "scale", "--quick", "--storage-only", "--half", "agent", "--workdir", str(work),
+                    "--json", str(out_json)])
+    assert res.exit_code == 0, res.output
+    f = json.loads(out_json.read_text())["figures"]
+    assert f["agent_storage_compressed_copies_reused"] is True and "constraint_storage_jobs" not in f
+    assert f["agent_storage_runs_identical_across_forms"] is True
+    assert f["agent_storage_zstd_level"] == f["agent_storage_shipped_zstd_level"] == 19
+    # --zstd-level: the copies at that level, and the shipped level measured on the first submission
+    res = run_line(["bench", "scale", "--quick", "--storage-only", "--half", "agent", "--zstd-level", "3",
+                    "--storage-verify-first", "1", "--workdir", str(work), "--json", str(out_json), "--markdown",
+                    str(out_md)])
+    assert res.exit_code == 0, res.output
+    f = json.loads(out_json.read_text())["figures"]
+    # --storage-verify-first 1: bytes of the whole half, passes and fetch on its first submission (8 runs)
+    assert (f["agent_storage_submissions"], f["agent_storage_verified_submissions"]) == (2, 1)
+    assert (f["agent_storage_verified_runs"], f["agent_storage_fetch_blobs"], f["agent_storage_blobs"]) == (8, 8, 16)
+    assert f["agent_storage_zstd_level"] == 3 and f["agent_storage_compressed_copies_reused"] is False
+    assert f["agent_storage_shipped_sample_mb"] < f["agent_storage_shipped_sample_plain_mb"]
+    assert f["agent_storage_shipped_estimate_repo_mb"] > 0 and f["agent_storage_runs_identical_across_forms"] is True
+    assert "not the level `driftboard compress` writes (19)" in out_md.read_text()
+
+
+def test_half_goes_with_storage_only(run_line, tmp_path: Path) -> None:
+    res = run_line(["bench", "scale", "--quick", "--half", "agent", "--workdir", str(tmp_path)])
+    assert res.exit_code == 2 and "--half goes with --storage-only" in res.output

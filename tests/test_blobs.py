@@ -1,8 +1,10 @@
 """Run logs stored outside the repository by content address (`blobs:`, `checker.stages.fetch`).
 
 Every test serves blobs from an `http.server` it starts on 127.0.0.1 (no outside network), with
-`DRIFTBOARD_ALLOW_LOOPBACK_HTTP=1` (the only way plain http is taken) and its own blob store under
-tmp_path (`DRIFTBOARD_CACHE_DIR`).
+`DRIFTBOARD_ALLOW_LOOPBACK_HTTP=1` (the only way a loopback host is taken) and its own blob store
+under tmp_path (`DRIFTBOARD_CACHE_DIR`); plain http, except the TLS tests, which serve over real
+TLS with a certificate authority made in the test (`trustme`), trusted through
+`DRIFTBOARD_BLOB_CA_FILE`.
 
 * A shipped submission whose logs are moved out by `driftboard reference` (plain, and compressed
   first) verifies to byte-identical results apart from the manifest's recorded `blobs:`, and
@@ -10,8 +12,9 @@ tmp_path (`DRIFTBOARD_CACHE_DIR`).
 * The store fetches a blob once per machine; a stored copy is checked again before each use.
 * Each way a blob can be wrong is one finding, the run UNVERIFIED, exit 1, no traceback, in bounded
   time: changed after the check, wrong size, wrong digest, truncated, a slow server, an unreachable
-  host, an http URL without the switch, a redirect to another scheme; a redirect within the
-  allowed scheme is followed.
+  host, an http URL without the switch, a redirect to another scheme, a certificate not trusted;
+  a redirect within the allowed scheme is followed.
+* Over TLS the blob verifies when its certificate authority is trusted; no workflow sets either switch.
 """
 
 from __future__ import annotations
@@ -21,12 +24,14 @@ import http.server
 import json
 import shutil
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import trustme
 import yaml
 from conftest import REPO
 
@@ -42,7 +47,7 @@ Route = Callable[[http.server.BaseHTTPRequestHandler], None]
 class Server:
     """Files and behaviours served on 127.0.0.1 (path -> bytes, or a function answering the request)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.files: dict[str, bytes | Route] = {}
         self.hits: dict[str, int] = {}
         owner = self
@@ -66,7 +71,10 @@ class Server:
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        if tls is not None:  # the handshake happens in the handler's thread (a failed one ends that request only)
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True, do_handshake_on_connect=False)
+            self.httpd.handle_error = lambda *_: None  # type: ignore[method-assign]  # a refused handshake is expected
+        self.base = f"{'https' if tls else 'http'}://127.0.0.1:{self.httpd.server_address[1]}/"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
@@ -335,21 +343,29 @@ def test_http_is_refused_without_the_loopback_switch(run_line, tmp_path: Path, s
     ("https://github.com/o/r/releases/download/t/a.jsonl.zst", True),
     ("http://github.com/o/r/a.jsonl", False),
     ("http://127.0.0.1:8000/a.jsonl", True),  # with the switch (set by the fixture)
+    ("https://127.0.0.1:8443/a.jsonl", True),  # with the switch: loopback over https too
+    ("https://[::1]/a.jsonl", True),
     ("http://10.0.0.1/a.jsonl", False),
     ("file:///etc/passwd", False),
     ("ftp://127.0.0.1/a.jsonl", False),
     ("https://user:pw@example.org/a.jsonl", False),
     ("https://[::1/a", False),
-    # https to an inward address is refused whatever the switch (the cloud metadata service, private, loopback)
+    # https to an inward address other than loopback is refused whatever the switch (cloud metadata, private)
     ("https://169.254.169.254/latest/meta-data/", False),
     ("https://10.0.0.1/a.jsonl", False),
-    ("https://127.0.0.1:8443/a.jsonl", False),
-    ("https://[::1]/a.jsonl", False),
     ("https://[fd00::1]/a.jsonl", False),
+    ("https://192.168.1.1/a.jsonl", False),
     ("https://8.8.8.8/a.jsonl", True),
 ])
 def test_url_rule(server: Server, url: str, allowed: bool) -> None:
     assert (url_problem(url) is None) is allowed
+
+
+@pytest.mark.parametrize("url", ["https://127.0.0.1:8443/a.jsonl", "https://[::1]/a.jsonl", "http://127.0.0.1/a.jsonl",
+                                 "http://localhost/a.jsonl"])
+def test_loopback_is_refused_without_the_switch(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(fetch.LOOPBACK_ENV, raising=False)
+    assert url_problem(url) is not None
 
 
 def test_a_blob_listed_and_committed_or_not_listed_is_a_finding(run_line, tmp_path: Path, server: Server) -> None:
@@ -459,3 +475,70 @@ def test_a_name_that_resolves_inward_is_refused_before_any_connection() -> None:
         public_address("localhost", 443)
     with pytest.raises(BlobError, match="does not resolve"):
         public_address("no-such-host.invalid", 443)
+
+
+# -- over real TLS --------------------------------------------------------------------------------
+@pytest.fixture
+def ca() -> trustme.CA:
+    return trustme.CA()
+
+
+@pytest.fixture
+def tls_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, ca: trustme.CA) -> Iterator[Server]:
+    """Blobs served over TLS on 127.0.0.1, with a certificate for that address from a CA made here."""
+    monkeypatch.setenv(fetch.LOOPBACK_ENV, "1")
+    monkeypatch.setenv("DRIFTBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    s = Server(tls=context)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def test_a_blob_served_over_tls_verifies_when_its_authority_is_trusted(
+        run_line, tmp_path: Path, tls_server: Server, ca: trustme.CA, monkeypatch: pytest.MonkeyPatch) -> None:
+    ca_file = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    monkeypatch.setenv(fetch.CA_FILE_ENV, str(ca_file))
+    ref = _referenced(run_line, tmp_path, tls_server, "zstd")
+    assert all(b["url"].startswith("https://127.0.0.1:") for b in _manifest(ref)["blobs"].values())
+    res = _verify(run_line, ref, tmp_path / "r", "--no-cache")
+    assert res.exit_code == 0, res.output
+    assert sorted(tls_server.hits.values()) == [1, 1, 1, 1]
+    assert {r["verdict"] for r in _results(tmp_path / "r" / "drift-bench-examples.json")["runs"]} == {"VALID"}
+
+
+def test_a_certificate_not_trusted_is_one_finding(run_line, tmp_path: Path, tls_server: Server,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    other = tmp_path / "other-ca.pem"  # an authority, but not the one that signed the server's certificate
+    trustme.CA().cert_pem.write_to_path(str(other))
+    monkeypatch.setenv(fetch.CA_FILE_ENV, str(other))
+    ref = _referenced(run_line, tmp_path, tls_server)
+    doc = _manifest(ref)
+    for rel in sorted(doc["blobs"])[1:]:  # one referenced log (the others committed again): one finding
+        (ref / rel).write_bytes(tls_server.files["/" + Path(rel).name])  # type: ignore[arg-type]
+        del doc["blobs"][rel]
+    _write_manifest(ref, doc)
+    _one_finding(run_line, ref, tmp_path / "r", "TLS certificate is not trusted")
+    assert not tls_server.hits  # the handshake failed: no request was made
+
+
+def test_an_unreadable_ca_file_is_one_finding(run_line, tmp_path: Path, tls_server: Server,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(fetch.CA_FILE_ENV, str(tmp_path / "absent.pem"))
+    ref = _referenced(run_line, tmp_path, tls_server)
+    doc = _manifest(ref)
+    for rel in sorted(doc["blobs"])[1:]:
+        (ref / rel).write_bytes(tls_server.files["/" + Path(rel).name])  # type: ignore[arg-type]
+        del doc["blobs"][rel]
+    _write_manifest(ref, doc)
+    _one_finding(run_line, ref, tmp_path / "r", "DRIFTBOARD_BLOB_CA_FILE=")
+
+
+def test_no_workflow_sets_a_fetch_switch() -> None:
+    """The loopback switch and the extra certificate authorities are for tests, benchmarks and operators only."""
+    for wf in sorted((REPO / ".github" / "workflows").glob("*.yml")):
+        text = wf.read_text(encoding="utf-8")
+        assert fetch.LOOPBACK_ENV not in text and fetch.CA_FILE_ENV not in text, wf.name

@@ -11,17 +11,25 @@ silently different figure.
 What a fetch may cost is bounded before a byte is read as a log:
 
 * the URL is `https://` (the default, and the only scheme in production: a GitHub release asset,
-  a Git LFS object through `media.githubusercontent.com`, Zenodo, any static host). Plain
-  `http://` is taken only to a loopback address (`127.0.0.1`, `::1`, `localhost`) and only when
-  `DRIFTBOARD_ALLOW_LOOPBACK_HTTP=1` is set: the tests serve blobs from an `http.server` they start
-  on the loopback interface (no certificate, no outside network). Loopback traffic never leaves the
-  machine, and the digest is checked whatever the transport, so the switch weakens nothing a
-  submission controls; the publish and pull-request workflows never set it, so there a
-  manifest naming `http://127.0.0.1:...` is refused outright (no request to the runner's own services);
+  a Git LFS object through `media.githubusercontent.com`, Zenodo, any static host), and its
+  certificate is checked against the system's certificate authorities (Python's default context);
 * an `https://` host must be public: a literal address or a name that resolves to a loopback,
   private, link-local (cloud metadata), reserved or multicast address is refused, and the
   connection goes to the address that was checked (a name that resolves differently between the
   check and the connection cannot redirect the request inward);
+* two switches for tests, benchmarks and an operator's own machine, read from the environment of
+  the process (which a submission cannot set; the publish and pull-request workflows set neither,
+  and `tests/test_blobs.py` checks that no workflow names them):
+  `DRIFTBOARD_ALLOW_LOOPBACK_HTTP=1` takes a **loopback** host (`127.0.0.1`, `::1`, `localhost`;
+  a name only when every address it resolves to is loopback) over `http://` or `https://`: the
+  tests and `driftboard bench scale` serve blobs from a server they start on the loopback
+  interface. Loopback traffic never leaves the machine and the digest is checked whatever the
+  transport, so the switch weakens nothing a submission controls; private, link-local and every
+  other inward address stay refused with it. Without it a manifest naming `http://127.0.0.1:...`
+  or `https://127.0.0.1:...` is refused outright (no request to the runner's own services).
+  `DRIFTBOARD_BLOB_CA_FILE=<PEM file>` trusts the certificate authorities in that file for blob
+  fetches, besides the system's (a test's self-signed authority, an operator's mirror); nothing
+  else in the process is affected;
 * a redirect is followed only to a URL with the same scheme that passes the same rule (at most
   `MAX_REDIRECTS`): never from https to http, never to another scheme;
 * connect and each read time out after `READ_TIMEOUT_S`, and the whole fetch after `DEADLINE_S`;
@@ -39,6 +47,7 @@ one is fetched again).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import http.client
 import ipaddress
@@ -60,7 +69,9 @@ DEADLINE_S = 600.0
 MAX_REDIRECTS = 5
 CHUNK = 1 << 20
 LOOPBACK_ENV = "DRIFTBOARD_ALLOW_LOOPBACK_HTTP"
-"""Set to `1` to take `http://` URLs to a loopback address (tests only; see the module docstring)."""
+"""Set to `1` to take `http://` and `https://` URLs to a loopback host (tests, benchmarks; see the module docstring)."""
+CA_FILE_ENV = "DRIFTBOARD_BLOB_CA_FILE"
+"""A PEM file of certificate authorities trusted for blob fetches besides the system's (see the module docstring)."""
 LOOPBACK_NAMES = ("localhost",)
 
 
@@ -85,6 +96,10 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def _loopback_allowed() -> bool:
+    return os.environ.get(LOOPBACK_ENV) == "1"
+
+
 def _inward(address: str) -> bool:
     """An address a submission must not make the checker reach (anything but a global unicast address)."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
@@ -102,6 +117,8 @@ def public_address(host: str, port: int) -> str:
     except (OSError, UnicodeError) as exc:
         raise BlobError(f"{host} does not resolve ({exc}); check the URL") from None
     addresses = [str(info[4][0]) for info in found]
+    if addresses and _loopback_allowed() and all(_loopback(a.split("%", 1)[0]) for a in addresses):
+        return addresses[0]  # the loopback switch (module docstring): only a name that is loopback alone
     inward = [a for a in addresses if _inward(a)]
     if not addresses or inward:
         raise BlobError(f"{host} resolves to {', '.join(inward) or 'nothing'}, not a public address: a blob is "
@@ -126,8 +143,10 @@ def url_problem(url: str) -> str | None:
             literal = ipaddress.ip_address(host)
         except ValueError:
             return None  # a name: checked when it is resolved, just before the connection
-        return f"names the address {literal}, not a public host" if _inward(host) else None
-    if parts.scheme == "http" and _loopback(host) and os.environ.get(LOOPBACK_ENV) == "1":
+        if _inward(host) and not (_loopback(host) and _loopback_allowed()):
+            return f"names the address {literal}, not a public host"
+        return None
+    if parts.scheme == "http" and _loopback(host) and _loopback_allowed():
         return None
     if parts.scheme == "http":
         return "is http://: blobs are fetched over https:// only (upload the log where it is served over HTTPS)"
@@ -222,7 +241,7 @@ class BlobStore:
         if parts.scheme == "https":
             host, port = parts.hostname or "", parts.port or 443
             address = public_address(host, port)
-            conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=ssl.create_default_context())
+            conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=tls_context())
             # connect to the address checked above; the certificate is still checked against the host name
             conn._create_connection = (  # type: ignore[attr-defined]
                 lambda _addr, wait=None, source=None: socket.create_connection((address, port), wait, source))
@@ -272,7 +291,38 @@ class BlobStore:
         return got, sha.hexdigest()
 
 
+def tls_context() -> ssl.SSLContext:
+    """The TLS context of blob fetches: the system's authorities, and those of `CA_FILE_ENV`'s file when it is set.
+
+    Raises:
+        BlobError: `CA_FILE_ENV` names no readable PEM file of certificates.
+    """
+    ca_file = os.environ.get(CA_FILE_ENV)
+    if not ca_file:
+        return _context(None)
+    try:
+        return _context(Path(ca_file).read_text(encoding="ascii"))
+    except (OSError, UnicodeError, ssl.SSLError) as exc:
+        raise BlobError(f"{CA_FILE_ENV}={ca_file} is not a readable PEM file of certificate authorities "
+                        f"({exc}); point it at one, or unset it") from None
+
+
+@functools.lru_cache(maxsize=4)
+def _context(extra_pem: str | None) -> ssl.SSLContext:
+    """A context made once per process and set of extra authorities.
+
+    Loading the system's authorities takes about 0.1 s: once per blob, it would dominate fetching a thousand small blobs.
+    """
+    context = ssl.create_default_context()
+    if extra_pem is not None:
+        context.load_verify_locations(cadata=extra_pem)
+    return context
+
+
 def _network_message(url: str, exc: BaseException) -> str:
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return (f"{url}: the host's TLS certificate is not trusted ({exc.verify_message or exc}); a blob must be "
+                "served over HTTPS with a valid certificate for its host name: upload it to a host that has one")
     if isinstance(exc, TimeoutError | socket.timeout):
         return f"{url}: no answer within the time limit ({exc or 'timed out'}); try again later, or host the blob elsewhere"
     if isinstance(exc, http.client.IncompleteRead):
@@ -295,5 +345,5 @@ def default_store(cache_dir: Path) -> BlobStore:
     return BlobStore(cache_dir / "blobs")
 
 
-__all__ = ["DEADLINE_S", "LOOPBACK_ENV", "READ_TIMEOUT_S", "BlobError", "BlobStore", "Limits", "default_store",
-           "url_problem"]
+__all__ = ["CA_FILE_ENV", "DEADLINE_S", "LOOPBACK_ENV", "READ_TIMEOUT_S", "BlobError", "BlobStore", "Limits", "default_store",
+           "tls_context", "url_problem"]

@@ -156,18 +156,34 @@ def bench_site(workdir: Path | None) -> None:
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Worker processes to compare with 1  [default: 2].")
 @click.option("--z3-subset", type=click.IntRange(1), default=None,
               help="Constraint submissions verified with the solver shortcuts off  [default: 1].")
+@click.option("--zstd-level", type=click.IntRange(1, 22), default=None,
+              help="The storage stage's zstd copies at this level, and the shipped level measured on one submission "
+                   "(zstd -19 of the full halves takes hours on 2 cores)  [default: 19, what `driftboard compress` writes].")
+@click.option("--storage-verify-first", type=click.IntRange(1), default=None,
+              help="The storage stage's verify passes and fetch on each half's first N submissions only (bytes and "
+                   "compression: the whole half)  [default: all].")
 @workdir_option("Where generated data is kept and reused  [default: $TMPDIR/driftboard-bench-scale].")
 @click.option("--json", "json_out", type=click.Path(path_type=Path), default=None, help="Also write the figures as JSON.")
 @click.option("--markdown", "md_out", type=click.Path(path_type=Path), default=None,
               help="Also write the figures as Markdown tables.")
 @click.option("--storage-only", is_flag=True,
-              help="Only the agent half's storage forms (plain, gzip, zstd, by reference): bytes, verify, fetch.")
+              help="Only the storage forms (plain, gzip, zstd, by reference) of each half: bytes, verify, fetch, memory.")
+@click.option("--half", "halves", type=click.Choice(["agent", "constraint"]), multiple=True,
+              help="With --storage-only: this half only (repeatable)  [default: both].")
 def bench_scale(quick: bool, workdir: Path | None, json_out: Path | None, md_out: Path | None, storage_only: bool,
-                **sizes: Any) -> None:
-    """Verify 1,000 agent runs (10^7 events) and 50 DRIFT-Bench-size constraint submissions: time, RSS, cache, curve."""
-    from driftboard_tools.bench.scale import run, sizes_from_options
+                halves: tuple[str, ...], **sizes: Any) -> None:
+    """Verify 1,000 agent runs (10^7 events) and 50 DRIFT-Bench-size constraint submissions: time, RSS, cache, curve.
 
-    run_stage(lambda: run(workdir, sizes_from_options(quick, **sizes), json_out, md_out, storage_only))
+    \b
+    Example (the storage forms at the issue's sizes, constraint half on the real test split):
+        driftboard bench scale --storage-only --problems problems/drift-bench-v1
+    """
+    from driftboard_tools.bench.scale import HALVES, run, sizes_from_options
+
+    if halves and not storage_only:
+        raise click.UsageError("--half goes with --storage-only (a full run measures both halves)")
+    run_stage(lambda: run(workdir, sizes_from_options(quick, **sizes), json_out, md_out, storage_only,
+                          halves or HALVES))
 
 
 @bench.command("fuzz")

@@ -29,7 +29,10 @@ no git history is consulted), with stdout to a log file. Measured:
   results are written and released where it is scored);
 * the baseline, in the same run: a bare `json.loads` loop over the same log bytes;
 * merging both halves' results and building the site (`driftboard merge`, `driftboard build
-  --no-verify`): time, peak RSS, pages and size.
+  --no-verify`): time, peak RSS, pages and size;
+* each half stored plain, gzip, zstd and by reference (`driftboard_tools.bench.storage`): bytes
+  in the repository, cold `--jobs N` verify of each form against plain, the fetch with a cold and
+  a warm blob store, peak memory (`--storage-only`: this stage alone, for the `--half`s given).
 
 Byte-identical results across the cold, `--jobs N` and `--no-cache` passes are checked too.
 The last line is `agent_events_per_s=… constraint_turns_per_s=… agent_cache_speedup=…
@@ -59,6 +62,7 @@ from driftboard_tools.bench.measure import Measured, machine, measure, tail
 from driftboard_tools.bench.storage import markdown_rows, storage_stage
 from driftboard_tools.generate.leaderboards import QUICK, Half, Sizes, generate_agent, generate_constraint
 
+HALVES = ("agent", "constraint")
 SUPERLINEAR = 1.2
 """A curve step whose marginal cost per unit exceeds the previous step's by this factor is flagged."""
 
@@ -194,8 +198,7 @@ class Bench:
         if half.name == "constraint":
             self.forced_z3(half)
         self.cost_curve(half)
-        if half.name == "agent":
-            storage_stage(self, half)
+        storage_stage(self, half)
 
     def forced_z3(self, half: Half) -> None:
         """The constraint half's slow path: shortcuts off on a subset, extrapolated to the half."""
@@ -368,10 +371,11 @@ def markdown(figures: dict[str, Any], curve: list[dict[str, Any]], command: str)
 
 
 def run(workdir: Path | None, sizes: Sizes, json_out: Path | None = None, md_out: Path | None = None,
-        storage_only: bool = False) -> int:
+        storage_only: bool = False, halves: tuple[str, ...] = HALVES) -> int:
     """Generate (or reuse) both halves, run every stage, print the figures; returns 0.
 
-    `storage_only`: generate the agent half and run its storage stage only (`driftboard_tools.bench.storage`).
+    `storage_only`: generate the `halves` named (agent, constraint) and run their storage stage
+    only (`driftboard_tools.bench.storage`).
 
     Raises:
         UsageError: bad sizes, or `--problems` is not a readable problem set.
@@ -389,21 +393,16 @@ def run(workdir: Path | None, sizes: Sizes, json_out: Path | None = None, md_out
     bench = Bench(workdir, sizes, json_out, md_out, command)
     bench.emit("", **machine(workdir))
     bench.emit("", jobs=sizes.jobs, workdir=workdir.as_posix())
-    agent = generate_agent(workdir / "agent", sizes)
-    bench.emit("agent", submissions=len(agent.submissions), runs=len(agent.log_files), events=agent.total,
-               log_mb=round(agent.bytes / 1e6, 1), generate_s=round(agent.generate_s, 1), reused=agent.reused)
     if storage_only:
         shutil.rmtree(bench.out, ignore_errors=True)
-        storage_stage(bench, agent)
+        for name in (h for h in HALVES if h in halves):
+            half = _generate(bench, name)
+            storage_stage(bench, half)
+            shutil.rmtree(bench.out, ignore_errors=True)
         bench.emit("", bench_total_s=round(time.perf_counter() - started),
                    load_avg_end=",".join(f"{x:.2f}" for x in os.getloadavg()))
         return 0
-    constraint = generate_constraint(workdir / "constraint", sizes)
-    bench.emit("constraint", submissions=len(constraint.submissions), runs=len(constraint.log_files),
-               turns=constraint.total, log_mb=round(constraint.bytes / 1e6, 1),
-               generate_s=round(constraint.generate_s, 1), base_logs_s=round(constraint.extra["base_s"], 1),
-               problems=constraint.extra["set_problems"], set_turns=constraint.extra["set_turns"],
-               reused=constraint.reused)
+    agent, constraint = _generate(bench, "agent"), _generate(bench, "constraint")
     shutil.rmtree(bench.out, ignore_errors=True)
     for half in (agent, constraint):
         bench.half_stages(half)
@@ -417,6 +416,22 @@ def run(workdir: Path | None, sizes: Sizes, json_out: Path | None = None, md_out
                f"agent_cache_speedup={f['agent_warm_j1_cache_speedup']} "
                f"constraint_cache_speedup={f['constraint_warm_j1_cache_speedup']} peak_rss_mb={peak}")
     return 0
+
+
+def _generate(bench: Bench, name: str) -> Half:
+    """Generate (or reuse) one half in the workdir and print what it holds."""
+    if name == "agent":
+        agent = generate_agent(bench.workdir / "agent", bench.sizes)
+        bench.emit("agent", submissions=len(agent.submissions), runs=len(agent.log_files), events=agent.total,
+                   log_mb=round(agent.bytes / 1e6, 1), generate_s=round(agent.generate_s, 1), reused=agent.reused)
+        return agent
+    constraint = generate_constraint(bench.workdir / "constraint", bench.sizes)
+    bench.emit("constraint", submissions=len(constraint.submissions), runs=len(constraint.log_files),
+               turns=constraint.total, log_mb=round(constraint.bytes / 1e6, 1),
+               generate_s=round(constraint.generate_s, 1), base_logs_s=round(constraint.extra["base_s"], 1),
+               problems=constraint.extra["set_problems"], set_turns=constraint.extra["set_turns"],
+               reused=constraint.reused)
+    return constraint
 
 
 def sizes_from_options(quick: bool, **given: Any) -> Sizes:

@@ -70,6 +70,10 @@ class Sizes:
     problems: str | None = None
     jobs: int = 2
     z3_subset: int = 1
+    zstd_level: int | None = None
+    """The storage stage's zstd copies at this level (None: the level `driftboard compress` writes, 19)."""
+    storage_verify_first: int | None = None
+    """The storage stage's verify passes and fetch on the first this many submissions of a half (None: all)."""
 
     def check(self) -> None:
         """Raises UsageError on sizes the generators cannot honour."""
