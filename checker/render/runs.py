@@ -29,10 +29,12 @@ from checker.render.turn_cards import Card, card_bytes, depth_strip, resolve_lin
 
 TURNS_PER_PAGE = 250
 """Most turns (constraint) or timeline events (agent) on one page of a run (longer runs continue on `…/turns-2/`, …)."""
-ROWS_BYTES_PER_PAGE = 40_000
+ROWS_BYTES_PER_PAGE = 32_000
 """Most bytes of turn or event rows on one page of a run (estimated by `row_bytes`). A page without charts
 must load under `checker.render.weight.PAGE_WEIGHT_BUDGET` (300 KB), of which the theme's stylesheets and
-scripts take ~228 KB and the rest of a run page (header, gate, metrics, pager) up to ~20 KB."""
+scripts take ~228 KB and the rest of a run page (header, gate, metrics, pager, and on the first page of an agent
+run up to 50 drifted beats) up to ~31 KB: at 40,000 the first pages of the micro-world reference's runs loaded
+303 KB."""
 PAGER_NEIGHBOURS = 2
 """Pages linked on either side of the current one in a run's pager (plus the first and the last)."""
 _CELL_BYTES = 9
