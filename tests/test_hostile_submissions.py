@@ -551,30 +551,35 @@ def test_prereg_edited_later_with_re_chained_headers_is_caught_by_history(histor
     assert f"submissions/s: {EDITED}" in problems(doc)
 
 
-def test_prereg_deleted_and_re_added_after_the_runs(history, run_line):
+@pytest.mark.parametrize(("edit", "status", "edits"), [
+    (True, "violated", 2),  # re-added with other bytes: the drop and the re-add are edits
+    (False, "ok", None),  # a revert and its re-application leave the pre-registration in force unchanged
+])
+def test_prereg_deleted_and_re_added_after_the_runs(history, run_line, edit, status, edits):
     repo, folder = history
     commit(repo, "runs")
     kept = (folder / "prereg.yaml").read_bytes()
     (folder / "prereg.yaml").unlink()
     commit(repo, "drop prereg")
-    (folder / "prereg.yaml").write_bytes(kept.replace(b"horizon: 10", b"horizon: 12"))
-    commit(repo, "re-add prereg, edited")
-    doc, order = _order(run_line)
-    assert order["status"] == "violated" and len(order["edits"]) == 2
-    assert doc["exit_code"] == 1
-
-
-def test_prereg_restored_to_the_bytes_the_runs_were_committed_under_is_ok(history, run_line):
-    """A revert and its re-application (or a delete and restore) leave the pre-registration in force unchanged."""
-    repo, folder = history
-    commit(repo, "runs")
-    kept = (folder / "prereg.yaml").read_bytes()
-    (folder / "prereg.yaml").unlink()
-    commit(repo, "drop prereg")
-    (folder / "prereg.yaml").write_bytes(kept)
+    (folder / "prereg.yaml").write_bytes(kept.replace(b"horizon: 10", b"horizon: 12") if edit else kept)
     commit(repo, "re-add prereg")
     doc, order = _order(run_line)
-    assert order["status"] == "ok" and "edits" not in order and doc["exit_code"] == 0
+    assert order["status"] == status and (len(order["edits"]) if "edits" in order else None) == edits
+    assert doc["exit_code"] == (1 if edit else 0)
+
+
+def test_a_log_rewritten_under_an_edit_then_both_restored_is_caught(history, run_line):
+    """The log's first commit and HEAD agree on the pre-registration, but the log was rewritten under an edit."""
+    repo, folder = history
+    commit(repo, "runs")
+    prereg, log = (folder / "prereg.yaml").read_bytes(), (folder / RUN).read_bytes()
+    _edit_prereg(folder, rehead=True)  # the edit, and the run's header following it
+    commit(repo, "edit prereg, re-head the run")
+    (folder / "prereg.yaml").write_bytes(prereg)
+    (folder / RUN).write_bytes(log)
+    commit(repo, "restore both")
+    _doc, order = _order(run_line)
+    assert order["status"] == "violated" and len(order["edits"]) == 1  # the restore, after the rewrite
 
 
 def test_runs_committed_under_an_edit_then_reverted_are_caught(history, run_line):

@@ -150,17 +150,28 @@ class _Git:
         lines = out.stdout.split()
         return lines[-1] if lines else None
 
-    def runs_before(self, prereg_commit: str, run_paths: list[Path]) -> tuple[list[str], set[str]]:
-        """(late run logs, every commit that added a run log).
+    def writes(self, path: Path) -> list[str]:
+        """First-parent commits that added or modified `path`, newest first (a deletion writes no log)."""
+        out = self("log", "--first-parent", "--diff-filter=AM", "--format=%H", "--", str(path.resolve()))
+        return out.stdout.split() if out.returncode == 0 else []
 
-        A run log is late when `prereg_commit` is not an ancestor of the commit that first added it.
+    def runs_before(self, prereg_commit: str, run_paths: list[Path]) -> tuple[list[str], set[str]]:
+        """(late run logs, every commit that wrote a run log: added it, or changed its bytes).
+
+        A run log is late when `prereg_commit` is not an ancestor of the commit that first added it. Every commit
+        that wrote a log is returned, not only the first: a log rewritten under an edited pre-registration was
+        committed under that edit, whatever the file says by HEAD.
         """
         late = []
         run_commits: set[str] = set()
         for run in sorted(run_paths):
             digest = self.referenced.get(run)
-            commit = self.first_commit(run) if digest is None or self.manifest is None else \
-                self.first_declaring(self.manifest, digest)
+            if digest is None or self.manifest is None:
+                written = self.writes(run)
+                commit = written[-1] if written else None
+                run_commits.update(written)
+            else:
+                commit = self.first_declaring(self.manifest, digest)
             if commit is None:
                 continue
             run_commits.add(commit)
