@@ -500,5 +500,5 @@ def test_search_finds_cells_and_runs(page, base_url: str) -> None:
     page.locator(".md-search__input").click()
     page.locator(".md-search__input").fill("evil")  # the hostile cell `<i>evil</i> cell`: found by its word, shown as text
     page.wait_for_function("() => Array.from(document.querySelectorAll('.md-search-result__link'))"
-                           ".some(a => a.href.includes('results/zz-hostile/'))", timeout=15000)
+                           ".some(a => a.href.includes('results/zz-hostile/'))", timeout=SEARCH_TIMEOUT_MS)
     assert page.dialogs == [] and page.evaluate("() => document.querySelectorAll('.md-search-result i').length") == 0
