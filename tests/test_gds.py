@@ -90,3 +90,45 @@ def test_attribution_mismatch_on_untargeted_action(tmp_path):
     st = replay(make_run(tmp_path, [beat(1, "ACTION6", target_ref="R1")]))
     (m,) = attribution_mismatches(st)
     assert m.recomputed is None and "untargeted" in m.reason
+
+
+def test_every_beats_outcome_is_coded_in_log_order(tmp_path):
+    # the fixture's beats by its comments: abandon, bind, aligned, aligned (live, unaimed), bind
+    st = replay(make_run(tmp_path, [plan_step("C9-S0", None, None), *fixture_events()]))
+    g = gds(st, landings(st, recomputed=False)).counts()
+    assert g.outcomes == "xba2b"
+    assert [(b.line, b.outcome) for b in g.drifted] == [(st.beat_lines[0], "abandon"), (st.beat_lines[1], "bind"),
+                                                        (st.beat_lines[4], "bind")]
+
+
+def test_a_run_record_keeps_the_first_50_drifted_beats_and_every_outcome(tmp_path):
+    """A run that drifts on every beat: its record does not grow with the beats (issue 32: 1,000 such runs held 2 GB)."""
+    def record(n: int):
+        events = [plan_step("C1-S0", "R0001", "ACTION6"), beat(0, "RESET")]
+        events += [click(t, 1, 1, target_ref="R0002", step_id="C1-S0") for t in range(1, n + 1)]
+        st = replay(make_run(tmp_path, events, name=f"r{n}.jsonl"))
+        return st, gds(st, landings(st, recomputed=False)).counts()
+
+    st, small = record(60)
+    assert (small.reference_beats, small.bind, small.outcomes) == (60, 60, ".b60")  # RESET: not a reference beat
+    assert [b.line for b in small.drifted] == st.beat_lines[1:51]
+    assert {(b.aimed_at, b.landed) for b in small.drifted} == {("R0001", "R0002")}
+    _, large = record(3000)
+    assert (large.bind, large.outcomes, len(large.drifted)) == (3000, ".b3000", 50)
+    assert len(large.model_dump_json()) - len(small.model_dump_json()) < 50  # the line numbers' digits and the count
+
+
+def test_the_outcome_code_reads_back_and_refuses_what_is_not_a_code():
+    from itertools import islice
+
+    from checker.format.beat_outcomes import decode, each_beat, encode
+
+    assert encode([".", "a", "a", "a", "b", "x", "x"]) == ".a3bx2"
+    assert list(each_beat(decode(".a3bx2") or [])) == [None, "aligned", "aligned", "aligned", "bind", "abandon", "abandon"]
+    assert decode("") == []
+    for bad in ("a0", "a01", "q", "a3 ", "3a", "a-1"):
+        assert decode(bad) is None, bad
+    # a huge count is read as a count, never expanded up front: memory stays the code's
+    segments = decode("b999999999")
+    assert segments == [("bind", 999_999_999)]
+    assert list(islice(each_beat(segments), 3)) == ["bind"] * 3

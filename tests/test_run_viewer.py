@@ -415,3 +415,22 @@ def test_a_cell_with_more_turns_than_a_page_holds_links_its_run_pages(viewer_sit
     assert turns_module.turn_table([over]) is None
     template = (REPO / "checker/render/templates/cell.md.j2").read_text(encoding="utf-8")
     assert "turns: too many for one page. Each run's page (linked in the Runs table above)" in template
+
+
+def test_the_timeline_reads_each_beats_outcome_from_the_code(story_site: Path) -> None:
+    """full-s1 (see above): its one drifted beat is line 1427. Without the kept details (a run past `DRIFTED_KEPT`),
+    the code still marks it bind and the aim is its plan step's; a code naming another number of beats shows none."""
+    from checker.render.timeline import agent_timeline
+
+    r = read_results(story_site / "results" / "driftboard-microworld-agent.json")
+    run = next(x for x in r.runs if x.run_id.endswith("full-s1"))
+    assert run.gds is not None
+    for gds in (run.gds, run.gds.model_copy(update={"drifted": []})):
+        rows, _ = agent_timeline(run.model_copy(update={"gds": gds}), REPO)
+        assert rows is not None
+        beats = {r["line"]: r for r in rows if r["event"] == "beat"}
+        assert (beats[1427]["outcome"], beats[1427]["aimed"], beats[1427]["landed"]) == ("bind", "R0011", "R0013")
+        assert sum(r["outcome"] == "bind" for r in beats.values()) == 1
+    wrong = run.gds.model_copy(update={"outcomes": run.gds.outcomes + "a"})
+    rows, _ = agent_timeline(run.model_copy(update={"gds": wrong}), REPO)
+    assert rows is not None and {r["outcome"] for r in rows if r["event"] == "beat"} == {None}

@@ -24,12 +24,14 @@ recomputed from geometry (see `checker.agent.replay`) in profile `driftboard`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from checker.agent.evidence import Reference
 from checker.agent.figures import Figures
 from checker.agent.replay import AgentState
+from checker.format.beat_outcomes import encode
 from checker.format.metricdef import LANDING, NEVER, REF_UNDEF, Metric
-from checker.format.results_model import GdsBeat, GdsCounts, Mismatch
+from checker.format.results_model import DRIFTED_KEPT, GdsBeat, GdsCounts, Mismatch
 from checker.format.schema.agent import Beat, PlanStep
 
 
@@ -54,8 +56,10 @@ class Gds:
     bind: int = 0
     aligned: int = 0
     abandon: int = 0
-    aligned_lines: list[int] = field(default_factory=list)
+    outcomes: list[str] = field(default_factory=list)
+    """One symbol per beat (`checker.format.beat_outcomes`)."""
     drifted: list[GdsBeat] = field(default_factory=list)
+    """The first `DRIFTED_KEPT` bind / abandon beats."""
 
     def rates(self) -> GdsRates:
         """`drift_ref_beats`, then `gds_bind`, `gds_abandon`, `drift_total`, `gds_aligned` (None with no reference beat)."""
@@ -68,7 +72,7 @@ class Gds:
     def counts(self) -> GdsCounts:
         """The counts as the results store them (`RunResult.gds`)."""
         return GdsCounts(reference_beats=self.reference_beats, live=self.live, shadow=self.shadow, bind=self.bind,
-                         aligned=self.aligned, abandon=self.abandon, aligned_lines=self.aligned_lines,
+                         aligned=self.aligned, abandon=self.abandon, outcomes=encode(self.outcomes),
                          drifted=self.drifted)
 
 
@@ -96,9 +100,11 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
     beats = state.beats
     refs = references if references is not None else [_recorded_reference(b, state.plan_steps) for b in beats]
     aims = aimed if aimed is not None else [b.params is not None for b in beats]
+    symbol = out.outcomes.append
     for beat, line, landed, ref, is_aimed in zip(beats, state.beat_lines, landing, refs, aims, strict=True):
         action = beat.action
         if ref is None or action == "RESET":
+            symbol(".")
             continue
         ref_action, tgt, live = ref
         out.reference_beats += 1
@@ -107,16 +113,24 @@ def gds(state: AgentState, landing: list[str | None], references: list[Reference
         on_plan = not ref_action or action == ref_action
         if (on_plan and tgt and is_aimed and landed != tgt) or (strict and _unchecked(live, on_plan, tgt, is_aimed)):
             out.bind += 1
-            out.drifted.append(GdsBeat(line=line, outcome="bind", live=live, step_action=ref_action or None,
-                                       aimed_at=tgt or None, landed=landed))
+            symbol("b")
+            _keep(out, line, "bind", live, ref_action, tgt, landed)
         elif live or (on_plan and not (tgt and landed != tgt)):
             out.aligned += 1
-            out.aligned_lines.append(line)
+            symbol("a")
         else:
             out.abandon += 1
-            out.drifted.append(GdsBeat(line=line, outcome="abandon", live=live, step_action=ref_action or None,
-                                       aimed_at=tgt or None, landed=landed))
+            symbol("x")
+            _keep(out, line, "abandon", live, ref_action, tgt, landed)
     return out
+
+
+def _keep(out: Gds, line: int, outcome: Literal["bind", "abandon"], live: bool, ref_action: str | None,
+          tgt: str | None, landed: str | None) -> None:
+    """Keep a drifted beat's details while fewer than `DRIFTED_KEPT` are kept (its outcome is in `outcomes`)."""
+    if len(out.drifted) < DRIFTED_KEPT:
+        out.drifted.append(GdsBeat(line=line, outcome=outcome, live=live, step_action=ref_action or None,
+                                   aimed_at=tgt or None, landed=landed))
 
 
 def _unchecked(live: bool, on_plan: bool, tgt: str | None, aimed: bool) -> bool:

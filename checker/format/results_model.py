@@ -103,10 +103,19 @@ class GdsCounts(_Model):
     bind: int
     aligned: int
     abandon: int
-    aligned_lines: list[int] = Field(default_factory=list)
-    """Log lines of the aligned reference beats."""
+    outcomes: str = ""
+    """Every beat's outcome in log order, run-length coded (`checker.format.beat_outcomes`: `.a3b`)."""
     drifted: list[GdsBeat] = Field(default_factory=list)
-    """The bind and abandon beats, in log order, with their reference step and landing."""
+    """The first `DRIFTED_KEPT` bind and abandon beats, in log order, with their reference step and landing."""
+
+
+DRIFTED_KEPT = 50
+"""Bind / abandon beats a run's record keeps with their reference step and landing (the first, in log order).
+
+Every beat's outcome is kept (`GdsCounts.outcomes`); the details are kept for the first 50 only, so a
+run's record stays small however many beats drift (a 10^4-beat run that drifts on every beat held
+~1.6 MB of details in memory, and 1,000 such runs 2 GB).
+"""
 
 
 class MilestoneDetail(_Model):

@@ -106,6 +106,7 @@ NUMBER_MODULES: tuple[str, ...] = (
     "checker.constraint.scorer",
     "checker.constraint.turns",
     "checker.format",
+    "checker.format.beat_outcomes",
     "checker.format.boards_model",
     "checker.format.cost",
     "checker.format.cell_tables",

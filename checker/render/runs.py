@@ -132,18 +132,15 @@ def _mismatches(run: RunResult) -> Table:
                  empty="None: every recorded value matches its recomputation.", downloads=False)
 
 
-DRIFTED_ROWS = 50
-"""Most bind / abandon beats listed on a run's first page (every beat's outcome is in the timeline)."""
-
-
 def _drifted(run: RunResult) -> Table | None:
     """The beats the checker counted bind or abandon: the plan step's aim and where the action landed."""
     if run.gds is None or not run.gds.drifted:
         return None
     beats = run.gds.drifted
     rows = [{"line": b.line, "outcome": b.outcome, "step": "live" if b.live else "shadow", "action": b.step_action,
-             "aimed": b.aimed_at, "landed": b.landed} for b in beats[:DRIFTED_ROWS]]
-    more = f" (the first {DRIFTED_ROWS} of {len(beats)}; all are in the timeline)" if len(beats) > DRIFTED_ROWS else ""
+             "aimed": b.aimed_at, "landed": b.landed} for b in beats]
+    total = run.gds.bind + run.gds.abandon
+    more = f" (the first {len(rows)} of {total}; every beat's outcome is in the timeline)" if total > len(rows) else ""
     return Table("drifted", f"Beats that drifted: the plan step's aim and where the action landed{more}",
                  [Column("line", "log line", numeric=True), Column("outcome", "outcome"), Column("step", "plan step"),
                   Column("action", "step action"), Column("aimed", "aimed at"), Column("landed", "landed on")],
@@ -254,7 +251,7 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
             "reasons": list(run.reasons), "track": r.track, "path": run.path, "sha256": run.log_sha256,
             "commit": r.provenance.commit, "raw": raw, "page": p, "pager": _pager(r, run, ranges, p, unit),
             "n_pages": len(ranges), "n_turns": len(body.sizes),
-            "gds": run.gds.model_dump(exclude={"aligned_lines", "drifted"}) if run.gds else None,
+            "gds": run.gds.model_dump(exclude={"outcomes", "drifted"}) if run.gds else None,
             "gate": _gate(run), "milestones": _milestones(run), "mismatches": _mismatches(run),
             "metrics": _metrics(run), "drifted": _drifted(run) if p == 1 else None, "cards": cards,
             "wrong": sum(c["wrong"] for c in body.cards),

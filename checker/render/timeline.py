@@ -4,20 +4,22 @@ The rows are what the log recorded, joined with what the checker recomputed for 
 the run's record in the results file, never recomputed here): where the click landed when the
 recomputed landing differs from the recorded one (`mismatches`, field `target_ref`), the gate's
 breach lines (render ceiling, silent degrade, evidence contradictions; the gate keeps the first
-20 of each) and each
-milestone claim's verdict. The log is read only when the file at the run's path still has the
-SHA-256 the results file recorded; otherwise the page says so and shows no timeline. Reading is one
-pass over the log (linear in events) and the rows are paginated by the run viewer.
+20 of each), each milestone claim's verdict and each beat's outcome (aligned / bind / abandon, from
+the record's outcome code; the checker's reference step and landing for the first `DRIFTED_KEPT`
+drifted beats). The log is read only when the file at the run's path still has the SHA-256 the
+results file recorded; otherwise the page says so and shows no timeline. Reading is one pass over
+the log (linear in events) and the rows are paginated by the run viewer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import JsonValue
 
+from checker.format.beat_outcomes import decode, each_beat
 from checker.format.errors import LogFormatError
 from checker.format.logio import read_events
 from checker.format.results_model import GdsBeat, MilestoneDetail, RunResult
@@ -51,10 +53,16 @@ class _Recomputed:
     landed: dict[int, JsonValue]
     breaches: dict[int, list[str]]
     claims: dict[int, MilestoneDetail]
-    outcomes: dict[int, GdsBeat | None] = field(default_factory=dict)
-    """The checker's outcome of each reference beat by line: a bind or abandon beat, or None for aligned."""
+    outcomes: Iterator[str | None] | None = None
+    """The checker's outcome of each beat of the log, in order (None: not a reference beat); None: not known."""
+    n_outcomes: int = 0
+    """Beats the outcomes name."""
+    drifted: dict[int, GdsBeat] = field(default_factory=dict)
+    """The drifted beats whose reference step and landing the record keeps (the first `DRIFTED_KEPT`), by line."""
     steps: dict[str, PlanStep] = field(default_factory=dict)
     """The plan steps read so far (a beat names its step)."""
+    beats: int = 0
+    """Beats read so far."""
 
 
 def _recomputed(run: RunResult) -> _Recomputed:
@@ -66,11 +74,10 @@ def _recomputed(run: RunResult) -> _Recomputed:
                             (run.gate.evidence.lines, "label contradicts the log's own rows")):
             for line in lines:
                 breaches.setdefault(line, []).append(what)
-    outcomes: dict[int, GdsBeat | None] = {}
-    if run.gds is not None:
-        outcomes.update(dict.fromkeys(run.gds.aligned_lines))
-        outcomes.update((b.line, b) for b in run.gds.drifted)
-    return _Recomputed(landed, breaches, {m.line: m for m in run.milestones or []}, outcomes)
+    segments = decode(run.gds.outcomes) if run.gds is not None and run.gds.outcomes else None
+    drifted = {b.line: b for b in run.gds.drifted} if run.gds is not None else {}
+    return _Recomputed(landed, breaches, {m.line: m for m in run.milestones or []},
+                       each_beat(segments) if segments is not None else None, sum(n for _, n in segments or []), drifted)
 
 
 def _beat_row(line: int, ev: Beat, known: _Recomputed) -> Row:
@@ -85,14 +92,13 @@ def _beat_row(line: int, ev: Beat, known: _Recomputed) -> Row:
     else:
         plan, aimed = None, None
     recomputed = known.landed.get(line, ev.target_ref)
-    outcome: str | None
-    if line in known.outcomes:
-        drifted = known.outcomes[line]
-        outcome = "aligned" if drifted is None else drifted.outcome
-        if drifted is not None:  # the checker's reference step and landing (from the log's evidence)
-            aimed, recomputed = drifted.aimed_at, drifted.landed
-    else:
-        outcome = "not a reference beat" if known.outcomes else None
+    outcome: str | None = None
+    if known.outcomes is not None and known.beats < known.n_outcomes:
+        outcome = next(known.outcomes) or "not a reference beat"
+    known.beats += 1
+    drifted = known.drifted.get(line)
+    if drifted is not None:  # the checker's reference step and landing (from the log's evidence)
+        aimed, recomputed = drifted.aimed_at, drifted.landed
     return {"line": line, "turn": ev.turn, "event": "beat",
             "what": f"{ev.action} ({ev.source_stamp or 'no label'})", "click": _aim(ev.params),
             "plan": plan, "aimed": aimed, "recorded": ev.target_ref, "landed": recomputed, "outcome": outcome,
@@ -136,6 +142,9 @@ def agent_timeline(run: RunResult, root: Path = Path(".")) -> tuple[list[Row] | 
                 rows.append(row)
     except (LogFormatError, OSError) as exc:
         return None, f"The log could not be read for the timeline ({exc})."
+    if known.outcomes is not None and known.beats != known.n_outcomes:
+        # the record names another number of beats than the log holds: no outcome is shown
+        rows = [{**row, "outcome": None} if row["event"] == "beat" else row for row in rows]
     return rows, ""
 
 
