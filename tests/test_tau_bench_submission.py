@@ -7,7 +7,8 @@
   (τ-bench's recorded pass rate) agrees with the recomputation;
 * the built site ranks gpt-4o on the completion board with its interval and n, the home page names it
   among the ranked language models, the cell page shows the claimed / verified decomposition first and
-  the run viewer shows the closing claim next to the database diff.
+  the run viewer shows the closing claim next to the database diff;
+* its cell page lists the 200 episodes as one row per task, every episode reachable (issue 31).
 
 Expected counts are τ-bench's recorded rewards and the specification's (`tau-airline-spec.md` §8.1).
 """
@@ -197,3 +198,34 @@ def test_the_run_viewer_puts_the_closing_claim_next_to_the_database_diff(site):
     dialogue = table_rows(doc, "The dialogue as logged")
     assert [r["who"] for r in dialogue[:3]] == ["system", "user", "assistant"]
     assert any(r[""] == "closing claim" for r in dialogue)
+
+
+def test_the_cell_page_lists_one_row_per_task_and_every_episode_stays_reachable(site):
+    """Issue 31: the 200 episodes as 50 task rows (counts hand-read from τ-bench's trajectories), each task linked to
+    its first trial, whose page links every trial of the task; the per-episode download names every run page."""
+    cell = f"results/{SID}/gpt-4o-tool-calling-3429ab"
+    doc = page(site, cell)
+    rows = table_rows(doc, "Episodes by task")
+    assert len(rows) == 50 and rows[0]["task"] == "task000" and rows[-1]["task"] == "task049"
+    by_task = {r["task"]: r for r in rows}
+    keys = ("trials", "verified", "claimed (closed as done)", "false claims", "transfers",
+            "other (step limit, error, not counted)")
+    # task000: four trials closed as done, none verified; task001: trial 1 verified, trial 2 a transfer not verified
+    assert [by_task["task000"][k] for k in keys] == ["4", "0", "4", "4", "0", "0"]
+    assert [by_task["task001"][k] for k in keys] == ["4", "1", "3", "2", "1", "0"]
+    # the cell's totals (its headline: 84 of 200 verified, 147 closed as done, 98 false completion claims)
+    assert [sum(int(r[k]) for r in rows) for k in keys[:4]] == [200, 84, 147, 98]
+    assert doc.select_one("#table-runs") is None, "the per-episode table is a download only"
+    link = doc.select_one("#table-tasks tbody tr a")["href"]
+    assert link.endswith(f"runs/{SID}/{SID}--task000-trial0/")
+    first = page(site, f"runs/{SID}/{SID}--task001-trial2")
+    nav = first.select_one("nav[aria-label='Trials of this task']")
+    assert nav.get_text(" ", strip=True) == ("Trials of this task: trial0 (false claim) · trial1 (claimed, verified) · "
+                                             "trial2 (transfer, not verified) · trial3 (false claim)")
+    assert [a["href"].rsplit("--", 1)[1] for a in nav.select("a")] == ["task001-trial0/", "task001-trial1/",
+                                                                       "task001-trial3/"]
+    csv_link = next(a["href"] for a in doc.select("p.db-downloads a") if a["href"].endswith("/runs.csv"))
+    episodes = (site / cell / csv_link).resolve().read_text(encoding="utf-8").splitlines()
+    assert len(episodes) == 201 and episodes[0].split(",")[-1] == "run_href"
+    assert all((site / line.rsplit(",", 1)[1] / "index.html").is_file() for line in episodes[1:])
+
