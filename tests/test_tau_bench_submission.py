@@ -10,6 +10,9 @@
   the run viewer shows the closing claim next to the database diff;
 * its cell page lists the 200 episodes as one row per task, every episode reachable (issue 31).
 
+The site built here is the whole shipped site (`make site`), so this module also guards what needs all of it (issue
+31): the constraint leaderboard's accuracy by depth drawing its ranked rows.
+
 Expected counts are τ-bench's recorded rewards and the specification's (`tau-airline-spec.md` §8.1).
 """
 
@@ -229,3 +232,27 @@ def test_the_cell_page_lists_one_row_per_task_and_every_episode_stays_reachable(
     assert len(episodes) == 201 and episodes[0].split(",")[-1] == "run_href"
     assert all((site / line.rsplit(",", 1)[1] / "index.html").is_file() for line in episodes[1:])
 
+
+def test_the_constraint_leaderboard_draws_its_ranked_rows_and_lists_every_cell(site):
+    """Issue 31: the accuracy by depth draws the 8 ranked rows (of 16 cells), in the ranked table's order; its table
+    shows those, one row per cell (a column per turn), and its downloads hold all 16; the channel chart's shares
+    are the board tables' share columns, pointed to."""
+    doc = page(site, "leaderboards/constraint")
+    ranked = [(tr.select("td")[2].get_text(strip=True), tr.select_one("a[href*='submissions/']").get_text(strip=True))
+              for tr in doc.select("#table-leaderboard tbody tr")]
+    assert len(ranked) == 8 and ranked[0] == ("scripted/oracle", "driftboard-reference-lite")
+    fig = doc.select_one("#chart-depth")
+    lines = [g.select_one("title").get_text() for g in fig.select("svg > g[fill]")]
+    assert lines == [f"{cell} · {sid}" for cell, sid in ranked]
+    assert "8 of the 16 cells" in fig.select_one("figcaption").get_text()
+    wide = doc.select_one("#table-depth-wide")
+    assert [[td.get_text() for td in tr.select("td")][:2] for tr in wide.select("tbody tr")] == [
+        [sid, cell] for cell, sid in ranked]
+    assert wide.select_one("p.db-more").get_text() == "The first 8 of 16 rows; the CSV and JSON downloads below hold all 16."
+    assert len(wide.select("thead th")) == 2 + 10, "a column per turn, 1 to 10"
+    downloads = site / "downloads" / "leaderboards" / "constraint"
+    assert len(json.loads((downloads / "depth-wide.json").read_text(encoding="utf-8"))["rows"]) == 16
+    assert len(json.loads((downloads / "depth.json").read_text(encoding="utf-8"))["rows"]) == 132
+    channels = doc.select_one("#chart-channels").find_next_sibling("details")
+    assert channels.select_one("table") is None
+    assert [a["href"] for a in channels.select("p a")][:2] == ["#table-leaderboard", "#table-leaderboard-unranked"]

@@ -67,6 +67,12 @@ class ChartRef(TypedDict):
     data_in: NotRequired[str]
     """The id of the page's table that already holds every number the chart draws: the chart's data is that table,
     pointed to, not shown twice (its rows are still downloadable as the chart's data)."""
+    data_note: NotRequired[Markup]
+    """With `data_in`: which columns of which tables of the page hold the chart's numbers, linked (else: the ranked
+    table's, in full)."""
+    shown: NotRequired[Table]
+    """A compact table shown in place of `table` (long to wide: a column per turn, or per channel); `table`'s
+    downloads hold the same numbers, one row per point (the shown table's own hold its rows)."""
 
 
 class Link(TypedDict):
