@@ -11,7 +11,8 @@
 * its cell page lists the 200 episodes as one row per task, every episode reachable (issue 31).
 
 The site built here is the whole shipped site (`make site`), so this module also guards what needs all of it (issue
-31): the constraint leaderboard's accuracy by depth drawing its ranked rows.
+31): every page under the page-weight budget in one load (about 3 s more), and the constraint leaderboard's
+accuracy by depth drawing its ranked rows.
 
 Expected counts are τ-bench's recorded rewards and the specification's (`tau-airline-spec.md` §8.1).
 """
@@ -231,6 +232,20 @@ def test_the_cell_page_lists_one_row_per_task_and_every_episode_stays_reachable(
     episodes = (site / cell / csv_link).resolve().read_text(encoding="utf-8").splitlines()
     assert len(episodes) == 201 and episodes[0].split(",")[-1] == "run_href"
     assert all((site / line.rsplit(",", 1)[1] / "index.html").is_file() for line in episodes[1:])
+
+
+def test_every_page_of_the_shipped_site_is_under_the_page_weight_budget(site):
+    """Issue 31: one load of every page `make site` builds, charts included, stays under the budget.
+
+    `tests/test_site_weight.py` measures the fixture site (and checks this disk measure against Chromium); this is
+    the shipped site, built once for this module (the weighing adds about 3 s).
+    """
+    from checker.render.weight import PAGE_WEIGHT_BUDGET, site_weights
+
+    weights = site_weights(site)
+    assert len(weights) > 2000, "the whole shipped site"
+    over = [f"/{url} {total / 1000:.1f} KB" for url, total, _charts in weights if total >= PAGE_WEIGHT_BUDGET]
+    assert over == [], f"over {PAGE_WEIGHT_BUDGET / 1000:.0f} KB in one load: {over}"
 
 
 def test_the_constraint_leaderboard_draws_its_ranked_rows_and_lists_every_cell(site):
