@@ -228,7 +228,7 @@ def seeds_text(seeds: list[str]) -> str | None:
 
 
 def episodes_summary(r: ResultsFile, name: str = "gate") -> Table:
-    """Episodes per cell, by verdict and ending (every episode is listed on its cell's page)."""
+    """Episodes per cell, by verdict and ending (its cell's page lists them by task, and downloads each)."""
     counts: dict[tuple[str, str, str], int] = {}
     for run in r.runs:
         ending = run.episode.ending.replace("_", " ") if run.episode is not None else "not scored"
@@ -236,7 +236,8 @@ def episodes_summary(r: ResultsFile, name: str = "gate") -> Table:
         counts[key] = counts.get(key, 0) + 1
     rows: list[Row] = [{"cell": cell, "cell_href": url_of(cell_path(r, cell)), "verdict": verdict, "ending": ending,
                         "episodes": n} for (cell, verdict, ending), n in sorted(counts.items())]
-    return Table(name, "Episodes by verdict and ending (each cell's page lists every episode, with its run page)",
+    return Table(name, "Episodes by verdict and ending (each cell's page lists them by task; its download has every "
+                       "episode, with its run page)",
                  [Column("cell", "cell", link="cell_href"), Column("verdict", "verdict"), Column("ending", "ending"),
                   Column("episodes", "episodes", numeric=True)], rows, empty="No runs reported.")
 
