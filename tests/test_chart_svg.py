@@ -87,3 +87,44 @@ def test_undefined_accuracy_is_left_out_of_the_line_chart() -> None:
     out = _draw("depth", {"depth": rows})
     assert re.findall(r'<text x="[\d.]+" y="246" text-anchor="middle" font-size="11">(\d+)</text>', out) == ["1", "3"]
     assert chart_svg.draw("depth", {"depth": rows[1:2]}) is None
+
+
+def _depth_rows() -> list[dict]:
+    """Two cells of two submissions over turns 1 and 2 (the second cell has no turn 2)."""
+    return [{"group": "m/a", "submission": "s1", "turn": 1, "accuracy": 0.5, "turns": 4, "correct": 2,
+             "series": "m/a · s1"},
+            {"group": "m/a", "submission": "s1", "turn": 2, "accuracy": 0.25, "turns": 4, "correct": 1,
+             "series": "m/a · s1"},
+            {"group": "m/b", "submission": "s2", "turn": 1, "accuracy": 1.0, "turns": 2, "correct": 2,
+             "series": "m/b · s2"}]
+
+
+def test_the_line_chart_names_each_line_once_and_draws_one_circle_per_point() -> None:
+    """Issue 31: a line's name is its group's tooltip, not repeated in each point's (a 16-line chart was 28 KB)."""
+    doc = BeautifulSoup(_draw("depth", {"depth": _depth_rows()}), "html.parser")
+    groups = doc.select("svg > g[fill]")
+    assert [g.select_one("title").get_text() for g in groups] == ["m/a · s1", "m/b · s2"]
+    assert [len(g.select("circle")) for g in groups] == [2, 1]
+    assert not doc.select("circle title"), "a point's numbers are in the chart's data table"
+    assert [t.get_text() for t in doc.select("svg > text") if t.get_text().startswith("m/")] == ["m/a · s1", "m/b · s2"]
+
+
+def test_the_depth_and_channel_tables_are_long_to_wide() -> None:
+    """One row per cell, one column per turn (channel): `accuracy · correct/turns` (`share · turns`)."""
+    from checker.render.chart_data import channel_table, depth_table
+
+    t = depth_table(_depth_rows())
+    assert [c.label for c in t.columns] == ["submission", "model × method", "turn 1", "turn 2"]
+    assert t.records() == [{"submission": "s1", "group": "m/a", "turn-1": "0.5 · 2/4", "turn-2": "0.25 · 1/4"},
+                           {"submission": "s2", "group": "m/b", "turn-1": "1 · 2/2", "turn-2": None}]
+    assert t.limit is None and t.downloads
+    # the cells a chart draws first (a leaderboard's ranked rows), the page shows those; the downloads hold all
+    first = depth_table(_depth_rows(), first=[("s2", "m/b")])
+    assert [r["group"] for r in first.rows] == ["m/b", "m/a"] and first.limit == 1
+    assert [r["group"] for r in first.shown_rows] == ["m/b"] and "draws first" in first.caption
+    assert depth_table(_depth_rows(), first=[]).limit is None, "nothing ranked: every row shown"
+    channels = [{"group": "m/a", "submission": "s1", "channel": ch, "turns": n, "share": n / 4, "ledger_turns": 4}
+                for ch, n in (("consistent", 3), ("drift", 1), ("contradiction", 0), ("other", 0))]
+    (row,) = channel_table(channels).records()
+    assert row == {"submission": "s1", "group": "m/a", "ledger_turns": 4, "consistent": "0.75 · 3",
+                   "drift": "0.25 · 1", "contradiction": "0 · 0", "other": "0 · 0"}

@@ -9,7 +9,9 @@ static SVG in the page, so a page with charts is measured like any other.
 Every page of the built fixture site is covered: each HTML file is measured from disk
 (`checker.render.weight.page_weight`: the page plus every stylesheet, script, icon and image it
 links), and Chromium measures a sample of one page of each type, with and without charts, where the
-two measures must agree byte for byte.
+two measures must agree byte for byte. The shipped site (what `make site` builds) is weighed the same way, from
+disk, where it is built already: `test_tau_bench_submission.test_every_page_of_the_shipped_site_is_under_the_page_
+weight_budget` (about 3 s; no browser needed).
 """
 
 from __future__ import annotations

@@ -7,7 +7,12 @@
   (τ-bench's recorded pass rate) agrees with the recomputation;
 * the built site ranks gpt-4o on the completion board with its interval and n, the home page names it
   among the ranked language models, the cell page shows the claimed / verified decomposition first and
-  the run viewer shows the closing claim next to the database diff.
+  the run viewer shows the closing claim next to the database diff;
+* its cell page lists the 200 episodes as one row per task, every episode reachable (issue 31).
+
+The site built here is the whole shipped site (`make site`), so this module also guards what needs all of it (issue
+31): every page under the page-weight budget in one load (about 3 s more), and the constraint leaderboard's
+accuracy by depth drawing its ranked rows.
 
 Expected counts are τ-bench's recorded rewards and the specification's (`tau-airline-spec.md` §8.1).
 """
@@ -197,3 +202,72 @@ def test_the_run_viewer_puts_the_closing_claim_next_to_the_database_diff(site):
     dialogue = table_rows(doc, "The dialogue as logged")
     assert [r["who"] for r in dialogue[:3]] == ["system", "user", "assistant"]
     assert any(r[""] == "closing claim" for r in dialogue)
+
+
+def test_the_cell_page_lists_one_row_per_task_and_every_episode_stays_reachable(site):
+    """Issue 31: the 200 episodes as 50 task rows (counts hand-read from τ-bench's trajectories), each task linked to
+    its first trial, whose page links every trial of the task; the per-episode download names every run page."""
+    cell = f"results/{SID}/gpt-4o-tool-calling-3429ab"
+    doc = page(site, cell)
+    rows = table_rows(doc, "Episodes by task")
+    assert len(rows) == 50 and rows[0]["task"] == "task000" and rows[-1]["task"] == "task049"
+    by_task = {r["task"]: r for r in rows}
+    keys = ("trials", "verified", "claimed (closed as done)", "false claims", "transfers",
+            "other (step limit, error, not counted)")
+    # task000: four trials closed as done, none verified; task001: trial 1 verified, trial 2 a transfer not verified
+    assert [by_task["task000"][k] for k in keys] == ["4", "0", "4", "4", "0", "0"]
+    assert [by_task["task001"][k] for k in keys] == ["4", "1", "3", "2", "1", "0"]
+    # the cell's totals (its headline: 84 of 200 verified, 147 closed as done, 98 false completion claims)
+    assert [sum(int(r[k]) for r in rows) for k in keys[:4]] == [200, 84, 147, 98]
+    assert doc.select_one("#table-runs") is None, "the per-episode table is a download only"
+    link = doc.select_one("#table-tasks tbody tr a")["href"]
+    assert link.endswith(f"runs/{SID}/{SID}--task000-trial0/")
+    first = page(site, f"runs/{SID}/{SID}--task001-trial2")
+    nav = first.select_one("nav[aria-label='Trials of this task']")
+    assert nav.get_text(" ", strip=True) == ("Trials of this task: trial0 (false claim) · trial1 (claimed, verified) · "
+                                             "trial2 (transfer, not verified) · trial3 (false claim)")
+    assert [a["href"].rsplit("--", 1)[1] for a in nav.select("a")] == ["task001-trial0/", "task001-trial1/",
+                                                                       "task001-trial3/"]
+    csv_link = next(a["href"] for a in doc.select("p.db-downloads a") if a["href"].endswith("/runs.csv"))
+    episodes = (site / cell / csv_link).resolve().read_text(encoding="utf-8").splitlines()
+    assert len(episodes) == 201 and episodes[0].split(",")[-1] == "run_href"
+    assert all((site / line.rsplit(",", 1)[1] / "index.html").is_file() for line in episodes[1:])
+
+
+def test_every_page_of_the_shipped_site_is_under_the_page_weight_budget(site):
+    """Issue 31: one load of every page `make site` builds, charts included, stays under the budget.
+
+    `tests/test_site_weight.py` measures the fixture site (and checks this disk measure against Chromium); this is
+    the shipped site, built once for this module (the weighing adds about 3 s).
+    """
+    from checker.render.weight import PAGE_WEIGHT_BUDGET, site_weights
+
+    weights = site_weights(site)
+    assert len(weights) > 2000, "the whole shipped site"
+    over = [f"/{url} {total / 1000:.1f} KB" for url, total, _charts in weights if total >= PAGE_WEIGHT_BUDGET]
+    assert over == [], f"over {PAGE_WEIGHT_BUDGET / 1000:.0f} KB in one load: {over}"
+
+
+def test_the_constraint_leaderboard_draws_its_ranked_rows_and_lists_every_cell(site):
+    """Issue 31: the accuracy by depth draws the 8 ranked rows (of 16 cells), in the ranked table's order; its table
+    shows those, one row per cell (a column per turn), and its downloads hold all 16; the channel chart's shares
+    are the board tables' share columns, pointed to."""
+    doc = page(site, "leaderboards/constraint")
+    ranked = [(tr.select("td")[2].get_text(strip=True), tr.select_one("a[href*='submissions/']").get_text(strip=True))
+              for tr in doc.select("#table-leaderboard tbody tr")]
+    assert len(ranked) == 8 and ranked[0] == ("scripted/oracle", "driftboard-reference-lite")
+    fig = doc.select_one("#chart-depth")
+    lines = [g.select_one("title").get_text() for g in fig.select("svg > g[fill]")]
+    assert lines == [f"{cell} · {sid}" for cell, sid in ranked]
+    assert "8 of the 16 cells" in fig.select_one("figcaption").get_text()
+    wide = doc.select_one("#table-depth-wide")
+    assert [[td.get_text() for td in tr.select("td")][:2] for tr in wide.select("tbody tr")] == [
+        [sid, cell] for cell, sid in ranked]
+    assert wide.select_one("p.db-more").get_text() == "The first 8 of 16 rows; the CSV and JSON downloads below hold all 16."
+    assert len(wide.select("thead th")) == 2 + 10, "a column per turn, 1 to 10"
+    downloads = site / "downloads" / "leaderboards" / "constraint"
+    assert len(json.loads((downloads / "depth-wide.json").read_text(encoding="utf-8"))["rows"]) == 16
+    assert len(json.loads((downloads / "depth.json").read_text(encoding="utf-8"))["rows"]) == 132
+    channels = doc.select_one("#chart-channels").find_next_sibling("details")
+    assert channels.select_one("table") is None
+    assert [a["href"] for a in channels.select("p a")][:2] == ["#table-leaderboard", "#table-leaderboard-unranked"]

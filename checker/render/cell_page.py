@@ -24,6 +24,7 @@ from checker.render.context import CellContext, ChartRef, page
 from checker.render.evidence import cell_coverage
 from checker.render.metrics import header, is_count, metric_href, rank_metric, worst_means
 from checker.render.paths import cell_path, root_of, submission_path, url_of
+from checker.render.runs import run_path
 from checker.render.scorer_tables import scorer_tables
 from checker.render.submission_page import bibtex, logs_table, run_gate_table, runs_for_cell
 from checker.render.tables import LONG_TABLE_ROWS, Column, Row, Table
@@ -148,10 +149,14 @@ def cell_context(r: ResultsFile, c: CellResult, site_url: str, files: dict[str, 
         "submission_href": url_of(submission_path(r)), "title": r.title,
         "cell": c.cell, "result_id": c.result_id, "track": r.track, "comparator": c.comparator,
         "flags": sorted(c.flags.items()), "runs": c.runs, "valid_runs": c.valid_runs,
-        "verdicts": sorted(c.verdicts.items()), "seeds_declared": list(c.seeds_declared),
-        "seeds_reported": list(c.seeds_reported), "n_declared": c.n_declared, "declared": _declared_table(c),
-        "all_declared": _all_declared_table(c), "decomposition": decomposition_table(r, [c]),
+        "verdicts": sorted(c.verdicts.items()), "seeds_declared": completion.seeds_text(list(c.seeds_declared)),
+        "seeds_reported": completion.seeds_text(list(c.seeds_reported)), "n_declared": c.n_declared,
+        "declared": _declared_table(c),
+        "all_declared": _all_declared_table(c), "decomposition": None if r.track == "completion" else decomposition_table(r, [c]),
         "metrics": _metrics_table(c), "run_table": run_gate_table(r, runs, name="runs"),
+        # a completion cell's hundreds of episodes, one row per task; `run_table` is then their download only
+        "task_table": (completion.tasks_table(runs, lambda run: run_path(r, run)) if r.track == "completion"
+                       else None),
         "turn_table": turn_table(runs) if constraint else None,
         "n_turns": sum(len(run.turns or []) for run in runs) if constraint else 0,
         "coverage": cell_coverage(r, c).text if constraint else None,

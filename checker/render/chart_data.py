@@ -21,6 +21,7 @@ from checker.render.charts import Datasets
 from checker.render.context import ChartRef
 from checker.render.stream import Listing
 from checker.render.tables import Column, Row, Table
+from checker.render.text import fmt
 
 
 class GateCount(TypedDict):
@@ -109,7 +110,10 @@ def channel_data(results: Iterable[Listing]) -> list[Row]:
 
 
 def depth_data(results: Iterable[Listing]) -> list[Row]:
-    """Accuracy per turn depth per model x method."""
+    """Accuracy per turn depth per model x method.
+
+    `series` names each line: the cell, and its submission when the rows come from more than one.
+    """
     rows: list[Row] = []
     for r in results:
         for c in r.cells:
@@ -117,7 +121,52 @@ def depth_data(results: Iterable[Listing]) -> list[Row]:
             rows += [{"group": c.cell, "submission": r.submission_id, "turn": d.depth, "accuracy": d.accuracy,
                       "turns": d.n_turns, "correct": d.correct}
                      for d in (tables.by_depth.per_turn if tables is not None else []) if d.accuracy is not None]
-    return rows
+    many = len({row["submission"] for row in rows}) > 1
+    return [{**row, "series": f"{row['group']} · {row['submission']}" if many else str(row["group"])} for row in rows]
+
+
+def channel_table(rows: Sequence[Row], name: str = "channels") -> Table:
+    """The channel shares long to wide: one row per cell, one column per channel (`share · turns`).
+
+    The downloads of the chart's own table (`channels`, one row per cell and channel) hold the same numbers as
+    numbers, this table's its rows.
+    """
+    wide: dict[tuple[object, object], dict[str, object]] = {}
+    for r in rows:
+        row = wide.setdefault((r["submission"], r["group"]), {"submission": r["submission"], "group": r["group"],
+                                                              "ledger_turns": r["ledger_turns"]})
+        row[str(r["channel"])] = f"{fmt(r['share'])} · {r['turns']}"
+    return Table(f"{name}-wide", "Channel shares per model × method: share · turns of each channel, of the turns "
+                 "with a ledger", [Column("submission", "submission"), Column("group", "model × method"),
+                                   Column("ledger_turns", "turns with a ledger", numeric=True),
+                                   *[Column(ch, ch) for ch in CONSTRAINT_CHANNELS]],
+                 list(wide.values()), sortable=False)
+
+
+def depth_table(rows: Sequence[Row], name: str = "depth", first: Sequence[tuple[str, str]] | None = None) -> Table:
+    """The accuracy by depth long to wide: one row per cell, one column per turn (`accuracy · correct/turns`).
+
+    16 cells over 10 turns were 132 rows of six columns (18 KB of a leaderboard page); the downloads of the
+    chart's own table (`depth`, one row per point) hold the same numbers as numbers, this table's its rows.
+    `first`: the cells the chart draws (a leaderboard's ranked rows): the page shows those rows, in that order
+    (`Table.limit`), and its downloads every cell (each one not ranked is also on its submission's page).
+    """
+    turns = sorted({t for r in rows if isinstance(t := r["turn"], int)})
+    wide: dict[tuple[str, str], dict[str, object]] = {}
+    for r in rows:
+        row = wide.setdefault((str(r["submission"]), str(r["group"])), {"submission": r["submission"], "group": r["group"]})
+        row[f"turn-{r['turn']}"] = f"{fmt(r['accuracy'])} · {r['correct']}/{r['turns']}"
+    order = list(wide)
+    limit = None
+    if first is not None:
+        drawn = [key for key in first if key in wide]
+        order = drawn + [key for key in wide if key not in set(drawn)]
+        limit = len(drawn) if 0 < len(drawn) < len(order) else None
+    return Table(f"{name}-wide", "Accuracy by turn depth per cell: accuracy · correct / turns at each turn" +
+                 (", the cells the chart draws first" if limit is not None else ""),
+                 [Column("submission", "submission"), Column("group", "model × method"),
+                  *[Column(f"turn-{t}", f"turn {t}") for t in turns]],
+                 [wide[key] for key in order], sortable=False, limit=limit)
 
 
 def _agent_charts(results: Sequence[Listing], files: dict[str, str], prefix: str) -> list[ChartRef]:
@@ -129,13 +178,40 @@ def _agent_charts(results: Sequence[Listing], files: dict[str, str], prefix: str
                   gate_table(rows, "Gate outcomes: runs per condition and status"), files, prefix)]
 
 
-def constraint_charts(results: Sequence[Listing], files: dict[str, str], prefix: str) -> list[ChartRef]:
-    """The channel shares and the accuracy by depth of constraint cells."""
+def constraint_charts(results: Sequence[Listing], files: dict[str, str], prefix: str,
+                      drawn: Sequence[tuple[str, str]] | None = None) -> list[ChartRef]:
+    """The channel shares and the accuracy by depth of constraint cells.
+
+    `drawn`: the (submission, cell) pairs whose accuracy by depth is drawn, in this order (a leaderboard's ranked
+    rows: 16 lines in 8 colours read as none); None draws every cell. The table under the chart lists every cell.
+    """
     ch = channel_data(results)
     dp = depth_data(results)
     turns = sorted({t for r in dp if isinstance(t := r["turn"], int)})
     span = f"turns {turns[0]}–{turns[-1]}" if len(turns) > 1 else f"turn {turns[0]}" if turns else "no turn"
-    return [
+    lines = dp
+    which = "per model × method cell"
+    if drawn:  # none ranked: every cell is drawn
+        order = {key: i for i, key in enumerate(drawn)}
+        lines = sorted((r for r in dp if (r["submission"], r["group"]) in order),
+                       key=lambda r: order[(str(r["submission"]), str(r["group"]))])
+        cells = {(r["submission"], r["group"]) for r in dp}
+        which = (f"per ranked cell, in rank order ({len({(r['submission'], r['group']) for r in lines})} of the "
+                 f"{len(cells)} cells; the table below lists them first, its downloads every cell)")
+    depth = chart("depth", "depth", {"depth": lines},
+                  f"Line chart of accuracy by turn depth ({span}, as the axis shows) {which}; each point's area "
+                  "shows how many turns stand behind it. The same numbers are in the table below.",
+                  Table("depth", "Accuracy by turn depth",
+                        [Column("submission", "submission"), Column("group", "model × method"),
+                         Column("turn", "turn", numeric=True), Column("correct", "correct", numeric=True),
+                         Column("turns", "turns", numeric=True),
+                         Column("accuracy", "accuracy", numeric=True)], dp), files, prefix,
+                  empty="no constraint cell has a scored turn with a defined accuracy, so there is no accuracy by "
+                        "depth to draw." if not dp else "no ranked cell has a scored turn with a defined accuracy: "
+                        "every cell's accuracy by depth is in the table below.")
+    if dp:
+        depth["shown"] = depth_table(dp, first=drawn)
+    out = [
         chart("channels", "channels", {"channels": ch},
               "Normalised bars: share of ledger turns per channel for each model × method cell. "
               "The same numbers are in the table below.",
@@ -144,25 +220,20 @@ def constraint_charts(results: Sequence[Listing], files: dict[str, str], prefix:
                      Column("channel", "channel"), Column("turns", "turns", numeric=True),
                      Column("share", "share", numeric=True)], ch), files, prefix,
               empty="no constraint cell has turns with a ledger, so there are no channel shares to draw."),
-        chart("depth", "depth", {"depth": dp},
-              f"Line chart of accuracy by turn depth ({span}, as the axis shows) per model × method cell; each "
-              "point's area shows how many turns stand behind it. The same numbers are in the table below.",
-              Table("depth", "Accuracy by turn depth",
-                    [Column("submission", "submission"), Column("group", "model × method"),
-                     Column("turn", "turn", numeric=True), Column("correct", "correct", numeric=True),
-                     Column("turns", "turns", numeric=True),
-                     Column("accuracy", "accuracy", numeric=True)], dp), files, prefix,
-              empty="no constraint cell has a scored turn with a defined accuracy, so there is no accuracy by "
-                    "depth to draw.")]
+        depth]
+    if ch:
+        out[0]["shown"] = channel_table(ch)
+    return out
 
 
-def track_charts(track: str, results: Sequence[Listing], files: dict[str, str], prefix: str) -> list[ChartRef]:
+def track_charts(track: str, results: Sequence[Listing], files: dict[str, str], prefix: str,
+                 drawn: Sequence[tuple[str, str]] | None = None) -> list[ChartRef]:
     """Charts of a track leaderboard (aggregated over submissions; the completion track has its board's chart only)."""
     if track == "agent":
         return _agent_charts(results, files, prefix)
     if track == "completion":
         return []
-    return constraint_charts(results, files, prefix)
+    return constraint_charts(results, files, prefix, drawn)
 
 
 def _agent_parts(label: str, c: CellResult, ci: list[Row]) -> tuple[list[tuple[str, float | None]], str]:

@@ -124,8 +124,9 @@ def _depth(d: Datasets) -> str | None:
         return None
     many = len({r.get("submission") for r in rows}) > 1
     series: dict[str, list[tuple[int, float, int]]] = {}
-    for r in rows:
-        series.setdefault(_label_of(r, "group", many), []).append((_i(r["turn"]), _f(r["accuracy"]), _i(r["turns"])))
+    for r in rows:  # `series` names each line (`chart_data.depth_data`); rows without it: the cell (and submission)
+        name = str(r["series"]) if r.get("series") is not None else _label_of(r, "group", many)
+        series.setdefault(name, []).append((_i(r["turn"]), _f(r["accuracy"]), _i(r["turns"])))
     return svg.line_chart([(k, sorted(v)) for k, v in series.items()], "turn", "accuracy (correct / turns)")
 
 

@@ -81,8 +81,8 @@ def _depth() -> str:
     base = alt.Chart(alt.Data(name="depth")).encode(
         x=alt.X("turn:O", title="turn"),
         y=alt.Y("accuracy:Q", title="accuracy (correct / turns)", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("group:N", title="model × method"),
-        tooltip=["group:N", "turn:O", alt.Tooltip("accuracy:Q", format=".3f"), "correct:Q", "turns:Q"],
+        color=alt.Color("series:N", title="model × method", sort=None),
+        tooltip=["series:N", "turn:O", alt.Tooltip("accuracy:Q", format=".3f"), "correct:Q", "turns:Q"],
     )
     # honest axes: each point's area shows how many turns stand behind it (the tooltip gives the number)
     points = base.mark_point(filled=True).encode(size=alt.Size("turns:Q", title="turns behind the point",

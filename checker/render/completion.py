@@ -10,6 +10,7 @@ database evidence (what the episode changed, what the task required, where the t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import NotRequired, TypedDict
@@ -22,7 +23,7 @@ from checker.format.results_completion import Change, EpisodeResult
 from checker.format.results_model import CellResult, ResultsFile, RunResult
 from checker.format.schema.completion import Message, ToolCall, ToolResult
 from checker.format.storage import LogStorageError, log_sha256
-from checker.render.context import CompletionCell, CompletionRun
+from checker.render.context import CompletionCell, CompletionRun, PagerLink
 from checker.render.paths import cell_path, url_of
 from checker.render.stream import Listing
 from checker.render.tables import Column, Row, Table
@@ -227,7 +228,7 @@ def seeds_text(seeds: list[str]) -> str | None:
 
 
 def episodes_summary(r: ResultsFile, name: str = "gate") -> Table:
-    """Episodes per cell, by verdict and ending (every episode is listed on its cell's page)."""
+    """Episodes per cell, by verdict and ending (its cell's page lists them by task, and downloads each)."""
     counts: dict[tuple[str, str, str], int] = {}
     for run in r.runs:
         ending = run.episode.ending.replace("_", " ") if run.episode is not None else "not scored"
@@ -235,18 +236,97 @@ def episodes_summary(r: ResultsFile, name: str = "gate") -> Table:
         counts[key] = counts.get(key, 0) + 1
     rows: list[Row] = [{"cell": cell, "cell_href": url_of(cell_path(r, cell)), "verdict": verdict, "ending": ending,
                         "episodes": n} for (cell, verdict, ending), n in sorted(counts.items())]
-    return Table(name, "Episodes by verdict and ending (each cell's page lists every episode, with its run page)",
+    return Table(name, "Episodes by verdict and ending (each cell's page lists them by task; its download has every "
+                       "episode, with its run page)",
                  [Column("cell", "cell", link="cell_href"), Column("verdict", "verdict"), Column("ending", "ending"),
                   Column("episodes", "episodes", numeric=True)], rows, empty="No runs reported.")
 
 
 def episodes_table(runs: list[RunResult], run_href: Callable[[RunResult], str], name: str = "runs") -> Table:
-    """Every episode of a cell (links to the run viewer)."""
+    """Every episode of a cell, one row each, with its run page's site-relative URL (`run_href`, a column here).
+
+    A cell page shows its episodes grouped by task (`tasks_table`); this table is its per-episode download.
+    """
     return Table(name, "Episodes: how each ended, whether it claimed completion, whether the database verifies it",
                  [Column("seed", "episode", link="run_href"), Column("verdict", "verdict"), Column("ending", "ending"),
                   Column("claimed", "claimed"), Column("verified", "verified"), Column("false_claim", "false claim"),
-                  Column("writes", "writes matched/wrong/missing/extra/error"), Column("reasons", "reasons")],
+                  Column("writes", "writes matched/wrong/missing/extra/error"), Column("reasons", "reasons"),
+                  Column("run_href", "run page (site-relative URL)")],
                  episode_rows(runs, run_href), empty="No episodes reported.")
+
+
+_TRIAL = re.compile(r"^(?P<task>.+)-(?P<trial>trial\d+)$")
+
+
+def task_of(run: RunResult) -> tuple[str, str]:
+    """(task label, trial label) of an episode: `task007-trial2` gives (`task007`, `trial2`).
+
+    A seed not of that form is its own task (its task id when the episode has one, else the seed), trial label "".
+    """
+    seed = str(run.seed or run.run_id or run.path)
+    m = _TRIAL.match(seed)
+    if m is not None:
+        return m["task"], m["trial"]
+    e = run.episode
+    return (f"task {e.task_id}" if e is not None and e.task_id is not None else seed), ""
+
+
+def outcome(run: RunResult) -> str:
+    """One episode in the words of the cell's decomposition (`PARTS`): counted only when VALID, as the scorer does."""
+    e = run.episode
+    if e is None or run.verdict != "VALID":
+        return "not counted"
+    if e.claimed:
+        return "claimed, verified" if e.verified else "false claim"
+    if e.ending == "transfer":
+        return "transfer, verified" if e.verified else "transfer, not verified"
+    return e.ending.replace("_", " ") + (", verified" if e.verified else "")
+
+
+def task_rows(runs: list[RunResult], run_href: Callable[[RunResult], str]) -> list[Row]:
+    """One row per task of a cell, in the order its episodes come: its trials and how they ended, as counts.
+
+    Counts are over the trials the cell's figures count (VALID, as the scorer does); `other` is every trial neither
+    claimed nor transferred (step limit, error, unfinished) or not counted.
+    """
+    groups: dict[str, list[RunResult]] = {}
+    for run in runs:
+        groups.setdefault(task_of(run)[0], []).append(run)
+    rows: list[Row] = []
+    for task, trials in groups.items():
+        counted = [run.episode for run in trials if run.verdict == "VALID" and run.episode is not None]
+        claimed = sum(1 for e in counted if e.claimed)
+        transfers = sum(1 for e in counted if not e.claimed and e.ending == "transfer")
+        rows.append({"task": task, "first_href": url_of(run_href(trials[0])), "trials": len(trials),
+                     "verified": sum(1 for e in counted if e.verified), "claimed": claimed,
+                     "false_claims": sum(1 for e in counted if e.claimed and not e.verified),
+                     "transfers": transfers, "other": len(trials) - claimed - transfers})
+    return rows
+
+
+def tasks_table(runs: list[RunResult], run_href: Callable[[RunResult], str], name: str = "tasks") -> Table:
+    """A cell's episodes grouped by task: one row per task, its trials as counts (every episode: `episodes_table`).
+
+    A task links to its first trial's page, whose head links every trial of the task with how it ended
+    (`trial_links`): a 200-episode cell's table of one row per episode was 47 KB of its page.
+    """
+    return Table(name, "Episodes by task: how its trials ended (a task links to its first trial, whose page links "
+                       "every trial)",
+                 [Column("task", "task", link="first_href"), Column("trials", "trials", numeric=True),
+                  Column("verified", "verified", numeric=True), Column("claimed", "claimed (closed as done)", numeric=True),
+                  Column("false_claims", "false claims", numeric=True), Column("transfers", "transfers", numeric=True),
+                  Column("other", "other (step limit, error, not counted)", numeric=True)],
+                 task_rows(runs, run_href), empty="No episodes reported.")
+
+
+def trial_links(r: ResultsFile, run: RunResult, run_href: Callable[[RunResult], str]) -> list[PagerLink]:
+    """The trials of `run`'s task in its cell, each with how it ended (`outcome`), as links (the current one marked).
+
+    A run page's way to its siblings: the cell page lists one row per task, linked to its first trial.
+    """
+    task = task_of(run)[0]
+    return [{"text": f"{task_of(x)[1] or x.seed} ({outcome(x)})", "href": url_of(run_href(x)), "current": x.path == run.path}
+            for x in r.runs if x.cell == run.cell and task_of(x)[0] == task]
 
 
 def _changes(name: str, caption: str, changes: list[Change], empty: str) -> Table:
@@ -306,8 +386,11 @@ def dialogue(run: RunResult, root: Path) -> tuple[list[DialogueLine] | None, str
     return rows, ""
 
 
-def run_context(run: RunResult, logs_root: Path | None) -> CompletionRun | None:
-    """What a completion run's page shows beyond the common parts (None for other tracks)."""
+def run_context(run: RunResult, logs_root: Path | None, trials: list[PagerLink] | None = None) -> CompletionRun | None:
+    """What a completion run's page shows beyond the common parts (None for other tracks).
+
+    `trials`: the trials of the episode's task in its cell (`trial_links`), linked from the page.
+    """
     e: EpisodeResult | None = run.episode
     if e is None:
         return None
@@ -340,5 +423,5 @@ def run_context(run: RunResult, logs_root: Path | None) -> CompletionRun | None:
                            [Column("line", "line", numeric=True), Column("who", "who"), Column("what", "what", wide=True),
                             Column("mark", "")], rows, sortable=False, empty="No message.", downloads=False)
                      if rows is not None else None),
-        "dialogue_note": note,
+        "dialogue_note": note, "trials": trials or [],
     }

@@ -67,6 +67,12 @@ class ChartRef(TypedDict):
     data_in: NotRequired[str]
     """The id of the page's table that already holds every number the chart draws: the chart's data is that table,
     pointed to, not shown twice (its rows are still downloadable as the chart's data)."""
+    data_note: NotRequired[Markup]
+    """With `data_in`: which columns of which tables of the page hold the chart's numbers, linked (else: the ranked
+    table's, in full)."""
+    shown: NotRequired[Table]
+    """A compact table shown in place of `table` (long to wide: a column per turn, or per channel); `table`'s
+    downloads hold the same numbers, one row per point (the shown table's own hold its rows)."""
 
 
 class Link(TypedDict):
@@ -226,17 +232,21 @@ class CellContext(PageContext):
     runs: int
     valid_runs: int
     verdicts: list[tuple[str, int]]
-    seeds_declared: list[str]
-    seeds_reported: list[str]
+    seeds_declared: str | None
+    """The declared seeds in a few words (`completion.seeds_text`: all when 8 or fewer, else how many, first … last)."""
+    seeds_reported: str | None
     n_declared: int
     """Declared seeds (withdrawn excluded): "valid k of n declared"."""
     declared: Table
     """Every declared seed and what became of it."""
     all_declared: Table
     """The all-declared (intent-to-treat) figures beside the valid-only ones."""
-    decomposition: Table
+    decomposition: Table | None
+    """None on the completion track: its decomposition is the page's first table (`completion.cell_claims`)."""
     metrics: Table
     run_table: Table
+    task_table: Table | None
+    """Completion track: the episodes grouped by task, shown instead of `run_table` (then its download only)."""
     turn_table: Table | None
     n_turns: int
     """Turns of the cell's constraint runs (0 on other tracks): a cell with too many for `turn_table` says so."""
@@ -346,6 +356,8 @@ class CompletionRun(TypedDict):
     dialogue: Table | None
     """None when the log cannot be read beside the results (`dialogue_note` says why)."""
     dialogue_note: str
+    trials: list[PagerLink]
+    """The trials of the episode's task in its cell (this one marked current): the cell page lists one row per task."""
 
 
 class RunContext(PageContext):

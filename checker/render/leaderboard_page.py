@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from markupsafe import Markup
+
 from checker.render import completion, ranking
 from checker.render.cell_rows import TRACK_LABELS
 from checker.render.chart_data import chart, parts_data, track_charts
@@ -91,6 +93,27 @@ def forest_chart(b: ranking.Board, results: Sequence[Listing], files: dict[str, 
     return ref
 
 
+def _channels_in_board(charts: list[ChartRef], b: ranking.Board) -> None:
+    """Point the channel shares chart to the board's tables when they hold every share it draws.
+
+    Each cell's consistent / drift / contradiction / other shares are columns of the ranked table or of the table
+    of submissions not ranked, the same numbers: the chart's data is those tables, pointed to, not a third table.
+    """
+    shares = {(str(row["submission_id"]), str(row["cell"])): row for t in (b.table, b.unranked) for row in t.rows}
+    for ref in charts:
+        if ref["name"] != "channels" or ref["svg"] is None:
+            continue
+        rows = ref["table"].rows
+        if all(shares.get((str(r["submission"]), str(r["group"])), {}).get(f"{r['channel']}_share", "?") == r["share"]
+               for r in rows):
+            ref.pop("shown", None)
+            ref["data_in"] = f"table-{b.table.name}"
+            ref["data_note"] = Markup(
+                "Every share this chart draws is a share column (consistent, drift, contradiction, other) of the "
+                f'<a href="#table-{b.table.name}">ranked table</a> or of the <a href="#table-{b.unranked.name}">table '
+                "of submissions not ranked</a>; the downloads also hold each channel's turns.")
+
+
 def board_ref(b: ranking.Board, chart_ref: ChartRef | None = None) -> BoardRef:
     """A track's ranked leaderboard as a page shows it (with its decomposition chart when given)."""
     higher = higher_is_better(b.metric)
@@ -129,11 +152,15 @@ def track_context(track: str, results: Sequence[Listing], files: dict[str, str],
     prefix = f"assets/charts/leaderboards/{track}"
     subset = [r for r in results if r.track == track]
     b = board if board is not None else ranking.board(track, subset)
+    # the accuracy by depth draws the ranked rows, in rank order (its table lists every cell)
+    charts = track_charts(track, subset, files, prefix,
+                          [(str(row["submission_id"]), str(row["cell"])) for _doc, rows in b.sections for row in rows])
+    _channels_in_board(charts, b)
     return {
         **page(root_of(md), f"{track.capitalize()} track leaderboard"),
         "track": track, "track_label": TRACK_LABELS[track], "n_submissions": len(subset),
         "null_table": null_table(subset),
-        "charts": track_charts(track, subset, files, prefix),
+        "charts": charts,
         "forest": forest_chart(b, subset, files, prefix),
         "definition": f"../tracks/{track}.md" if has_definition else "",
         "board": board_ref(b, board_chart(b, subset, files, prefix)),

@@ -445,8 +445,9 @@ def board(track: str, results: Sequence[Listing], name: str = "leaderboard", doc
     table = state_once(Table(name, f"Ranked by {metric}, all declared runs ({arrow}), one board per key (rows of "
                                    "different boards never share a rank); unranked rows last, with the reason",
                              cols, rows, empty=f"No {track}-track cells yet.", facets=FACETS, sticky=True), KEEP)
+    # the ranked table above it carries each header's definition (its tooltip); said once per page, not twice
     excl = state_once(Table(f"{name}-unranked", "Submissions excluded from ranking by the integrity rules (never ranked)",
-                            cols, excluded, empty="None.", sticky=True), KEEP)
+                            [replace(c, help=None) for c in cols], excluded, empty="None.", sticky=True), KEEP)
     reasons: dict[str, int] = {}
     for x in excluded:
         reasons[x["why"]] = reasons.get(x["why"], 0) + 1

@@ -257,7 +257,8 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
             "wrong": sum(c["wrong"] for c in body.cards),
             "depth": depth_strip(run) if r.track == "constraint" else [], "dialogue": body.dialogue,
             "timeline": timeline, "timeline_note": body.note,
-            "completion": completion.run_context(run, logs_root) if r.track == "completion" and p == 1 else None,
+            "completion": (completion.run_context(run, logs_root, completion.trial_links(r, run, lambda x: run_path(r, x)))
+                           if r.track == "completion" and p == 1 else None),
         }
         pages_out.append((md, ctx))
     return pages_out

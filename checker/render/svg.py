@@ -211,12 +211,12 @@ def line_chart(series: Sequence[tuple[str, Sequence[tuple[int, float, int]]]], x
     most = max((c for _name, pts in series for _x, _y, c in pts), default=1) or 1
     step = w / max(len(xs), 1)
     pos = {x: left + step * (i + 0.5) for i, x in enumerate(xs)}
-    out = [f'<line x1="{left}" x2="{left + w}" y1="{top + h}" y2="{top + h}" stroke="{FG}" stroke-opacity="0.6"/>']
-    for tick in nice_ticks(0, 1):
-        ty = _n(top + h - tick * h)
-        out.append(f'<line x1="{left}" x2="{left + w}" y1="{ty}" y2="{ty}" stroke="{FG}" stroke-opacity="0.15"/>'
-                   f'<text x="{left - 6}" y="{_n(top + h - tick * h + 4)}" text-anchor="end" font-size="11">'
-                   f'{_num(tick)}</text>')
+    ticks = nice_ticks(0, 1)
+    out = [f'<path d="M{left},{top + h}H{left + w}" stroke="{FG}" stroke-opacity="0.6"/>'
+           f'<path d="{"".join(f"M{left},{_n(top + h - t * h)}H{left + w}" for t in ticks)}" stroke="{FG}" '
+           'stroke-opacity="0.15"/>']
+    out += [f'<text x="{left - 6}" y="{_n(top + h - t * h + 4)}" text-anchor="end" font-size="11">{_num(t)}</text>'
+            for t in ticks]
     for x in xs:
         out.append(f'<text x="{_n(pos[x])}" y="{top + h + 16}" text-anchor="middle" font-size="11">{x}</text>')
     out.append(f'<text x="{_n(left + w / 2)}" y="{top + h + 34}" text-anchor="middle">{_t(x_title)}</text>'
@@ -226,12 +226,14 @@ def line_chart(series: Sequence[tuple[str, Sequence[tuple[int, float, int]]]], x
         colour = OKABE_ITO[k % len(OKABE_ITO)]
         legend.append((name, colour))
         d = "".join(("M" if j == 0 else "L") + f"{_n(pos[x])},{_n(top + h - y * h)}" for j, (x, y, _c) in enumerate(pts))
-        out.append(f'<path d="{d}" stroke="{colour}" stroke-width="2" fill="none"/>')
-        for x, y, c in pts:
-            r = 2 + 4 * math.sqrt(c / most)
-            out.append(f'<circle cx="{_n(pos[x])}" cy="{_n(top + h - y * h)}" r="{_n(r)}" fill="{colour}">'
-                       f'<title>{_t(name)}: turn {x}, accuracy {_num(y)} over {c} turns</title></circle>')
-    items, legend_h = _legend([(_cut(n), c) for n, c in legend], left, top + h + 44, "", w)
+        # one group per line, its name the tooltip of its line and points; each point's numbers are in the chart's
+        # data table (a tooltip per point naming its series was most of a 16-line chart's 28 KB)
+        out.append(f'<g fill="{colour}"><title>{_t(name)}</title>'
+                   f'<path d="{d}" stroke="{colour}" stroke-width="2" fill="none"/>')
+        out += [f'<circle cx="{_n(pos[x])}" cy="{_n(top + h - y * h)}" r="{_n(2 + 4 * math.sqrt(c / most))}"/>'
+                for x, y, c in pts]
+        out.append("</g>")
+    items, legend_h = _legend([(_cut(n, 60), c) for n, c in legend], left, top + h + 44, "", w)
     return _svg(left + w + 10, top + h + 44 + legend_h + 4, out + items)
 
 
