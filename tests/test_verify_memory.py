@@ -181,6 +181,17 @@ def test_canonical_with_digest_equals_the_two_step_form(data):
     assert copy["digest"] == reference["digest"]
 
 
+@pytest.mark.parametrize("data", [
+    "x", 1, 1.5, None, [], {}, [[]], {"k": {}},
+    {"b": [{"é": "ü\u2028", "n": None, "t": True, "f": 0.1, "i": i, "z": {"a": [], "b": {}}} for i in range(20_000)],
+     "a": "s", "": {}},  # about 400,000 pieces: several batches
+])
+def test_canonical_json_is_json_dumps_byte_for_byte(data):
+    from checker.format.results_io import canonical_json
+
+    assert canonical_json(data) == json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def test_progress_counts_every_log_once_with_loose_files_and_workers(tmp_path):
     from checker.pipeline.verify import verify_paths
 
