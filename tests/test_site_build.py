@@ -168,11 +168,30 @@ def test_build_uses_the_project_s_pages_and_changelog(tmp_path: Path) -> None:
     shutil.copy(REPO / "mkdocs.yml", project / "mkdocs.yml")
     shutil.copytree(REPO / "checker" / "render" / "theme", project / "checker" / "render" / "theme")
     shutil.copy(REPO / "checker" / "render" / "hooks.py", project / "checker" / "render" / "hooks.py")
-    (project / "CHANGELOG.md").write_text("# Changelog\n\n## Unreleased\n\n- only in this project\n", encoding="utf-8")
+    older = "".join(f"### Changed ({d})\n" + "- older entry\n" * 2_000 for d in ("2026-11-02", "2026-11-01"))
+    (project / "CHANGELOG.md").write_text("# Changelog\n\n## Unreleased\n\n- only in this project\n" + older,
+                                          encoding="utf-8")
     results = write_results_dir(synthetic_results(1), tmp_path / "r")
     site.build_site(results, tmp_path / "out" / "site", project=project)
-    assert "only in this project" in (tmp_path / "out" / "site" / "changelog" / "software" / "index.html").read_text(
-        encoding="utf-8")
+    out = tmp_path / "out" / "site" / "changelog"
+    first = (out / "software" / "index.html").read_text(encoding="utf-8")
+    assert "only in this project" in first and "2026-11-01" not in first
+    # 28,000 characters per older section: each continues on a page of its own, linked both ways
+    assert 'href="../software-2/"' in first
+    third = (out / "software-3" / "index.html").read_text(encoding="utf-8")
+    assert "Changed (2026-11-01)" in third and 'href="../software-2/"' in third and not (out / "software-4").exists()
+
+
+def test_the_software_changelog_continues_on_pages_of_bounded_size() -> None:
+    """Sections are never cut; a page starting inside a `##` section repeats its heading, marked continued."""
+    from checker.render.reference_pages import changelog_pages
+
+    a = "## Unreleased\n\n### Added\n" + "x" * 50 + "\n"  # 73 characters
+    b = "### Changed\n" + "y" * 80 + "\n"  # 93
+    c = "## 1.0\n" + "z" * 10 + "\n"  # 18
+    assert changelog_pages(a + b + c, limit=100) == [a, "## Unreleased (continued)\n\n" + b, c]
+    assert changelog_pages(a + b + c, limit=1_000) == [a + b + c]
+    assert changelog_pages("", limit=10) == [""]
 
 
 def test_md_escape_fast_path_matches_the_character_by_character_escape() -> None:

@@ -125,19 +125,58 @@ def write_format_schemas(w: Writer, docs: Path) -> None:
 
 
 SOFTWARE_CHANGELOG = "changelog/software.md"
-"""The project's `CHANGELOG.md` as a page of its own: on one page with the results changelog it reached the
-page-weight budget (299 KB of 300 in one load, 2026-12-03)."""
+"""The project's `CHANGELOG.md` as pages of their own: on one page with the results changelog it reached the
+page-weight budget (299 KB of 300 in one load, 2026-12-03); alone, it grows with every entry."""
+SOFTWARE_PAGE_CHARS = 24_000
+"""Most characters of `CHANGELOG.md` on one page (about 60 KB of HTML, within the page-weight budget beside the
+theme's ~228 KB); longer, the entries continue on `changelog/software-2.md`, … (a section is never cut)."""
+
+
+def changelog_pages(text: str, limit: int = SOFTWARE_PAGE_CHARS) -> list[str]:
+    """`text` (markdown) cut at `##` / `###` headings into pages of at most `limit` characters, newest first.
+
+    A section longer than `limit` is a page of its own. A page that starts inside a `##` section
+    repeats that heading, marked "(continued)".
+    """
+    sections: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith(("## ", "### ")) or not sections:
+            sections.append(line)
+        else:
+            sections[-1] += line
+    pages: list[str] = []
+    parent = ""
+    current = ""
+    for section in sections:
+        if current and len(current) + len(section) > limit:
+            pages.append(current)
+            current = f"{parent.rstrip()} (continued)\n\n" if parent and not section.startswith("## ") else ""
+        if section.startswith("## "):
+            parent = section.splitlines()[0]
+        current += section
+    return [*pages, current] if current or not pages else pages
+
+
+def _software_page(n: int) -> str:
+    return "software.md" if n == 1 else f"software-{n}.md"
 
 
 def write_changelog(w: Writer, repo: Path, releases: list[ReleaseFile], results: Sequence[Listing]) -> None:
-    """`changelog.md`: the results changelog, with a link to the project's `CHANGELOG.md` on its own page."""
+    """`changelog.md`: the results changelog, with a link to the project's `CHANGELOG.md` on pages of its own."""
     if (repo / "CHANGELOG.md").is_file():
         software = (repo / "CHANGELOG.md").read_text(encoding="utf-8").removeprefix("# Changelog\n")
         w.text("changelog.md", results_changelog(releases, results) + "\n## The checker's changes\n\n"
                "What changed in the checker and the site, release by release: "
                "[software changelog](changelog/software.md).\n")
-        w.text(SOFTWARE_CHANGELOG, "# Software changelog\n\nChanges to the checker and the site (the repository's "
-               "`CHANGELOG.md`); what changed in the results is on [the changelog](../changelog.md).\n" + software)
+        pages = changelog_pages(software)
+        for n, body in enumerate(pages, start=1):
+            links = [f"[newer entries]({_software_page(n - 1)})" if n > 1 else "",
+                     f"[older entries]({_software_page(n + 1)})" if n < len(pages) else ""]
+            pager = f"\nPage {n} of {len(pages)}: " + " · ".join(x for x in links if x) + ".\n" if len(pages) > 1 else ""
+            w.text(f"changelog/{_software_page(n)}",
+                   f"# Software changelog{f' (page {n} of {len(pages)})' if n > 1 else ''}\n\nChanges to the checker "
+                   "and the site (the repository's `CHANGELOG.md`), newest first; what changed in the results is on "
+                   f"[the changelog](../changelog.md).\n{pager}\n" + body.lstrip("\n") + pager)
 
 
 def write_submit(w: Writer, docs: Path) -> None:
