@@ -22,8 +22,12 @@ def make_agent_submission(
     header_prereg: dict[tuple[str, str], str] | None = None,
     title: str | None = None,
     withdrawn: dict[str, dict[str, str]] | None = None,
+    game_id: str | None = None,
 ) -> Path:
-    """A submission folder: prereg declares `cells` (name -> seeds); `runs` (default: all declared)."""
+    """A submission folder: prereg declares `cells` (name -> seeds); `runs` (default: all declared).
+
+    `game_id`: the world the run headers name (None: none, so no cell has a board).
+    """
     folder = root / sid
     (folder / "runs").mkdir(parents=True, exist_ok=True)
     prereg = {
@@ -48,7 +52,7 @@ def make_agent_submission(
         start = {
             "run_id": f"{sid}-{cell}-{seed}", "submission_id": sid, "track": "agent", "cell": cell, "seed": seed,
             "backbone": "toy", "prereg_sha256": (header_prereg or {}).get((cell, seed), digest),
-            "started_at": "2026-11-01T00:00:00Z", "horizon": 20,
+            "started_at": "2026-11-01T00:00:00Z", "horizon": 20, **({"game_id": game_id} if game_id else {}),
         }
         with RunLogWriter(folder / name, start) as log:
             log.write({"type": "startup_probe", "turn": 0, "image_receipt_ok": None})
