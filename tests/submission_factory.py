@@ -23,10 +23,13 @@ def make_agent_submission(
     title: str | None = None,
     withdrawn: dict[str, dict[str, str]] | None = None,
     game_id: str | None = None,
+    prices: dict | None = None,
 ) -> Path:
     """A submission folder: prereg declares `cells` (name -> seeds); `runs` (default: all declared).
 
-    `game_id`: the world the run headers name (None: none, so no cell has a board).
+    `game_id`: the world the run headers name (None: none, so no cell has a board). `prices`: the manifest's
+    declared prices (None: none). Every run header names the backbone `toy`; each run makes 4 LLM calls of 500
+    prompt and 50 completion tokens.
     """
     folder = root / sid
     (folder / "runs").mkdir(parents=True, exist_ok=True)
@@ -83,7 +86,7 @@ def make_agent_submission(
         "authors": [{"name": "Ada Example"}],
         "contact": "ada@example.org", "track": "agent", "system": "toy", "backbone": "toy",
         "harness": {"name": "factory", "version": "1.0", "commit": "0123abcd"}, "license": "CC-BY-4.0",
-        "files": files, "claims": claims or [],
+        "files": files, "claims": claims or [], **({"prices": prices} if prices is not None else {}),
     }
     (folder / "submission.yaml").write_text(yaml.safe_dump(manifest, sort_keys=True))
     return folder
