@@ -22,8 +22,15 @@ def make_agent_submission(
     header_prereg: dict[tuple[str, str], str] | None = None,
     title: str | None = None,
     withdrawn: dict[str, dict[str, str]] | None = None,
+    game_id: str | None = None,
+    prices: dict | None = None,
 ) -> Path:
-    """A submission folder: prereg declares `cells` (name -> seeds); `runs` (default: all declared)."""
+    """A submission folder: prereg declares `cells` (name -> seeds); `runs` (default: all declared).
+
+    `game_id`: the world the run headers name (None: none, so no cell has a board). `prices`: the manifest's
+    declared prices (None: none). Every run header names the backbone `toy`; each run makes 4 LLM calls of 500
+    prompt and 50 completion tokens.
+    """
     folder = root / sid
     (folder / "runs").mkdir(parents=True, exist_ok=True)
     prereg = {
@@ -48,7 +55,7 @@ def make_agent_submission(
         start = {
             "run_id": f"{sid}-{cell}-{seed}", "submission_id": sid, "track": "agent", "cell": cell, "seed": seed,
             "backbone": "toy", "prereg_sha256": (header_prereg or {}).get((cell, seed), digest),
-            "started_at": "2026-11-01T00:00:00Z", "horizon": 20,
+            "started_at": "2026-11-01T00:00:00Z", "horizon": 20, **({"game_id": game_id} if game_id else {}),
         }
         with RunLogWriter(folder / name, start) as log:
             log.write({"type": "startup_probe", "turn": 0, "image_receipt_ok": None})
@@ -79,7 +86,7 @@ def make_agent_submission(
         "authors": [{"name": "Ada Example"}],
         "contact": "ada@example.org", "track": "agent", "system": "toy", "backbone": "toy",
         "harness": {"name": "factory", "version": "1.0", "commit": "0123abcd"}, "license": "CC-BY-4.0",
-        "files": files, "claims": claims or [],
+        "files": files, "claims": claims or [], **({"prices": prices} if prices is not None else {}),
     }
     (folder / "submission.yaml").write_text(yaml.safe_dump(manifest, sort_keys=True))
     return folder

@@ -79,6 +79,8 @@ def test_metric_table(tmp_path):
     # §c.7
     assert (m["max_render_tokens"], m["render_ceiling_B"], m["R9_ok"]) == (500, 6000, True)
     assert (m["llm_calls"], m["llm_tokens"]) == (3, 770)
+    # the two sides of it, which a declared price multiplies: 100 + 200 + 400 in, 10 + 20 + 40 out
+    assert (m["llm_input_tokens"], m["llm_output_tokens"]) == (700, 70)
     # slope of (1,110), (2,220), (4,440): exactly 110
     assert m["tokens_vs_beat_slope"] == 110.0
     assert m["bins"]["1-50"] == {"n": 3, "decision_accuracy": 0.5, "match_rate": round(2 / 3, 3), "GA": round(2 / 3, 3)}

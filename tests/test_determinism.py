@@ -305,12 +305,17 @@ def test_warm_cache_hits_give_the_bytes_of_an_uncached_run(run_a, source, locale
 def test_the_compared_trees_hold_every_kind_of_output(run_a):
     """Guards the comparisons above against comparing two empty or partial trees."""
     results = tree_files(run_a.results)
-    assert sorted(results) == ["binding.json", "boards.json", "drift-bench-examples.json",
+    # each board's comparisons in a file of its own, named in boards.json (seven submissions: six boards)
+    comparisons = sorted(b["comparisons"]["file"] for b in json.loads(results["boards.json"])["boards"])
+    assert len(comparisons) == 6 and [r for r in sorted(results) if r.startswith("comparisons-")] == comparisons
+    assert sorted(r for r in results if not r.startswith("comparisons-")) == ["binding.json", "boards.json",
+                                                                                "drift-bench-examples.json",
                                "driftboard-constraint-baselines.json",
                                "driftboard-microworld-agent.json", "driftboard-microworld-reference.json",
                                "driftboard-reference-full.json", "driftboard-reference-lite.json", "index.json",
                                "tau-bench-gpt-4o-airline.json"]
     site = tree_files(run_a.site)
+    assert [r for r in sorted(site) if r.startswith("downloads/boards/")] == [f"downloads/boards/{c}" for c in comparisons]
     for rel in ("index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", "search/search_index.json",
                 "leaderboards/agent/index.html", "leaderboards/constraint/index.html",
                 "leaderboards/completion/index.html", "submissions/tau-bench-gpt-4o-airline/index.html",

@@ -114,7 +114,7 @@ def _shown_fields(model: type[BaseModel], example: Any, out: dict[str, set[str]]
         inner = nested_models(model)
         for cls in inner.values():
             items = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) and \
-                name in ("cells", "blobs") else [value]  # mappings of nested models
+                name in ("cells", "blobs", "prices") else [value]  # mappings of nested models
             for item in items:
                 if isinstance(item, dict) and set(item) <= set(cls.model_fields) and \
                         all(f in item for f, info in cls.model_fields.items() if info.is_required()):

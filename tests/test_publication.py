@@ -9,6 +9,7 @@ honest value (1 completion) stays, the forged one (86420 completions) appears no
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -85,6 +86,27 @@ def test_build_refuses_a_results_file_the_verification_did_not_write(tree, run_l
     assert result.exit_code == 1
     assert f"build/results/{name}: " in result.stderr and "refused" in result.stderr
     assert_not_built(tree)
+
+
+def test_build_publishes_each_boards_comparisons_unchanged_and_refuses_an_altered_one(tree, run_line):
+    """A board's comparisons file (beside boards.json, bound by binding.json) is published byte for byte; an edited
+    one is refused like an edited results file."""
+    assert verify(run_line, "--no-cache", "--out", "build/results").exit_code == 0
+    results = tree / "build" / "results"
+    [board] = json.loads((results / "boards.json").read_text())["boards"]
+    name = board["comparisons"]["file"]
+    raw = (results / name).read_bytes()
+    assert raw == b"a,b,shared,test,p,significant\r\n"  # one cell, not ranked (one seed): no pair, the header only
+    assert json.loads((results / "binding.json").read_text())["files"][name] == hashlib.sha256(raw).hexdigest()
+    result = build(run_line, "--no-verify")
+    assert result.exit_code == 0, result.output
+    assert (tree / "build" / "site" / "downloads" / "boards" / name).read_bytes() == raw
+    page = (tree / "build" / "site" / "leaderboards" / "agent" / "index.html").read_text()
+    assert f'downloads/boards/{name}" download>CSV</a>' not in page  # nothing ranked: no board listed with its pairs
+    (results / name).write_bytes(raw + b"toy/FULL,toy/FULL,1,exact McNemar,0.5,false\r\n")
+    result = build(run_line, "--no-verify")
+    assert result.exit_code == 1
+    assert f"build/results/{name}: changed after it was written: refused" in result.stderr
 
 
 def test_build_refuses_results_without_a_binding(tree, run_line):

@@ -129,14 +129,16 @@ def test_unranked_submissions_are_listed_apart() -> None:
 
 def test_columns_put_the_decomposition_right_after_the_cell() -> None:
     # the ranked figure's block (rank range, board, cell, figure, its interval and n, who) then the decomposition
-    head = ["rank", "board", "cell", "figure", "ci95", "n", "models"]
+    # (issue 30 item 2: after the rank, the model(s), the tokens derived from the logs and the cost where a price
+    # is declared)
+    head = ["rank", "board", "cell", "figure", "ci95", "n", "models", "tokens", "cost"]
     keys = [c.key for c in ranking.columns("agent", "drift_total")]
-    assert keys[:11] == [*head, "drift_total", "gds_bind", "gds_abandon", "gds_aligned"]
+    assert keys[:13] == [*head, "drift_total", "gds_bind", "gds_abandon", "gds_aligned"]
     labels = {c.key: c.label for c in ranking.columns("agent", "drift_total")}
     assert labels["figure"].startswith("drift_total ↓")
     keys_c = [c.key for c in ranking.columns("constraint", "complete_accuracy")]
     # the reference code's partial credit beside the ranked figure, then the decomposition (issue 29)
-    assert keys_c[:12] == [*head, "turn_accuracy", "consistent_share", "drift_share", "contradiction_share",
+    assert keys_c[:14] == [*head, "turn_accuracy", "consistent_share", "drift_share", "contradiction_share",
                            "other_share"]
     labels_c = {c.key: c.label for c in ranking.columns("constraint", "complete_accuracy")}
     assert labels_c["turn_accuracy"] == "turn_accuracy ↑ all declared (conformance, unranked)"

@@ -171,6 +171,26 @@ def test_forest_plot_one_row_per_ranked_cell_grouped_by_board(site: Path) -> Non
     assert len(list(csv.DictReader(io.StringIO(download.read_text(encoding="utf-8"))))) == 16
 
 
+def test_each_board_links_its_comparisons_published_unchanged(site: Path) -> None:
+    """Every pair of the board's rows is a download linked from the board, the bytes of the results folder's file."""
+    rule = soup(site, "leaderboards/agent").select_one("li.db-board-rule")
+    # 16 ranked rows: 16 * 15 / 2 = 120 pairs
+    assert "(120 pair(s)," in " ".join(rule.get_text().split())
+    link = rule.select_one('a[href$=".csv"]')
+    assert link is not None and link.has_attr("download")
+    published = site / urlsplit(link["href"]).path.replace("../../", "")
+    name = published.name
+    assert published.parent == site / "downloads" / "boards"
+    assert published.read_bytes() == (site.parent / "results" / name).read_bytes()
+    rows = list(csv.DictReader(io.StringIO(published.read_text(encoding="utf-8"), newline="")))
+    assert len(rows) == 120 and list(rows[0]) == ["a", "b", "shared", "test", "p", "significant"]
+    [board] = [b for b in json.loads((site.parent / "results" / "boards.json").read_text())["boards"]
+               if b["track"] == "agent"]
+    assert board["comparisons"]["file"] == name and board["comparisons"]["pairs"] == 120
+    assert board["comparisons"]["significant"] == sum(1 for r in rows if r["significant"] == "true")
+    assert "comparisons" not in json.dumps(board["rows"])  # boards.json keeps rows and ranks, not the pairs
+
+
 def test_the_leaderboard_lists_each_cell_in_one_table(site: Path) -> None:
     """Every drift cell of the track is a row of the ranked table once; no other table of the page repeats it."""
     from checker.render.paths import cell_path, url_of

@@ -140,8 +140,9 @@ def test_cache_hit_and_miss(tmp_path, run_line, monkeypatch):
 
 def test_shards_merge_to_the_same_bytes_as_one_run(tmp_path, run_line):
     subs = tmp_path / "subs"
-    for i, cells in enumerate([{"FULL": ["s1", "s2"]}, {"A0": ["s1"]}, {"FULL": ["s1"], "J0": ["s1"]}]):
-        make_agent_submission(subs, f"s-shard-{i}", cells)
+    five = [f"s{k}" for k in range(1, 6)]  # five declared seeds: cells that rank, so a board with comparisons
+    for i, cells in enumerate([{"FULL": five}, {"A0": five}, {"FULL": ["s1"], "J0": ["s1"]}]):
+        make_agent_submission(subs, f"s-shard-{i}", cells, game_id="world-a")
     _verify(run_line, subs, "--out", tmp_path / "single", "--no-cache")
     _verify(run_line, subs, "--out", tmp_path / "shard1", "--shard", "1/2", "--no-cache", "--jobs", "2")
     _verify(run_line, subs, "--out", tmp_path / "shard2", "--shard", "2/2", "--no-cache")
@@ -150,8 +151,13 @@ def test_shards_merge_to_the_same_bytes_as_one_run(tmp_path, run_line):
     single = {p.name: p.read_bytes() for p in (tmp_path / "single").iterdir()}
     combined = {p.name: p.read_bytes() for p in (tmp_path / "merged").iterdir()}
     # binding.json: what binds the folder to the job, the code and the logs (issue 29, publication computes)
-    assert sorted(single) == ["binding.json", "boards.json", "index.json", "s-shard-0.json", "s-shard-1.json",
-                              "s-shard-2.json"]
+    # each board's comparisons in a file of their own, named by the board id's digest (bound like the rest)
+    board = json.loads(single["boards.json"])["boards"]
+    assert [b["comparisons"]["pairs"] for b in board] == [1]  # two ranked cells, one pair
+    comparisons = "comparisons-" + hashlib.sha256(board[0]["id"].encode()).hexdigest()[:16] + ".csv"
+    assert sorted(single) == ["binding.json", "boards.json", comparisons, "index.json", "s-shard-0.json",
+                              "s-shard-1.json", "s-shard-2.json"]
+    assert json.loads(single["binding.json"])["files"][comparisons] == hashlib.sha256(single[comparisons]).hexdigest()
     assert combined == single
     assert sorted(p.name for p in (tmp_path / "shard1").iterdir()) == ["binding.json", "s-shard-0.json",
                                                                        "s-shard-2.json"]

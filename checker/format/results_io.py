@@ -24,8 +24,11 @@ BINDING = "binding.json"
 
 
 def is_results_name(name: str) -> bool:
-    """Whether a `.json` file of a results folder is a submission's results file (not the index, boards or a shard)."""
-    return name not in (INDEX, BOARDS, BINDING) and not name.startswith("shard-")
+    """Whether a file of a results folder is a submission's results file.
+
+    A `.json` file that is not the index, the boards, the binding or a shard's (a board's comparisons file is `.csv`).
+    """
+    return name.endswith(".json") and name not in (INDEX, BOARDS, BINDING) and not name.startswith("shard-")
 """The summary of a results folder, written beside one `<submission-id>.json` per submission."""
 
 

@@ -276,7 +276,7 @@ class RunResult(_Model):
     """The gate in the shape ARG's legibility probe prints."""
     gds: GdsCounts | None = None
     milestones: list[MilestoneDetail] | None = None
-    # constraint track
+    # constraint track (backbone: every track, the header's; the model a declared price applies to)
     method: str | None = None
     backbone: str | None = None
     model_recorded: str | None = None

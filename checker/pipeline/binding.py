@@ -8,7 +8,8 @@ beside the results files they wrote:
 * `checker_version` and `checker_code`: the digest of the code that decides numbers
   (`checker.pipeline.cache.checker_code_digest`);
 * `inputs`: per submission, its folder, the SHA-256 of its `prereg.yaml` and of every run log read;
-* `files`: the SHA-256 of every file written (results files, `index.json`, `boards.json`);
+* `files`: the SHA-256 of every file written (results files, `index.json`, `boards.json` and the
+  comparisons files it names, `comparisons-*.csv`);
 * `cached`: the results files restored from the verification cache rather than computed now.
 
 `check_binding` is what `merge` (each shard) and `build` (the results folder) run before they read
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from checker import __version__
+from checker.format.boards_model import comparison_files, read_boards
 from checker.format.errors import Finding
 from checker.format.logio import file_sha256
 from checker.format.results_io import BINDING, BOARDS, INDEX, canonical_json, content_digest, is_results_name
@@ -224,7 +226,10 @@ def check_binding(results_dir: Path, job: str | None = None, tree: Path | None =
 
 def bind_report(subs: list[SubmissionResult], results_dir: Path, shard: tuple[int, int] | None,
                 job: str | None = None) -> Path:
-    """`binding.json` for what `verify` just wrote into `results_dir` (results files, and index and boards unless a shard)."""
+    """`binding.json` for what `verify` just wrote into `results_dir`.
+
+    Results files; unless a shard, the index, the boards and the boards' comparisons files too.
+    """
     names, cached, inputs = [], set(), {}
     for sub in subs:
         if sub.results is None:
@@ -240,6 +245,8 @@ def bind_report(subs: list[SubmissionResult], results_dir: Path, shard: tuple[in
                              {log.path: log.sha256 for log in s.logs})
     if shard is None:
         names += [n for n in (INDEX, BOARDS) if (results_dir / n).is_file()]
+        if (results_dir / BOARDS).is_file():  # each board's comparisons file, as boards.json names it
+            names += comparison_files(read_boards(results_dir))
     results_dir.mkdir(parents=True, exist_ok=True)
     return write_binding(results_dir, names, cached, job, None if shard is None else f"{shard[0]}/{shard[1]}", inputs)
 

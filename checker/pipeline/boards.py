@@ -20,10 +20,16 @@ Per board (`checker.stages.boards.TRACKS` declares its key and evidence rule):
 * **rank range**: best = 1 + rows significantly better; worst = N − rows significantly worse
   (LMArena's upper-bound rank, `checker.stages.statistics.rank_ranges`); rows whose ranges overlap
   are not separable.
+
+`write_boards` writes each board's comparisons to a file of their own beside `boards.json`
+(`checker.format.boards_model.comparisons_name`, CSV), and `boards.json` names each file with its
+SHA-256: the site's pages need the rows, rank ranges and ties, never the N(N-1)/2 pairs of a board,
+and publish the pairs as the board's download.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,11 +37,16 @@ from pathlib import Path
 from checker import __version__
 from checker.format.boards_model import (
     BOARDS,
+    BOARDS_FORMAT,
+    COMPARISONS_PREFIX,
     BoardDoc,
     BoardRowDoc,
     BoardsDocument,
     ComparisonDoc,
+    ComparisonsRef,
     cell_models,
+    comparisons_csv,
+    comparisons_name,
 )
 from checker.format.results_io import canonical_json, content_digest
 from checker.format.results_model import CellResult, ResultsSummary
@@ -121,18 +132,30 @@ def _cells(results: Iterable[ResultsSummary]) -> Iterable[tuple[ResultsSummary, 
                 yield r, c
 
 
-def board_docs(results: Iterable[ResultsSummary]) -> list[BoardDoc]:
-    """Every board with at least one cell on its key, ranked rows best first; sorted by track, then id."""
+def boards_and_comparisons(results: Iterable[ResultsSummary]) -> tuple[list[BoardDoc], dict[str, str]]:
+    """Every board with at least one cell on its key, and the text of each board's comparisons file, by file name.
+
+    Boards have their ranked rows best first and are sorted by track, then id; files are `comparisons_csv`'s text.
+    """
     members: dict[str, list[tuple[ResultsSummary, CellResult]]] = {}
     for r, c in _cells(results):
         assert c.ranking is not None and c.ranking.board is not None
         members.setdefault(c.ranking.board, []).append((r, c))
-    docs = [_board(bid, cells) for bid, cells in members.items()]
-    return sorted(docs, key=lambda d: (d["track"], d["id"]))
+    docs, files = [], {}
+    for bid, cells in members.items():
+        doc, text = _board(bid, cells)
+        docs.append(doc)
+        files[doc["comparisons"]["file"]] = text
+    return sorted(docs, key=lambda d: (d["track"], d["id"])), files
 
 
-def _board(bid: str, cells: list[tuple[ResultsSummary, CellResult]]) -> BoardDoc:
-    """One board's document."""
+def board_docs(results: Iterable[ResultsSummary]) -> list[BoardDoc]:
+    """Every board with at least one cell on its key, ranked rows best first; sorted by track, then id."""
+    return boards_and_comparisons(results)[0]
+
+
+def _board(bid: str, cells: list[tuple[ResultsSummary, CellResult]]) -> tuple[BoardDoc, str]:
+    """One board's document, and the text of its comparisons file."""
     first = cells[0][1].ranking
     assert first is not None
     key = dict(first.key)
@@ -166,9 +189,13 @@ def _board(bid: str, cells: list[tuple[ResultsSummary, CellResult]]) -> BoardDoc
     rows.sort(key=lambda x: (x["rank_best"], -sign * x["figure"], x["result_id"]))
     unranked = sorted(({"result_id": c.result_id, "reason": c.ranking.reason or ""} for _, c in cells
                        if c.ranking is not None and not c.ranking.ranked), key=lambda x: x["result_id"])
+    text = comparisons_csv(comparisons)
+    data = text.encode("utf-8")
+    ref: ComparisonsRef = {"file": comparisons_name(bid), "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
+           "pairs": len(comparisons), "significant": sum(1 for c in comparisons if c["significant"])}
     return {"id": bid, "key": key, "label": board_label(key), "track": track, "rule": TRACKS[track].rule,
             "metric": metric, "higher_is_better": higher, "unit": TRACKS[track].unit, "rows": rows,
-            "comparisons": comparisons, "unranked": unranked}
+            "comparisons": ref, "unranked": unranked}, text
 
 
 def _comparisons(bid: str, ids: list[str], units: dict[str, dict[str, list[float]]]
@@ -186,20 +213,33 @@ def _comparisons(bid: str, ids: list[str], units: dict[str, dict[str, list[float
 
 def boards_document(results: Iterable[ResultsSummary]) -> BoardsDocument:
     """The whole `boards.json` document of a set of results."""
+    return boards_with_comparisons(results)[0]
+
+
+def boards_with_comparisons(results: Iterable[ResultsSummary]) -> tuple[BoardsDocument, dict[str, str]]:
+    """The whole `boards.json` document of a set of results, and each board's comparisons file (name -> text)."""
     results = list(results)
-    boards = board_docs(results)
+    boards, files = boards_and_comparisons(results)
     ranked_ids = {row["result_id"] for b in boards for row in b["rows"]}
     models = sorted({m for r in results for c in r.cells if c.result_id in ranked_ids
                      for m in cell_models(r, c)})
-    doc: dict[str, object] = {"boards_format": "1.0", "checker_version": __version__, "rank_meaning": RANK_MEANING,
-                              "boards": boards, "ranked_models": models}
+    doc: dict[str, object] = {"boards_format": BOARDS_FORMAT, "checker_version": __version__,
+                              "rank_meaning": RANK_MEANING, "boards": boards, "ranked_models": models}
     doc["digest"] = content_digest(json.loads(json.dumps(doc)))
-    return doc  # type: ignore[return-value]
+    return doc, files  # type: ignore[return-value]
 
 
-def write_boards(results: Iterable[ResultsSummary], out: Path) -> Path:
-    """Write `<out>/boards.json` (canonical bytes)."""
+def write_boards(results: Iterable[ResultsSummary], out: Path) -> list[str]:
+    """Write `<out>/boards.json` (canonical bytes) and each board's comparisons file; the names written, sorted.
+
+    A comparisons file of `out` that this document does not name (a board of an earlier verification) is removed.
+    """
     out.mkdir(parents=True, exist_ok=True)
-    path = out / BOARDS
-    path.write_text(canonical_json(boards_document(results)), encoding="utf-8")
-    return path
+    doc, files = boards_with_comparisons(results)
+    for stale in sorted(out.glob(f"{COMPARISONS_PREFIX}*.csv")):
+        if stale.name not in files and (stale.is_file() or stale.is_symlink()):
+            stale.unlink()
+    for name, text in sorted(files.items()):
+        (out / name).write_bytes(text.encode("utf-8"))
+    (out / BOARDS).write_text(canonical_json(doc), encoding="utf-8")
+    return sorted([BOARDS, *files])

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from checker.format.errors import UsageError
-from checker.format.results_io import BOARDS, INDEX, read_results
+from checker.format.results_io import INDEX, read_results
 from checker.pipeline.binding import Bound, check_binding, inputs_of, write_binding
 from checker.pipeline.boards import write_boards
 from checker.pipeline.results import write_index
@@ -79,7 +79,7 @@ def merge_command(shards: list[Path], out: Path, job: str | None = None) -> int:
         if (out / name).resolve() != path.resolve():
             shutil.copyfile(path, out / name)
     write_index(out)
-    write_boards([read_results(out / name) for name in sorted(seen)], out)
-    write_binding(out, [*seen, INDEX, BOARDS], cached, job, None, inputs)
+    boards = write_boards([read_results(out / name) for name in sorted(seen)], out)  # boards.json, comparisons
+    write_binding(out, [*seen, INDEX, *boards], cached, job, None, inputs)
     print(f"merged {len(seen)} results files from {len(shards)} shards into {out}")
     return 0

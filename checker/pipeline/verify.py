@@ -541,4 +541,6 @@ def _score_record(record: RunRecord, task: ScoreTask, findings: list[Finding]) -
         "findings": [], "content_sha256": record.content_sha256,
         "content_sketch": record.content_sketch, "inputs_sha256": inputs_digest(start),
         "game_id": start.game_id if start.track == "agent" else None,
-        "model_recorded": recorded_model(start.source, result.backbone)})
+        # the model the header names, on every track (the agent scorer leaves it out): a declared price applies to it
+        "backbone": result.backbone or start.backbone,
+        "model_recorded": recorded_model(start.source, result.backbone or start.backbone)})

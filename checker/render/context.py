@@ -153,6 +153,9 @@ class TrackContext(PageContext):
     release: Release
     headline: str
     """The null-result line shown before any mechanism number."""
+    comparisons_href: str
+    """Site-relative folder of the boards' comparisons downloads (`checker.format.boards_model.publish_comparisons`);
+    empty when they are not published (a build without the results folder), and then not linked."""
 
 
 class SubmissionsContext(PageContext):

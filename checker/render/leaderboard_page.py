@@ -164,5 +164,5 @@ def track_context(track: str, results: Sequence[Listing], files: dict[str, str],
         "forest": forest_chart(b, subset, files, prefix),
         "definition": f"../tracks/{track}.md" if has_definition else "",
         "board": board_ref(b, board_chart(b, subset, files, prefix)),
-        "release": release_of(results), "headline": _track_headline(track, subset),
+        "release": release_of(results), "headline": _track_headline(track, subset), "comparisons_href": "",
     }

@@ -8,7 +8,9 @@ Submissions whose results say `ranked: false` are listed in a separate, labelled
 ranked. A constraint cell that covers less than half of its problem set's turns is *small n*
 (`checker.render.evidence`): it is listed after the full cells with that mark and is not ranked
 against them. Rows carry the mechanism decomposition right after the cell name, then who and what
-produced them (system, backbone, harness, dates, checker version, tokens where logged).
+produced them (system, backbone, harness, dates, checker version). After the figure, its interval and n: the
+models the logs show, the LLM tokens the logs record, and the cost where the manifest declares a price
+(`cell_cost`: derived tokens × declared price, marked so).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from checker.format.boards_model import (
     cell_model_labels,
     cell_models,
 )
-from checker.format.numbers import fmt
+from checker.format.numbers import fmt, is_number
 from checker.format.results_model import CellResult, RunResult
+from checker.format.schema.manifest import ModelPrice
 from checker.render import completion
 from checker.render.evidence import SMALL_N, cell_coverage, prereg_label
 from checker.render.metrics import definition, header, higher_is_better, rank_metric
@@ -102,6 +105,14 @@ class BoardRow(Identity, total=False):
     coverage: str | None
     small_n: bool
     tokens: float | None
+    """LLM tokens the cell's valid runs' logs record (Σ prompt + completion over their LLM calls); None: not derived."""
+    cost: float | None
+    """USD: the valid runs' input and output tokens times the manifest's declared price of each run's model (`cell_cost`);
+    None: no price declared, or the tokens are not known (`cost_why`)."""
+    cost_note: str | None
+    """`(declared price)` beside a cost; None without one."""
+    cost_why: str | None
+    """Why there is no cost (None when there is one)."""
     # agent
     drift_total: float | None
     gds_bind: float | None
@@ -292,6 +303,54 @@ def _mechanism(r: Listing, c: CellResult, row: BoardRow) -> None:
                 "turns": tables.overall.turns if tables is not None else None, "tokens": _sum(c, "llm_tokens")})
 
 
+PRICED = "(declared price)"
+"""Beside every cost: the price is the submitter's word; the tokens are derived from the logs."""
+PER_TOKEN = 1e-6
+"""Prices are declared per million tokens."""
+
+
+def _prices(r: Listing) -> dict[str, ModelPrice]:
+    """The manifest's declared prices (model -> price); a malformed entry is left out (never a guessed price)."""
+    declared = r.manifest.get("prices")
+    out: dict[str, ModelPrice] = {}
+    if not isinstance(declared, dict):
+        return out
+    for model, price in declared.items():
+        try:
+            out[str(model)] = ModelPrice.model_validate(price)
+        except ValueError:
+            continue
+    return out
+
+
+def cell_cost(r: Listing, c: CellResult) -> tuple[float | None, str | None]:
+    """(cost in USD, None) of a cell's valid runs, or (None, why there is none).
+
+    Cost = Σ over the cell's valid runs of the input tokens × the input price + the output tokens × the output
+    price of the run's model (the run's backbone), prices per million tokens as the manifest declares them
+    (`prices`). Tokens come from the logs' LLM calls (`llm_input_tokens`, `llm_output_tokens`), never from the
+    manifest; a declared token count or cost is never read.
+    """
+    prices = _prices(r)
+    if not prices:
+        return None, "no price declared"
+    runs = [run for run in r.runs if run.cell == c.cell and run.verdict == "VALID"]
+    if not runs:
+        return None, "no valid run"
+    total = 0.0
+    for run in runs:
+        tokens_in, tokens_out = run.metric("llm_input_tokens"), run.metric("llm_output_tokens")
+        if not is_number(tokens_in) or not is_number(tokens_out):
+            return None, "tokens not derived from the logs"
+        if not run.backbone:
+            return None, "a run names no model"
+        price = prices.get(run.backbone)
+        if price is None:
+            return None, f"no price declared for {run.backbone}"
+        total += (tokens_in * price.input_usd_per_mtok + tokens_out * price.output_usd_per_mtok) * PER_TOKEN
+    return round(total, 9), None
+
+
 def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
     """One leaderboard row (raw values; undefined is None)."""
     ad = c.all_declared.get(metric)
@@ -306,6 +365,8 @@ def cell_row(r: Listing, c: CellResult, metric: str) -> BoardRow:
                      "models": ", ".join(models) if models else NO_LLM, "valid_of_declared": declared,
                      "why": "" if figure is not None else why_undefined(r, c, metric), "prereg": prereg_label(r),
                      "coverage": None, "small_n": False, "figure_note": None}
+    cost, why = cell_cost(r, c)
+    row.update({"tokens": None, "cost": cost, "cost_note": PRICED if cost is not None else None, "cost_why": why})
     _mechanism(r, c, row)
     if r.track == "constraint":
         cov = cell_coverage(r, c)
@@ -377,7 +438,14 @@ def columns(track: str, metric: str) -> list[Column]:
             Column("cell", "cell", link="cell_href"), fig,
             Column("ci95", "95% interval", help="Seeds: bootstrap from ≥ 5 values; problems: cluster bootstrap over "
                                                 "problems (Wilson under 5 problems)."),
-            Column("n", "n"), Column("models", "model(s) (from the logs)")]
+            Column("n", "n"), Column("models", "model(s) (from the logs)"),
+            Column("tokens", "LLM tokens (from the logs)", numeric=True,
+                   help="Prompt + completion tokens of the LLM calls the valid runs' logs record (derived, never "
+                        "declared)."),
+            Column("cost", "cost (USD)", numeric=True, prefix="$", note="cost_note", undefined_note="cost_why",
+                   help="The valid runs' input and output tokens (from the logs) times the price per million tokens "
+                        "the manifest declares for each run's model: a declared price, never a declared cost or "
+                        "token count. — where no price is declared or the tokens are not known, with the reason.")]
     if track == "agent":
         mech = [Column("drift_total", f"{header('drift_total')} valid runs only", numeric=True,
                        help=definition("drift_total")),
@@ -401,7 +469,7 @@ def columns(track: str, metric: str) -> list[Column]:
             Column("backbone", "backbone"), Column("harness", "harness"), Column("data", "data"),
             Column("profile", "profile"), Column("prereg", "pre-registration"),
             Column("submitted", "submitted"), Column("verified", "verified"),
-            Column("checker", "checker"), Column("tokens", "LLM tokens", numeric=True)]
+            Column("checker", "checker")]
     return head + mech + tail
 
 

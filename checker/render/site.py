@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from checker.format.boards_model import BoardsDocument, read_boards
+from checker.format.boards_model import BoardsDocument, publish_comparisons, read_boards
 from checker.format.errors import UsageError
 from checker.format.names import Name, Work
 from checker.format.registry_model import Registry
@@ -207,9 +207,16 @@ def _submission_pages(results: Iterable[ResultsFile], w: Writer, repo: Path, log
     return [lights[k] for k in sorted(lights)]
 
 
+COMPARISONS_DIR = "downloads/boards/"
+"""Where each board's comparisons file is published (`publish_comparisons`), linked from its track's page."""
+
+
 def _index_pages(w: Writer, summaries: Sequence[LightResults], releases: list[ReleaseFile],
-                 boards_doc: BoardsDocument | None = None) -> None:
-    """The pages across submissions: home, each track's leaderboard, the submissions index (boards built once)."""
+                 boards_doc: BoardsDocument | None = None, comparisons_href: str = "") -> None:
+    """The pages across submissions: home, each track's leaderboard, the submissions index (boards built once).
+
+    `comparisons_href`: where the boards' comparisons files are published (empty: not published, not linked).
+    """
     charts: dict[str, str] = {}
     label = release_label(releases, summaries, pages.release_of(summaries))
     boards = {track: ranking.board(track, summaries, doc=boards_doc) for track in TRACKS}
@@ -217,7 +224,8 @@ def _index_pages(w: Writer, summaries: Sequence[LightResults], releases: list[Re
     for track in TRACKS:
         has_definition = (w.docs / f"tracks/{track}.md").is_file()
         w.page(f"leaderboards/{track}.md", "leaderboard.md.j2",
-               {**pages.track_context(track, summaries, charts, has_definition, boards[track]), "release": label})
+               {**pages.track_context(track, summaries, charts, has_definition, boards[track]), "release": label,
+                "comparisons_href": comparisons_href})
     w.page("submissions/index.md", "submissions.md.j2", pages.submissions_context(summaries))
     for rel, text in sorted(charts.items()):
         w.text(rel, text)
@@ -225,7 +233,7 @@ def _index_pages(w: Writer, summaries: Sequence[LightResults], releases: list[Re
 
 def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs_root: Path | None = None,
              downloads: Path | None = None, boards: BoardsDocument | None = None,
-             registry: Registry | None = None) -> list[Any]:
+             registry: Registry | None = None, boards_dir: Path | None = None) -> list[Any]:
     """Write every MkDocs source into `docs` (emptied first); returns the nav.
 
     `results` are consumed one at a time (a generator reading each results file when asked keeps
@@ -238,11 +246,14 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
     the tables' CSV/JSON downloads (`downloads/...`) are written instead of the docs folder (`build_site`
     moves them into the site after MkDocs, which then neither lists nor copies thousands of files).
     `boards`: the boards document of the results (`boards.json`; None: nothing is ranked).
+    `boards_dir`: the folder holding `boards.json` and the comparisons files it names: each is copied, its digest
+    checked and never parsed, to `downloads/boards/` and linked from its board (None: not published).
     `registry`: the tree's pre-registrations (`checker.pipeline.registry`), for the Pre-registered page
     (None: no such page).
 
     Raises:
-        UsageError: two results files hold the same submission id; `docs` was not written by a build.
+        UsageError: two results files hold the same submission id; `docs` was not written by a build; a comparisons
+            file is missing or not the one `boards.json` names.
     """
     _fresh_docs(docs, repo)
     w = Writer(docs, downloads)
@@ -251,7 +262,11 @@ def assemble(results: Iterable[ResultsFile], docs: Path, repo: Path = REPO, logs
     summaries = _submission_pages(results, w, repo, logs_root, releases, found)
     found.write(docs)
     write_shell_sources(docs)
-    _index_pages(w, summaries, releases, boards)
+    href = ""
+    if boards is not None and boards_dir is not None and boards["boards"]:
+        publish_comparisons(boards_dir, boards, w.downloads / COMPARISONS_DIR)
+        href = COMPARISONS_DIR
+    _index_pages(w, summaries, releases, boards, href)
     write_reported(w, repo)
     write_metrics(w, summaries)
     write_format_schemas(w, docs)
@@ -409,7 +424,7 @@ def build_site(results_dir: Path, out: Path, only: set[str] | None = None, logs_
         shutil.rmtree(stage)
     stage.mkdir(parents=True)
     nav_items = assemble(iter_results(paths), docs, repo=root, logs_root=logs_root, downloads=stage,
-                         boards=read_boards(results_dir), registry=registry)
+                         boards=read_boards(results_dir), registry=registry, boards_dir=results_dir)
     run_mkdocs(docs, out, nav_items, config=root / "mkdocs.yml")
     publish_runs(docs, out)
     if (stage / "downloads").is_dir():

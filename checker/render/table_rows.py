@@ -64,11 +64,12 @@ def _cell(c: Column, row: Row, sorted_numeric: bool, wide: str, root: str) -> st
     if c.badge:
         body = f'<span class="db-badge db-why">{md_escape(v)}</span>' if v else ""
     elif v is None:
-        body = "—"
+        why = row.get(c.undefined_note) if c.undefined_note else None
+        body = "—" + (f' <span class="db-note">{md_escape(why)}</span>' if why else "")
     elif link:
         body = f'<a href="{escape(root)}{escape(link)}">{md_escape(v)}</a>'
     elif c.numeric:
-        body = str(escape(fmt(v)))
+        body = str(escape(c.prefix + fmt(v)))
         if note:
             body += f' <span class="db-note">{md_escape(note)}</span>'
     elif v is True:

@@ -48,6 +48,10 @@ class Column:
     """Free text a reader reads in full (a user message, a model response): the cell gets room to breathe."""
     note: str | None = None
     """Row key of a short text shown after the value (what a figure is over, when not what the header says)."""
+    prefix: str = ""
+    """Shown before a defined numeric value (`$` for a cost); the downloads hold the bare number."""
+    undefined_note: str | None = None
+    """Row key of why the value is undefined, shown after the `—` (a cost with no declared price)."""
 
 
 @dataclass
@@ -96,6 +100,14 @@ class Table:
         once = [c for c in self.columns if c.key in self.once]
         return ([(c, _plain(first.get(c.key))) for c in once if not _blank(first.get(c.key))],
                 [c for c in once if _blank(first.get(c.key))])
+
+    def blank_reason(self, c: Column) -> str | None:
+        """Why a column blank in every row is undefined, when every row says the same (`Column.undefined_note`)."""
+        if c.undefined_note is None or not self.rows:
+            return None
+        reasons = {row.get(c.undefined_note) for row in self.rows}
+        reason = reasons.pop() if len(reasons) == 1 else None
+        return reason if isinstance(reason, str) and reason else None
 
     def facet_options(self) -> list[tuple[str, str, list[str]]]:
         """(row key, label, sorted distinct values) of each facet whose value varies.

@@ -32,6 +32,8 @@ class RenderTokens(Figures):
     R9_ok: bool
     llm_calls: int
     llm_tokens: int
+    llm_input_tokens: int
+    llm_output_tokens: int
     tokens_vs_beat_slope: float | None
 
 
@@ -57,9 +59,11 @@ def render_tokens(state: AgentState, b: int, captures: bool = False) -> RenderTo
     peak = max(itertools.chain(map(_RENDER_TOKENS, state.beats), map(_RENDER_TOKENS, state.llm_calls),
                      map(_RENDER_TOKENS, state.captures) if captures else ()), default=0)
     calls = state.llm_calls
-    tokens = list(map(add, map(_PROMPT_TOKENS, calls), map(_COMPLETION_TOKENS, calls)))  # per call
+    prompt = list(map(_PROMPT_TOKENS, calls))
+    completion = list(map(_COMPLETION_TOKENS, calls))
+    tokens = list(map(add, prompt, completion))  # per call
     return RenderTokens(max_render_tokens=peak, render_ceiling_B=b, R9_ok=peak <= b, llm_calls=len(calls),
-                        llm_tokens=sum(tokens),
+                        llm_tokens=sum(tokens), llm_input_tokens=sum(prompt), llm_output_tokens=sum(completion),
                         tokens_vs_beat_slope=_slope(list(zip(map(_TURN, calls), tokens, strict=True))))
 
 
@@ -145,6 +149,23 @@ METRICS: tuple[Metric, ...] = (
         kind="count",
         unit="tokens",
         definition="Σ prompt tokens + Σ completion tokens over the LLM calls (reasoning tokens not added).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="llm_input_tokens",
+        track="agent",
+        kind="count",
+        unit="tokens",
+        definition="Σ prompt tokens over the LLM calls (the input side of `llm_tokens`; a declared price applies to it).",
+        undefined=NEVER,
+    ),
+    Metric(
+        name="llm_output_tokens",
+        track="agent",
+        kind="count",
+        unit="tokens",
+        definition=("Σ completion tokens over the LLM calls (the output side of `llm_tokens`, reasoning tokens not "
+                    "added; a declared price applies to it)."),
         undefined=NEVER,
     ),
     Metric(

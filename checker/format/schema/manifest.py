@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -81,6 +81,32 @@ class ClaimedFigure(Model):
     """Where it is published (paper table, README, ...)."""
 
 
+MAX_PRICE_USD_PER_MTOK = 10_000.0
+"""Largest declared price, USD per million tokens (the dearest published model prices are in the hundreds)."""
+MAX_PRICED_MODELS = 100
+"""Most models a manifest declares prices for."""
+
+
+class ModelPrice(Model):
+    """A model's price as the submitter declares it: USD per million input and per million output tokens.
+
+    Only the price is taken from the manifest: the tokens are derived from the run logs' recorded model
+    calls, and the cost shown is those tokens times this price, marked "declared price".
+    """
+
+    input_usd_per_mtok: float = Field(ge=0, le=MAX_PRICE_USD_PER_MTOK, json_schema_extra=unit("USD per million tokens"))
+    """Price of a million input (prompt) tokens, in US dollars."""
+    output_usd_per_mtok: float = Field(ge=0, le=MAX_PRICE_USD_PER_MTOK,
+                                       json_schema_extra=unit("USD per million tokens"))
+    """Price of a million output (completion) tokens, in US dollars."""
+    source: str | None = Field(default=None, max_length=500)
+    """Where the price is published (the provider's price page, with its date)."""
+
+
+ModelName = Annotated[str, Field(min_length=1, max_length=200)]
+"""A model as the run logs name it (the runs' `backbone`)."""
+
+
 class Submission(Model):
     """The manifest: who submitted what, and the files it contains."""
 
@@ -97,6 +123,8 @@ class Submission(Model):
             "sha256": "5d1e" + "0" * 60, "size": 48_213_771,
             "url": "https://github.com/mylab/driftboard/releases/download/mylab-toy-runs/full-seed2.jsonl.zst"}},
         "claims": [{"cell": "FULL", "metric": "gds_bind", "value": 0.25, "source": "paper, Table 2"}],
+        "prices": {"mylab/toy-model": {"input_usd_per_mtok": 3.0, "output_usd_per_mtok": 15.0,
+                                       "source": "https://example.org/pricing (2026-11-01)"}},
     }]})
 
     format_version: str = Field(pattern=r"^\d+\.\d+$")
@@ -146,12 +174,21 @@ class Submission(Model):
     `.jsonl.zst`, `.jsonl.gz`); no file may be committed under it. See "Large runs" in CONTRIBUTING.md."""
     claims: list[ClaimedFigure] = Field(default_factory=list)
     """Figures the submitter reports; shown only next to the recomputed value."""
+    prices: dict[ModelName, ModelPrice] = Field(default_factory=dict, max_length=MAX_PRICED_MODELS)
+    """Optional: model (as the run logs name it, the runs' `backbone`) -> its price in USD per million input and
+    output tokens. The leaderboards then show a cell's cost: the input and output tokens its valid runs' logs
+    record (agent track: the `llm_call` events), times the price of each run's model, marked "declared price"
+    (the constraint and completion tracks derive no tokens yet: no cost). A token count or a cost is never
+    taken from the manifest, only a price."""
 
     _id_not_reserved = field_validator("id")(not_reserved)
 
     def record(self) -> dict[str, Any]:
-        """The manifest as results files store it: `logs_sha256` and `blobs` only when given (older results keep their bytes)."""
-        empty = {k for k in ("logs_sha256", "blobs") if not getattr(self, k)}
+        """The manifest as results files store it.
+
+        `logs_sha256`, `blobs` and `prices` only when given (older results keep their bytes).
+        """
+        empty = {k for k in ("logs_sha256", "blobs", "prices") if not getattr(self, k)}
         return self.model_dump(mode="json", exclude=empty or None)
 
 
