@@ -139,3 +139,30 @@ def test_the_scorer_refuses_a_wrong_channel(verified, monkeypatch):
     monkeypatch.setattr(scorer, "channel_of", lambda rec: "consistnet")
     with pytest.raises(ValidationError, match="channel"):
         run_line(["verify", "--no-results", "--no-cache", str(out), "--problems", str(problems), "--format", "json"])
+
+
+def test_tokens_are_undefined_unless_every_turn_records_them(verified):
+    """DRIFT-Bench transcripts record no `tokens_in`: the run's token figures are undefined (None), never 0."""
+    _res, runs, _cells, _ = verified
+    assert {(c, run["metrics"]["llm_tokens"], run["metrics"]["llm_input_tokens"]) for c, run in runs.items()} == {
+        (c, None, None) for c in runs}
+
+
+def test_token_figures_sum_every_turn_or_none():
+    from types import SimpleNamespace
+
+    from checker.constraint.scorer import token_figures
+    from checker.format.schema.constraint import ProblemStart, Turn
+
+    start, turn = (cls.model_config["json_schema_extra"]["examples"][0] for cls in (ProblemStart, Turn))
+
+    def run(*tokens):
+        events = [ProblemStart.model_validate(start)]
+        events += [Turn.model_validate({**turn, "tokens_in": i, "tokens_out": o}) for i, o in tokens]
+        return SimpleNamespace(events=events)
+
+    assert token_figures(run((812, 64), (900, 70))) == {"llm_tokens": 1846, "llm_input_tokens": 1712,
+                                                        "llm_output_tokens": 134}
+    assert token_figures(run((812, 64), (900, None))) == dict.fromkeys(("llm_tokens", "llm_input_tokens",
+                                                                        "llm_output_tokens"))
+    assert token_figures(run()) == dict.fromkeys(("llm_tokens", "llm_input_tokens", "llm_output_tokens"))

@@ -239,6 +239,12 @@ def test_json_log_of_a_method_without_ledger(direct_log, tmp_path, run_line):
     assert [(t["problem_id"], t["correct"], t["channel"], t["ledger_size"]) for t in run["turns"]] == [
         *[("logic_grid_001", c, None, None) for c in (True, False, True, True)],
         *[("seating_007", c, None, None) for c in (True, False, False, True)]]
+    # tokens from the log's turns (the provider's usage as Inspect recorded it): the scripted model counts one output
+    # token per character of its answer, so Σ tokens_out is the answers' length; direct asks no extraction call
+    m = run["metrics"]
+    answers = sum(len(a) for (p, _t), (a, _e) in EPOCH1.items() if p in ("logic_grid_001", "seating_007"))
+    assert m["llm_output_tokens"] == answers and m["llm_input_tokens"] > 0
+    assert m["llm_tokens"] == m["llm_input_tokens"] + m["llm_output_tokens"]
 
 
 def test_importing_twice_is_byte_identical(ledger_log, direct_log, tmp_path, run_line):

@@ -271,6 +271,28 @@ def _problem_set(run: RunRecord, ctx: VerifyContext, named: ProblemSetRef) -> Pr
     return pset
 
 
+TOKEN_KEYS = ("llm_tokens", "llm_input_tokens", "llm_output_tokens")
+
+
+def token_figures(run: RunRecord) -> dict[str, MetricValue]:
+    """Σ `tokens_in` + `tokens_out`, Σ `tokens_in`, Σ `tokens_out` over every logged turn (declared with the agent's).
+
+    Undefined (None) unless every turn records both: a sum over some turns would understate what the
+    run cost. These are the harness's counts as logged (the provider's usage), not recomputed.
+    """
+    tokens_in = tokens_out = turns = 0
+    for event in run.events:
+        if isinstance(event, Turn):
+            if event.tokens_in is None or event.tokens_out is None:
+                return dict.fromkeys(TOKEN_KEYS)
+            tokens_in += event.tokens_in
+            tokens_out += event.tokens_out
+            turns += 1
+    if not turns:
+        return dict.fromkeys(TOKEN_KEYS)
+    return dict(zip(TOKEN_KEYS, (tokens_in + tokens_out, tokens_in, tokens_out), strict=True))
+
+
 def _run_metrics(turns: list[TurnResult], mismatches: int, pset: ProblemSet, cov: Coverage) -> dict[str, MetricValue]:
     """The per-run metrics of a scored run (`checker.constraint.metrics`, `checker.constraint.coverage`)."""
     metrics: dict[str, MetricValue] = {**aggregate(turns)}
@@ -310,7 +332,7 @@ def score_run(run: RunRecord, ctx: VerifyContext) -> RunResult:
     facts.extend(Fact("incomplete", reason) for reason in cov.incomplete)
     if (why := incomplete_reason(run)) is not None:
         facts.append(Fact("incomplete", why))
-    metrics = _run_metrics(turns, len(walk.mismatches), pset, cov)
+    metrics = {**_run_metrics(turns, len(walk.mismatches), pset, cov), **token_figures(run)}
     return judged_run(facts, **fields, metrics=metrics, rates={**rate_pairs(metrics), **ranked_pairs(metrics)}, turns=turns,
                       mismatches=walk.mismatches, findings=findings)
 

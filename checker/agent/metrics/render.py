@@ -101,6 +101,10 @@ def bins(state: AgentState, landing: list[str | None]) -> BinTable:
     return out
 
 
+TOKENS_UNDEF = ("Never on the agent track. On the constraint track when a logged turn does not record both "
+                "`tokens_in` and `tokens_out` (a partial sum would understate the cost), or the run logs no turn.")
+
+
 METRICS: tuple[Metric, ...] = (
     # agent: render, tokens (§c.7)
     Metric(
@@ -143,30 +147,34 @@ METRICS: tuple[Metric, ...] = (
         definition="LLM calls recorded in the log (retries included).",
         undefined=NEVER,
     ),
+    # both tracks: the constraint scorer sums its turns' `tokens_in` / `tokens_out` under the same names
+    # (`checker.constraint.scorer.token_figures`); the completion track records none
     Metric(
         name="llm_tokens",
-        track="agent",
+        track="both",
         kind="count",
         unit="tokens",
-        definition="Σ prompt tokens + Σ completion tokens over the LLM calls (reasoning tokens not added).",
-        undefined=NEVER,
+        definition=("Σ prompt tokens + Σ completion tokens over the LLM calls (reasoning tokens not added); on the "
+                    "constraint track, Σ `tokens_in` + Σ `tokens_out` over the logged turns."),
+        undefined=TOKENS_UNDEF,
     ),
     Metric(
         name="llm_input_tokens",
-        track="agent",
+        track="both",
         kind="count",
         unit="tokens",
-        definition="Σ prompt tokens over the LLM calls (the input side of `llm_tokens`; a declared price applies to it).",
-        undefined=NEVER,
+        definition=("Σ prompt tokens over the LLM calls (constraint: Σ `tokens_in` over the logged turns); the input "
+                    "side of `llm_tokens`, to which a declared price applies."),
+        undefined=TOKENS_UNDEF,
     ),
     Metric(
         name="llm_output_tokens",
-        track="agent",
+        track="both",
         kind="count",
         unit="tokens",
-        definition=("Σ completion tokens over the LLM calls (the output side of `llm_tokens`, reasoning tokens not "
-                    "added; a declared price applies to it)."),
-        undefined=NEVER,
+        definition=("Σ completion tokens over the LLM calls (constraint: Σ `tokens_out` over the logged turns); the "
+                    "output side of `llm_tokens`, reasoning tokens not added, to which a declared price applies."),
+        undefined=TOKENS_UNDEF,
     ),
     Metric(
         name="tokens_vs_beat_slope",
