@@ -14,12 +14,13 @@ from typing import Any
 
 from conftest import REPO
 
-from checker.completion.scorer import cell_tables, score_run, seed_label
+from checker.completion.scorer import cell_tables, score_run
 from checker.completion.tasks import TaskSet, load_task_set
 from checker.format.cell_tables import CompletionCellTables
 from checker.format.logio import RunLogWriter
 from checker.format.results_model import RunResult
 from checker.format.schema.manifest import Prereg
+from checker.format.seeds import seed_label
 from checker.importers.tau_bench import EPOCH, convert
 from checker.pipeline.verify import read_run
 from checker.stages.tracks import VerifyContext

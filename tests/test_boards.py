@@ -210,7 +210,7 @@ def test_comparisons_are_written_beside_boards_json_and_named_with_their_digest(
                                                                  if p.is_file()}
 
 
-@pytest.mark.parametrize("attack", ["same-size", "appended", "missing", "path"])
+@pytest.mark.parametrize("attack", ["same-size", "appended", "missing", "path", "link"])
 def test_a_comparisons_file_that_is_not_the_one_boards_json_names_is_refused(tmp_path: Path, attack: str) -> None:
     write_boards(_separated(), tmp_path)  # type: ignore[arg-type]
     doc = read_boards(tmp_path)
@@ -223,6 +223,11 @@ def test_a_comparisons_file_that_is_not_the_one_boards_json_names_is_refused(tmp
         path.write_bytes(raw + b"y/bad,y/good,30,exact McNemar,0.5,false\r\n")
     elif attack == "missing":
         path.unlink()
+    elif attack == "link":  # the same bytes, digest and size, but a link out of the results folder: never followed
+        outside = tmp_path.parent / f"{tmp_path.name}-outside.csv"
+        outside.write_bytes(raw)
+        path.unlink()
+        path.symlink_to(outside)
     else:
         board["comparisons"]["file"] = "../" + board["comparisons"]["file"]
     with pytest.raises(UsageError):

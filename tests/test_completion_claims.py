@@ -29,7 +29,7 @@ from completion_helpers import (
     task_set,
 )
 
-from checker.completion.scorer import seed_label
+from checker.format.seeds import seed_label
 from checker.importers.tau_bench import convert, import_submission
 from checker.pipeline.verify import verify_paths
 
@@ -443,3 +443,13 @@ def test_stated_completions_cost_grows_linearly_with_the_reply() -> None:
 
     small, large = cost(5_000), cost(20_000)
     assert large <= 6 * max(small, 1e-3), (small, large)
+
+
+def test_one_rule_names_an_episodes_task_for_the_boards_and_the_pages():
+    """`task007-trial2` -> task `task007`, trial `trial2`, split at the last `-trial`; a seed without one is its own task."""
+    from checker.format.seeds import episode_parts, parse_seed
+
+    assert episode_parts("task007-trial2") == ("task007", "trial2")
+    assert episode_parts("a-trial1-trial3") == ("a-trial1", "trial3")
+    assert episode_parts("seed-1") == ("seed-1", "")
+    assert (parse_seed("task007-trial2"), parse_seed("task7-trial2"), parse_seed("task007-trial02")) == ((7, 2), None, None)

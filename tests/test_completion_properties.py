@@ -24,9 +24,9 @@ from completion_helpers import TASK_SET, WRITE_TOOLS, cell_figures, prereg_for, 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.completion.scorer import seed_label
 from checker.format.cell_tables import CompletionCellTables
 from checker.format.results_model import RunResult
+from checker.format.seeds import seed_label
 
 STRATEGIES = ("honest", "claim_everything", "always_transfer", "never_claim")
 DEGENERATE = STRATEGIES[1:]

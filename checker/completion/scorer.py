@@ -16,7 +16,6 @@ recomputation is listed as a mismatch and reported as a warning.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,11 +33,10 @@ from checker.format.results_completion import BoardKey, EpisodeResult
 from checker.format.results_model import FactKind, RunResult
 from checker.format.results_model import VerdictFact as Fact
 from checker.format.schema.manifest import Prereg
+from checker.format.seeds import parse_seed
 from checker.stages.tracks import RunRecord, VerifyContext, incomplete_reason
 from checker.stages.verdict import judged_run
 
-SEED_PATTERN = re.compile(r"task(\d{3,})-trial(\d+)")
-"""A completion seed label: the task id (at least three digits) and the trial number."""
 MAX_PROBLEMS = 20
 """Structural problems listed per run (the rest counted in one more reason)."""
 MAX_SHOWN = 300
@@ -81,19 +79,6 @@ _CONDITIONS = {c.name: c for c in CONDITIONS}
 def fact(condition: str, reason: str) -> Fact:
     """The verdict fact of a failed condition (its declared kind), with the reason a reader sees."""
     return Fact(_CONDITIONS[condition].kind, reason)
-
-
-def seed_label(task_id: int, trial: int) -> str:
-    """The seed label of an episode: `task007-trial2`."""
-    return f"task{task_id:03d}-trial{trial}"
-
-
-def parse_seed(label: str) -> tuple[int, int] | None:
-    """(task id, trial) of a canonical seed label, else None."""
-    m = SEED_PATTERN.fullmatch(label)
-    if m is None or label != seed_label(int(m.group(1)), int(m.group(2))):
-        return None
-    return int(m.group(1)), int(m.group(2))
 
 
 def board_key(task_set: TaskSet, prereg: Prereg | None, cell: str) -> BoardKey:

@@ -5,8 +5,12 @@ Kept apart from `aggregate` so that scoring never imports the stage after it (no
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Protocol
+
+SEED_PATTERN = re.compile(r"task(\d{3,})-trial(\d+)")
+"""A completion seed label: the task id (at least three digits) and the trial number."""
 
 
 class Seeded(Protocol):
@@ -35,3 +39,26 @@ def seed_labels(runs: Iterable[Seeded]) -> list[str]:
         seen.add(label)
         out.append(label)
     return out
+
+
+def seed_label(task_id: int, trial: int) -> str:
+    """The seed label of a completion episode: `task007-trial2`."""
+    return f"task{task_id:03d}-trial{trial}"
+
+
+def parse_seed(label: str) -> tuple[int, int] | None:
+    """(task id, trial) of a canonical completion seed label, else None."""
+    m = SEED_PATTERN.fullmatch(label)
+    if m is None or label != seed_label(int(m.group(1)), int(m.group(2))):
+        return None
+    return int(m.group(1)), int(m.group(2))
+
+
+def episode_parts(seed: str) -> tuple[str, str]:
+    """(task, trial) labels of a completion seed: `task007-trial2` -> (`task007`, `trial2`).
+
+    Split at the last `-trial`; a seed without one is its own task, with trial "". The boards pool a task's
+    trials by it (`checker.stages.boards`) and the cell pages group them by it (`checker.render.completion`).
+    """
+    task, sep, trial = seed.rpartition("-trial")
+    return (task, "trial" + trial) if sep else (seed, "")

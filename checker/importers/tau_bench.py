@@ -37,12 +37,12 @@ import yaml
 from pydantic import ValidationError
 
 from checker import FORMAT_VERSION
-from checker.completion.scorer import seed_label
 from checker.completion.tasks import DESCRIPTOR, TaskSet, load_task_set
 from checker.format.cost import gc_paused
 from checker.format.errors import DriftboardError, UsageError
 from checker.format.logio import EventError, RunLogWriter, format_validation_error, sha256_hex
 from checker.format.schema.manifest import SUBMISSION_ID_PATTERN
+from checker.format.seeds import seed_label
 
 IMPORTER = "tau-bench@1"
 EPOCH = "1970-01-01T00:00:00Z"

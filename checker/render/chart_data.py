@@ -8,7 +8,7 @@ the chart); its Vega-Lite spec is written to `assets/charts/...` with the data i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypedDict
 
 from markupsafe import Markup
@@ -125,17 +125,28 @@ def depth_data(results: Iterable[Listing]) -> list[Row]:
     return [{**row, "series": f"{row['group']} · {row['submission']}" if many else str(row["group"])} for row in rows]
 
 
+def _long_to_wide(rows: Sequence[Row], column: Callable[[Row], str], text: Callable[[Row], str],
+                  keep: tuple[str, ...] = ()) -> dict[tuple[str, str], dict[str, object]]:
+    """One row per (submission, cell) of a chart's points, in first-seen order: `column(point)` -> `text(point)`.
+
+    `keep`: columns of the points copied as they are (the first point's value).
+    """
+    wide: dict[tuple[str, str], dict[str, object]] = {}
+    for r in rows:
+        row = wide.setdefault((str(r["submission"]), str(r["group"])),
+                              {"submission": r["submission"], "group": r["group"], **{k: r[k] for k in keep}})
+        row[column(r)] = text(r)
+    return wide
+
+
 def channel_table(rows: Sequence[Row], name: str = "channels") -> Table:
     """The channel shares long to wide: one row per cell, one column per channel (`share · turns`).
 
     The downloads of the chart's own table (`channels`, one row per cell and channel) hold the same numbers as
     numbers, this table's its rows.
     """
-    wide: dict[tuple[object, object], dict[str, object]] = {}
-    for r in rows:
-        row = wide.setdefault((r["submission"], r["group"]), {"submission": r["submission"], "group": r["group"],
-                                                              "ledger_turns": r["ledger_turns"]})
-        row[str(r["channel"])] = f"{fmt(r['share'])} · {r['turns']}"
+    wide = _long_to_wide(rows, lambda r: str(r["channel"]), lambda r: f"{fmt(r['share'])} · {r['turns']}",
+                         ("ledger_turns",))
     return Table(f"{name}-wide", "Channel shares per model × method: share · turns of each channel, of the turns "
                  "with a ledger", [Column("submission", "submission"), Column("group", "model × method"),
                                    Column("ledger_turns", "turns with a ledger", numeric=True),
@@ -152,10 +163,7 @@ def depth_table(rows: Sequence[Row], name: str = "depth", first: Sequence[tuple[
     (`Table.limit`), and its downloads every cell (each one not ranked is also on its submission's page).
     """
     turns = sorted({t for r in rows if isinstance(t := r["turn"], int)})
-    wide: dict[tuple[str, str], dict[str, object]] = {}
-    for r in rows:
-        row = wide.setdefault((str(r["submission"]), str(r["group"])), {"submission": r["submission"], "group": r["group"]})
-        row[f"turn-{r['turn']}"] = f"{fmt(r['accuracy'])} · {r['correct']}/{r['turns']}"
+    wide = _long_to_wide(rows, lambda r: f"turn-{r['turn']}", lambda r: f"{fmt(r['accuracy'])} · {r['correct']}/{r['turns']}")
     order = list(wide)
     limit = None
     if first is not None:

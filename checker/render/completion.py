@@ -10,7 +10,6 @@ database evidence (what the episode changed, what the task required, where the t
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import NotRequired, TypedDict
@@ -22,6 +21,7 @@ from checker.format.numbers import fmt
 from checker.format.results_completion import Change, EpisodeResult
 from checker.format.results_model import CellResult, ResultsFile, RunResult
 from checker.format.schema.completion import Message, ToolCall, ToolResult
+from checker.format.seeds import episode_parts
 from checker.format.storage import LogStorageError, log_sha256
 from checker.render.context import CompletionCell, CompletionRun, PagerLink
 from checker.render.paths import cell_path, url_of
@@ -255,18 +255,15 @@ def episodes_table(runs: list[RunResult], run_href: Callable[[RunResult], str], 
                  episode_rows(runs, run_href), empty="No episodes reported.")
 
 
-_TRIAL = re.compile(r"^(?P<task>.+)-(?P<trial>trial\d+)$")
-
-
 def task_of(run: RunResult) -> tuple[str, str]:
-    """(task label, trial label) of an episode: `task007-trial2` gives (`task007`, `trial2`).
+    """(task label, trial label) of an episode: `task007-trial2` gives (`task007`, `trial2`) (`episode_parts`).
 
     A seed not of that form is its own task (its task id when the episode has one, else the seed), trial label "".
     """
     seed = str(run.seed or run.run_id or run.path)
-    m = _TRIAL.match(seed)
-    if m is not None:
-        return m["task"], m["trial"]
+    task, trial = episode_parts(seed)
+    if task and trial[len("trial"):].isdecimal():
+        return task, trial
     e = run.episode
     return (f"task {e.task_id}" if e is not None and e.task_id is not None else seed), ""
 
@@ -319,14 +316,26 @@ def tasks_table(runs: list[RunResult], run_href: Callable[[RunResult], str], nam
                  task_rows(runs, run_href), empty="No episodes reported.")
 
 
-def trial_links(r: ResultsFile, run: RunResult, run_href: Callable[[RunResult], str]) -> list[PagerLink]:
+TaskGroups = dict[tuple[str | None, str], list[RunResult]]
+"""(cell, task) -> the episodes of that task in that cell, in the results file's order (`task_groups`)."""
+
+
+def task_groups(r: ResultsFile) -> TaskGroups:
+    """Every cell's episodes grouped by task, once per submission (a run page looks its siblings up here)."""
+    groups: TaskGroups = {}
+    for x in r.runs:
+        groups.setdefault((x.cell, task_of(x)[0]), []).append(x)
+    return groups
+
+
+def trial_links(run: RunResult, groups: TaskGroups, run_href: Callable[[RunResult], str]) -> list[PagerLink]:
     """The trials of `run`'s task in its cell, each with how it ended (`outcome`), as links (the current one marked).
 
-    A run page's way to its siblings: the cell page lists one row per task, linked to its first trial.
+    A run page's way to its siblings: the cell page lists one row per task, linked to its first trial. `groups`:
+    the submission's `task_groups`, made once (looked up per run, a cell of n episodes costs n, not n²).
     """
-    task = task_of(run)[0]
     return [{"text": f"{task_of(x)[1] or x.seed} ({outcome(x)})", "href": url_of(run_href(x)), "current": x.path == run.path}
-            for x in r.runs if x.cell == run.cell and task_of(x)[0] == task]
+            for x in groups.get((run.cell, task_of(run)[0]), [])]
 
 
 def _changes(name: str, caption: str, changes: list[Change], empty: str) -> Table:

@@ -228,11 +228,12 @@ def _links(r: ResultsFile, run: RunResult, repository: str) -> tuple[str, str]:
 
 
 def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
-              repository: str | None = None) -> list[tuple[str, RunContext]]:
+              repository: str | None = None, tasks: completion.TaskGroups | None = None) -> list[tuple[str, RunContext]]:
     """(docs path, context) of every page of one run: page 1 holds everything, later pages more turns or events.
 
     `logs_root`: where run paths resolve to read an agent log for its timeline (None: no timeline).
     `repository`: the code repository's URL raw logs are linked in (default: this checkout's CITATION.cff).
+    `tasks`: a completion submission's `completion.task_groups`, made once for all its runs (None: made here).
     The page is rendered to HTML by `run.html.j2` (outside MkDocs: `checker.render.shell`).
     """
     body = _body(r, run, logs_root)
@@ -257,7 +258,8 @@ def run_pages(r: ResultsFile, run: RunResult, logs_root: Path | None = None,
             "wrong": sum(c["wrong"] for c in body.cards),
             "depth": depth_strip(run) if r.track == "constraint" else [], "dialogue": body.dialogue,
             "timeline": timeline, "timeline_note": body.note,
-            "completion": (completion.run_context(run, logs_root, completion.trial_links(r, run, lambda x: run_path(r, x)))
+            "completion": (completion.run_context(run, logs_root, completion.trial_links(
+                run, completion.task_groups(r) if tasks is None else tasks, lambda x: run_path(r, x)))
                            if r.track == "completion" and p == 1 else None),
         }
         pages_out.append((md, ctx))

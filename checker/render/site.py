@@ -40,7 +40,7 @@ from checker.format.release_model import ReleaseFile
 from checker.format.results_model import ResultsFile
 from checker.format.storage import LogStorageError, log_sha256
 from checker.pipeline.releases import RELEASES_DIR, read_releases
-from checker.render import pages, ranking
+from checker.render import completion, pages, ranking
 from checker.render.citation import site_url
 from checker.render.names import refuse_collisions, results_names
 from checker.render.paths import url_of
@@ -192,8 +192,9 @@ def _submission_pages(results: Iterable[ResultsFile], w: Writer, repo: Path, log
         for c in r.cells:
             w.page(pages.cell_path(r, c.cell), "cell.md.j2", pages.cell_context(r, c, base_url, charts, releases))
         stager.begin()
+        tasks = completion.task_groups(r) if r.track == "completion" else None  # each run page's sibling trials
         for run in r.runs:  # page by page: a long run's bodies are never all in memory
-            for rel, ctx in run_pages(r, run, logs_root, repository):
+            for rel, ctx in run_pages(r, run, logs_root, repository, tasks):
                 stager.add(url_of(rel), ctx["page_title"], w.html("run.html.j2", ctx))
         if found is not None:
             search_entries(r, found)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from checker.format.boards_model import ranking_line
 from checker.format.results_completion import BoardKey
 from checker.format.results_model import CellRanking, CellResult, ProblemSetRef, RunResult
+from checker.format.seeds import episode_parts
 
 RANKED_PROFILE = "driftboard"
 MIN_SEEDS = 5
@@ -166,11 +167,6 @@ def _completion_evidence(x: CellInput) -> str | None:
     return None
 
 
-def _task_of(seed: str) -> str:
-    """The task of an episode's seed label (`task012-trial3` -> `task012`)."""
-    return seed.rsplit("-trial", 1)[0]
-
-
 def _completion_units(x: CellInput) -> dict[str, list[float]]:
     """Task -> [verified episodes, declared episodes] (a missing or not-VALID episode is not verified)."""
     ad = x.cell.all_declared.get(x.rank_metric)
@@ -178,7 +174,7 @@ def _completion_units(x: CellInput) -> dict[str, list[float]]:
         return {}
     out: dict[str, list[float]] = {}
     for seed, v in sorted(ad.values.items()):
-        unit = out.setdefault(_task_of(seed), [0.0, 0.0])
+        unit = out.setdefault(episode_parts(seed)[0], [0.0, 0.0])
         unit[0] += float(v or 0.0)
         unit[1] += 1.0
     return out
