@@ -33,7 +33,6 @@ from conftest import REPO
 from checker.format.cell_tables import CompletionCellTables
 from checker.format.results_io import canonical_json, read_results
 from checker.importers.tau_bench import git_blob, tasks_json
-from checker.pipeline.verify import default_problem_dirs, verify_paths
 
 SID = "tau-bench-gpt-4o-airline"
 SOURCE_SHA256 = "e9e6c0297660c537f83d4fd9c476ce7a9a86ecd2784874b7bfc13be598e37bfa"
@@ -96,14 +95,9 @@ def test_manifest_and_prereg_say_what_the_runs_are():
 
 
 @pytest.fixture(scope="module")
-def verified(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every shipped submission verified as `make site` does it (shipped problem and task sets, no option)."""
-    out = tmp_path_factory.mktemp("tau-results")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(REPO)
-        report = verify_paths([Path("submissions")], problem_dirs=default_problem_dirs(), results_dir=out)
-    assert report.exit_code == 0, [f.render() for f in report.findings]
-    return out
+def verified(shipped_results: Path) -> Path:
+    """Every shipped submission verified as `make site` does it (`conftest.shipped_results`: once per session)."""
+    return shipped_results
 
 
 @pytest.fixture(scope="module")
